@@ -1,0 +1,472 @@
+#include "ptx/Builder.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+namespace ptx {
+
+// ---- Errors ----------------------------------------------------------------
+
+std::string_view ErrorReporter::lineText(uint32_t line) const {
+  if (lineStarts_.empty()) {
+    lineStarts_.push_back(0);
+    for (size_t i = 0; i < source_.size(); ++i)
+      if (source_[i] == '\n') lineStarts_.push_back(i + 1);
+  }
+  if (line == 0 || line > lineStarts_.size()) return {};
+  size_t begin = lineStarts_[line - 1];
+  size_t end = source_.find('\n', begin);
+  if (end == std::string_view::npos) end = source_.size();
+  if (end > begin && source_[end - 1] == '\r') --end;
+  return source_.substr(begin, std::min<size_t>(end - begin, 400));
+}
+
+void ErrorReporter::error(SourceLoc loc, std::string message, DiagKind kind) {
+  Diagnostic d;
+  d.kind = kind;
+  d.severity = Severity::Error;
+  d.message = std::move(message);
+  d.loc.file = fileName_;
+  d.loc.line = loc.line;
+  d.loc.column = loc.column;
+  d.sourceLine = std::string(lineText(loc.line));
+  diags_.add(std::move(d));
+}
+
+// ---- Literals --------------------------------------------------------------
+
+bool readUnsigned(std::string_view text, uint64_t &out) {
+  unsigned base = 10;
+  size_t i = 0;
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+    base = 16;
+    i = 2;
+  } else if (text.size() > 2 && text[0] == '0' && (text[1] == 'b' || text[1] == 'B')) {
+    base = 2;
+    i = 2;
+  } else if (text.size() > 1 && text[0] == '0') {
+    base = 8;
+    i = 1;
+  }
+  if (i >= text.size()) return false;
+  uint64_t v = 0;
+  for (; i < text.size(); ++i) {
+    char c = text[i];
+    unsigned digit;
+    if (c >= '0' && c <= '9') digit = c - '0';
+    else if (c >= 'a' && c <= 'f') digit = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F') digit = c - 'A' + 10;
+    else return false;
+    if (digit >= base) return false;
+    if (v > (std::numeric_limits<uint64_t>::max() - digit) / base) return false;
+    v = v * base + digit;
+  }
+  out = v;
+  return true;
+}
+
+bool readIntLiteral(std::string_view text, Operand &out) {
+  Operand op;
+  op.kind = OperandKind::Int;
+  if (!text.empty() && text[0] == '-') {
+    op.flags |= opflag::NegativeLiteral;
+    text.remove_prefix(1);
+  }
+  if (!text.empty() && (text.back() == 'U' || text.back() == 'u')) {
+    op.flags |= opflag::UnsignedSuffix;
+    text.remove_suffix(1);
+  }
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) op.format = IntFormat::Hex;
+  else if (text.size() > 2 && text[0] == '0' && (text[1] == 'b' || text[1] == 'B')) op.format = IntFormat::Binary;
+  else if (text.size() > 1 && text[0] == '0') op.format = IntFormat::Octal;
+  uint64_t magnitude;
+  if (!readUnsigned(text, magnitude)) return false;
+  op.value = static_cast<int64_t>((op.flags & opflag::NegativeLiteral) ? 0 - magnitude : magnitude);
+  out = op;
+  return true;
+}
+
+bool looksLikeFloat(std::string_view text) {
+  if (!text.empty() && text[0] == '-') text.remove_prefix(1);
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'f' || text[1] == 'F' || text[1] == 'd' || text[1] == 'D'))
+    return true;
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) return false;
+  return text.find_first_of(".eE") != std::string_view::npos;
+}
+
+bool readFloatLiteral(std::string_view text, Operand &out) {
+  Operand op;
+  bool negative = false;
+  if (!text.empty() && text[0] == '-') {
+    negative = true;
+    text.remove_prefix(1);
+  }
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'f' || text[1] == 'F' || text[1] == 'd' || text[1] == 'D')) {
+    bool isF32 = text[1] == 'f' || text[1] == 'F';
+    std::string_view digits = text.substr(2);
+    if (digits.size() != (isF32 ? 8u : 16u)) return false;
+    uint64_t bits = 0;
+    std::string hex = "0x" + std::string(digits);
+    if (!readUnsigned(hex, bits)) return false;
+    op.kind = isF32 ? OperandKind::F32 : OperandKind::F64;
+    if (negative) {
+      op.flags |= opflag::NegativeLiteral;
+      bits ^= isF32 ? 0x80000000ull : 0x8000000000000000ull;
+    }
+    op.value = static_cast<int64_t>(bits);
+    out = op;
+    return true;
+  }
+  // Decimal: digits with a '.' and/or an exponent.
+  if (text.empty() || text.size() > 64) return false;
+  for (char c : text)
+    if (!((c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-')) return false;
+  std::string buf(text);
+  errno = 0;
+  char *end = nullptr;
+  double v = std::strtod(buf.c_str(), &end);
+  if (end != buf.c_str() + buf.size()) return false;
+  if (negative) v = -v;
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  op.kind = OperandKind::F64;
+  op.flags |= opflag::DecimalFloat;
+  op.value = static_cast<int64_t>(bits);
+  out = op;
+  return true;
+}
+
+// ---- Instructions ----------------------------------------------------------
+
+namespace {
+
+bool resolveWithOpcode(std::string_view dotted, size_t prefix, Opcode op, ResolvedInstruction &out,
+                       std::string &error, size_t &errorOffset) {
+  const InstrTable &table = InstrTable::get();
+  out = {};
+  out.opcode = op;
+  size_t pos = prefix;
+  while (pos < dotted.size()) {
+    // dotted[pos] is '.'
+    size_t next = dotted.find('.', pos + 1);
+    if (next == std::string_view::npos) next = dotted.size();
+    std::string_view word = dotted.substr(pos + 1, next - pos - 1);
+    auto mod = modFromSpelling(word);
+    if (!mod) {
+      error = "unknown modifier '." + std::string(word) + "' on '" + std::string(table.info(op).name) + "'";
+      errorOffset = pos;
+      return false;
+    }
+    if (!table.acceptedMods(op).test(static_cast<size_t>(*mod))) {
+      error = "modifier '." + std::string(word) + "' is not valid for '" + std::string(table.info(op).name) + "'";
+      errorOffset = pos;
+      return false;
+    }
+    if (out.numMods == kMaxMods) {
+      error = "too many modifiers";
+      errorOffset = pos;
+      return false;
+    }
+    out.mods[out.numMods++] = *mod;
+    pos = next;
+  }
+  int form = table.match(op, {out.mods.data(), out.numMods});
+  if (form < 0) {
+    error = "'" + std::string(dotted) + "' matches no form of '" + std::string(table.info(op).name) + "'; forms are:";
+    size_t shown = 0;
+    for (uint16_t id : table.info(op).forms) {
+      if (shown++ == 8) {
+        error += "\n    ...";
+        break;
+      }
+      error += "\n    " + std::string(table.form(id).notation);
+    }
+    errorOffset = 0;
+    return false;
+  }
+  out.form = static_cast<uint16_t>(form);
+  return true;
+}
+
+} // namespace
+
+bool resolveInstruction(std::string_view dotted, ResolvedInstruction &out, std::string &error,
+                        size_t &errorOffset) {
+  const InstrTable &table = InstrTable::get();
+  // Longest opcode name first; fall back to shorter names so that a modifier
+  // which happens to continue an opcode name is still read as a modifier.
+  size_t len = dotted.size();
+  std::string firstError;
+  size_t firstOffset = 0;
+  bool found = false;
+  while (len > 0) {
+    Opcode op;
+    if (table.lookup(dotted.substr(0, len), op)) {
+      std::string e;
+      size_t off = 0;
+      if (resolveWithOpcode(dotted, len, op, out, e, off)) return true;
+      if (!found) {
+        firstError = std::move(e);
+        firstOffset = off;
+        found = true;
+      }
+    }
+    size_t dot = dotted.rfind('.', len - 1);
+    if (dot == std::string_view::npos || dot == 0) break;
+    len = dot;
+  }
+  if (!found) {
+    size_t dot = dotted.find('.');
+    error = "unknown instruction '" + std::string(dotted.substr(0, dot)) + "'";
+    errorOffset = 0;
+    return false;
+  }
+  error = std::move(firstError);
+  errorOffset = firstOffset;
+  return false;
+}
+
+// ---- Functions -------------------------------------------------------------
+
+namespace {
+constexpr uint64_t kMaxRegistersPerFunction = 1u << 30;
+}
+
+FunctionBuilder::FunctionBuilder(Module &module, Function &fn, ErrorReporter &errors)
+    : module_(module), fn_(fn), errors_(errors) {
+  scopes_.emplace_back();
+  // Old-style `.reg` parameters are registers of the body.
+  auto declareParams = [&](const std::vector<Variable> &vars) {
+    for (const Variable &v : vars) {
+      if (v.space != Mod::Reg) continue;
+      RegisterDecl d;
+      d.name = v.name;
+      d.type = v.type;
+      d.vectorWidth = v.vectorWidth;
+      d.firstRegister = fn_.numRegisters++;
+      d.loc = v.loc;
+      scopes_.back().singles.emplace(module_.str(v.name), d.firstRegister);
+      fn_.regDecls.push_back(d);
+    }
+  };
+  declareParams(fn.returns);
+  declareParams(fn.params);
+}
+
+void FunctionBuilder::openScope() {
+  scopes_.emplace_back();
+  fn_.body.push_back({StmtKind::ScopeBegin, 0});
+}
+
+bool FunctionBuilder::closeScope() {
+  if (scopes_.size() <= 1) return false;
+  scopes_.pop_back();
+  fn_.body.push_back({StmtKind::ScopeEnd, 0});
+  return true;
+}
+
+void FunctionBuilder::declareRegisters(std::string_view name, Type type, uint8_t vectorWidth, uint32_t alignment,
+                                       uint32_t count, bool isRange, SourceLoc loc) {
+  Scope &scope = scopes_.back();
+  Name interned = intern(name);
+  std::string_view key = module_.str(interned);
+  if (isRange ? scope.ranges.count(key) : scope.singles.count(key)) {
+    errors_.error(loc, "register '" + std::string(name) + (isRange ? "<>" : "") + "' is already declared in this scope");
+    return;
+  }
+  uint64_t n = isRange ? count : 1;
+  if (isRange && count == 0) {
+    errors_.error(loc, "register range '" + std::string(name) + "<0>' declares no registers");
+    return;
+  }
+  if (fn_.numRegisters + n > kMaxRegistersPerFunction) {
+    errors_.error(loc, "too many registers in one function");
+    return;
+  }
+  RegisterDecl d;
+  d.name = interned;
+  d.type = type;
+  d.vectorWidth = vectorWidth;
+  d.alignment = alignment;
+  d.count = isRange ? count : 0;
+  d.firstRegister = fn_.numRegisters;
+  d.loc = loc;
+  fn_.numRegisters += static_cast<uint32_t>(n);
+  if (isRange) scope.ranges.emplace(key, static_cast<uint32_t>(fn_.regDecls.size()));
+  else scope.singles.emplace(key, d.firstRegister);
+  fn_.body.push_back({StmtKind::RegDecl, static_cast<uint32_t>(fn_.regDecls.size())});
+  fn_.regDecls.push_back(d);
+}
+
+std::optional<uint32_t> FunctionBuilder::findRegister(std::string_view name) const {
+  // A range member is written prefix + decimal index without leading zeros.
+  size_t digits = name.size();
+  while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9') --digits;
+  bool canBeRange = digits < name.size() && digits > 0 && (name[digits] != '0' || digits + 1 == name.size()) &&
+                    name.size() - digits <= 9;
+  for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+    auto single = it->singles.find(name);
+    if (single != it->singles.end()) return single->second;
+    if (canBeRange) {
+      auto range = it->ranges.find(name.substr(0, digits));
+      if (range != it->ranges.end()) {
+        uint32_t index = 0;
+        for (size_t i = digits; i < name.size(); ++i) index = index * 10 + (name[i] - '0');
+        const RegisterDecl &d = fn_.regDecls[range->second];
+        if (index < d.count) return d.firstRegister + index;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+void FunctionBuilder::addLabel(std::string_view name, SourceLoc loc) {
+  fn_.body.push_back({StmtKind::Label, static_cast<uint32_t>(fn_.labels.size())});
+  fn_.labels.push_back({intern(name), loc});
+}
+
+void FunctionBuilder::addVariable(Variable v) {
+  fn_.body.push_back({StmtKind::Variable, static_cast<uint32_t>(fn_.locals.size())});
+  fn_.locals.push_back(std::move(v));
+}
+
+void FunctionBuilder::addPragma(std::vector<std::string> args) {
+  fn_.body.push_back({StmtKind::Pragma, static_cast<uint32_t>(fn_.pragmas.size())});
+  fn_.pragmas.push_back(std::move(args));
+}
+
+void FunctionBuilder::addPrototype(Prototype p) {
+  fn_.body.push_back({StmtKind::Prototype, static_cast<uint32_t>(fn_.prototypes.size())});
+  fn_.prototypes.push_back(std::move(p));
+}
+
+void FunctionBuilder::addTargetList(TargetList t) {
+  fn_.body.push_back({StmtKind::TargetList, static_cast<uint32_t>(fn_.targetLists.size())});
+  fn_.targetLists.push_back(std::move(t));
+}
+
+void FunctionBuilder::setDebugLoc(const DebugLoc &loc) {
+  pendingDebugLoc_ = loc;
+  hasPendingDebugLoc_ = true;
+}
+
+uint32_t FunctionBuilder::appendOperands(std::span<const Operand> ops) {
+  uint32_t first = static_cast<uint32_t>(fn_.operands.size());
+  fn_.operands.insert(fn_.operands.end(), ops.begin(), ops.end());
+  return first;
+}
+
+void FunctionBuilder::addInstruction(const ResolvedInstruction &r, std::optional<std::pair<uint32_t, bool>> guard,
+                                     uint32_t firstOperand, uint32_t numOperands, SourceLoc loc) {
+  Instruction in;
+  in.opcode = r.opcode;
+  in.form = r.form;
+  in.numMods = r.numMods;
+  in.mods = r.mods;
+  if (guard) {
+    in.hasGuard = true;
+    in.guard = guard->first;
+    in.guardNegated = guard->second;
+  }
+  in.firstOperand = firstOperand;
+  in.numOperands = numOperands;
+  // Debug locations enter the table only when an instruction uses them, and
+  // only when they differ from the previous one: the table is the same
+  // however many redundant `.loc` lines the text had.
+  if (hasPendingDebugLoc_) {
+    hasPendingDebugLoc_ = false;
+    if (currentDebugLoc_ == 0 || !(fn_.debugLocs[currentDebugLoc_] == pendingDebugLoc_)) {
+      currentDebugLoc_ = static_cast<uint32_t>(fn_.debugLocs.size());
+      fn_.debugLocs.push_back(pendingDebugLoc_);
+    }
+  }
+  in.debugLoc = currentDebugLoc_;
+  in.loc = loc;
+  fn_.body.push_back({StmtKind::Instruction, static_cast<uint32_t>(fn_.instrs.size())});
+  fn_.instrs.push_back(in);
+}
+
+void FunctionBuilder::finish(SourceLoc endLoc) {
+  if (scopes_.size() > 1) errors_.error(endLoc, "missing '}': a nested scope is still open");
+  fn_.bodyParsed = true;
+  buildCFG(module_, fn_);
+}
+
+// ---- CFG -------------------------------------------------------------------
+
+void buildCFG(const Module &m, Function &fn) {
+  const InstrTable &table = InstrTable::get();
+  fn.blocks.clear();
+  std::unordered_map<Name, uint32_t> blockOfLabel;
+  bool open = false; // the last block may still take instructions
+  for (const Stmt &s : fn.body) {
+    if (s.kind == StmtKind::Label) {
+      BasicBlock b;
+      b.label = s.index;
+      b.firstInstr = static_cast<uint32_t>(fn.instrs.size());
+      // firstInstr is fixed up by the first instruction appended.
+      fn.blocks.push_back(b);
+      blockOfLabel.emplace(fn.labels[s.index].name, static_cast<uint32_t>(fn.blocks.size() - 1));
+      open = true;
+    } else if (s.kind == StmtKind::Instruction) {
+      if (!open) {
+        fn.blocks.emplace_back();
+        open = true;
+      }
+      BasicBlock &b = fn.blocks.back();
+      if (b.numInstrs == 0) b.firstInstr = s.index;
+      ++b.numInstrs;
+      if (table.has(fn.instrs[s.index].opcode, iflag::Terminator)) open = false;
+    }
+  }
+  auto targetOf = [&](const Operand &o) -> std::optional<uint32_t> {
+    if (o.kind != OperandKind::Symbol) return std::nullopt;
+    auto it = blockOfLabel.find(o.id);
+    if (it == blockOfLabel.end()) return std::nullopt;
+    return it->second;
+  };
+  for (uint32_t b = 0; b < fn.blocks.size(); ++b) {
+    BasicBlock &block = fn.blocks[b];
+    bool fallsThrough = true;
+    if (block.numInstrs) {
+      const Instruction &last = fn.instrs[block.firstInstr + block.numInstrs - 1];
+      uint32_t flags = table.info(last.opcode).flags;
+      if (flags & iflag::Branch) {
+        for (const Operand &o : fn.operandsOf(last)) {
+          if (auto t = targetOf(o)) block.succs.push_back(*t);
+          // brx.idx names a .branchtargets list.
+          if (o.kind == OperandKind::Symbol)
+            for (const TargetList &tl : fn.targetLists)
+              if (tl.name == o.id && !tl.calls)
+                for (Name l : tl.targets) {
+                  auto it = blockOfLabel.find(l);
+                  if (it != blockOfLabel.end()) block.succs.push_back(it->second);
+                }
+        }
+      }
+      // A guarded branch, return or exit may be skipped; an unguarded one
+      // never falls through.
+      if (flags & (iflag::Branch | iflag::NoFallthrough)) fallsThrough = last.hasGuard;
+    }
+    if (fallsThrough && b + 1 < fn.blocks.size()) block.succs.push_back(b + 1);
+    std::sort(block.succs.begin(), block.succs.end());
+    block.succs.erase(std::unique(block.succs.begin(), block.succs.end()), block.succs.end());
+  }
+  for (uint32_t b = 0; b < fn.blocks.size(); ++b)
+    for (uint32_t s : fn.blocks[b].succs) fn.blocks[s].preds.push_back(b);
+  (void)m;
+}
+
+std::string_view trimSectionText(std::string_view inner) {
+  size_t begin = 0, end = inner.size();
+  while (begin < end && (inner[begin] == ' ' || inner[begin] == '\t' || inner[begin] == '\n' || inner[begin] == '\r'))
+    ++begin;
+  while (end > begin && (inner[end - 1] == ' ' || inner[end - 1] == '\t' || inner[end - 1] == '\n' || inner[end - 1] == '\r'))
+    --end;
+  return inner.substr(begin, end - begin);
+}
+
+} // namespace ptx

@@ -1,0 +1,126 @@
+// The semantic layer both front ends share: they recognise syntax, and hand
+// everything they recognise to these builders, which resolve opcodes and
+// modifiers against the instruction table, intern names, scope registers,
+// read literals and lay out the IR. So the two front ends cannot disagree on
+// what a piece of PTX means.
+#pragma once
+
+#include "ptx/Diagnostic.h"
+#include "ptx/IR.h"
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace ptx {
+
+/// Reports front-end errors as `parse-error` diagnostics that quote the line.
+class ErrorReporter {
+public:
+  ErrorReporter(DiagnosticList &diags, std::string_view fileName, std::string_view source)
+      : diags_(diags), fileName_(fileName), source_(source) {}
+  void error(SourceLoc loc, std::string message, DiagKind kind = DiagKind::ParseError);
+  size_t errorCount() const { return diags_.errorCount(); }
+  /// The text of 1-based line `line`, without its newline.
+  std::string_view lineText(uint32_t line) const;
+
+private:
+  DiagnosticList &diags_;
+  std::string fileName_;
+  std::string_view source_;
+  // Line starts, computed on the first error.
+  mutable std::vector<size_t> lineStarts_;
+};
+
+// ---- Literals --------------------------------------------------------------
+
+/// Reads an integer literal (decimal, 0x hex, 0b binary, leading-0 octal,
+/// optional U suffix, optional leading '-') into an Int operand.
+bool readIntLiteral(std::string_view text, Operand &out);
+/// Reads `0fXXXXXXXX`, `0dXXXXXXXXXXXXXXXX`, or a decimal float
+/// (`1.5`, `1e-3`, optional leading '-') into an F32/F64 operand.
+bool readFloatLiteral(std::string_view text, Operand &out);
+/// True when `text` starts like a float literal rather than an integer.
+bool looksLikeFloat(std::string_view text);
+/// Reads an unsigned integer (any base) into `out`; false on overflow/garbage.
+bool readUnsigned(std::string_view text, uint64_t &out);
+
+// ---- Instructions ----------------------------------------------------------
+
+struct ResolvedInstruction {
+  Opcode opcode{};
+  uint16_t form = 0;
+  uint8_t numMods = 0;
+  std::array<Mod, kMaxMods> mods{};
+};
+
+/// Resolves `setp.lt.and.s32` into an opcode, its modifiers and the form
+/// that accepts them. On failure returns false with `error` set and
+/// `errorOffset` at the offending part of `dotted`.
+bool resolveInstruction(std::string_view dotted, ResolvedInstruction &out, std::string &error,
+                        size_t &errorOffset);
+
+// ---- Functions -------------------------------------------------------------
+
+/// Builds one function body: statements in order, registers in nested
+/// scopes, operands in the pool, debug locations, and finally the CFG.
+class FunctionBuilder {
+public:
+  FunctionBuilder(Module &module, Function &fn, ErrorReporter &errors);
+
+  void openScope();
+  /// False when there is no scope to close.
+  bool closeScope();
+  size_t scopeDepth() const { return scopes_.size(); }
+
+  /// Declares `name` (a single register) or `name<count>` (a range).
+  void declareRegisters(std::string_view name, Type type, uint8_t vectorWidth, uint32_t alignment,
+                        uint32_t count, bool isRange, SourceLoc loc);
+  /// The register currently visible under `name`, if any.
+  std::optional<uint32_t> findRegister(std::string_view name) const;
+
+  void addLabel(std::string_view name, SourceLoc loc);
+  void addVariable(Variable v);
+  void addPragma(std::vector<std::string> args);
+  void addPrototype(Prototype p);
+  void addTargetList(TargetList t);
+  /// Sets the `.loc` attached to the instructions that follow.
+  void setDebugLoc(const DebugLoc &loc);
+
+  /// Appends operands contiguously to the pool; returns the first index.
+  uint32_t appendOperands(std::span<const Operand> ops);
+  /// Adds an instruction whose operands were appended last by appendOperands.
+  void addInstruction(const ResolvedInstruction &r, std::optional<std::pair<uint32_t, bool>> guard,
+                      uint32_t firstOperand, uint32_t numOperands, SourceLoc loc);
+
+  Name intern(std::string_view s) { return module_.names.intern(s); }
+
+  /// Checks that scopes are closed and builds the CFG.
+  void finish(SourceLoc endLoc);
+
+private:
+  struct Scope {
+    std::unordered_map<std::string_view, uint32_t> singles; // name -> register
+    std::unordered_map<std::string_view, uint32_t> ranges;  // prefix -> decl
+  };
+  Module &module_;
+  Function &fn_;
+  ErrorReporter &errors_;
+  std::vector<Scope> scopes_;
+  uint32_t currentDebugLoc_ = 0;
+  DebugLoc pendingDebugLoc_;
+  bool hasPendingDebugLoc_ = false;
+};
+
+/// Builds basic blocks and their edges from a function's instructions and
+/// labels. Called by FunctionBuilder::finish; exposed for passes that edit
+/// the instruction list.
+void buildCFG(const Module &m, Function &fn);
+
+/// The statement text both front ends keep verbatim for `.section` blocks.
+std::string_view trimSectionText(std::string_view inner);
+
+} // namespace ptx

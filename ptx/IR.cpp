@@ -1,0 +1,113 @@
+#include "ptx/IR.h"
+
+#include <algorithm>
+
+namespace ptx {
+
+Name NameTable::intern(std::string_view s) {
+  auto it = index_.find(s);
+  if (it != index_.end()) return it->second;
+  Name id = static_cast<Name>(strings_.size());
+  strings_.emplace_back(s);
+  index_.emplace(strings_.back(), id);
+  return id;
+}
+
+Name NameTable::find(std::string_view s) const {
+  auto it = index_.find(s);
+  return it == index_.end() ? kNoName : it->second;
+}
+
+std::string_view spelling(Selector s) {
+  switch (s) {
+  case Selector::None: return "";
+  case Selector::X: return "x";
+  case Selector::Y: return "y";
+  case Selector::Z: return "z";
+  case Selector::W: return "w";
+  case Selector::B0: return "b0";
+  case Selector::B1: return "b1";
+  case Selector::B2: return "b2";
+  case Selector::B3: return "b3";
+  case Selector::H0: return "h0";
+  case Selector::H1: return "h1";
+  }
+  return "";
+}
+
+std::string_view spelling(DirectiveKind k) {
+  switch (k) {
+  case DirectiveKind::MaxNTid: return "maxntid";
+  case DirectiveKind::ReqNTid: return "reqntid";
+  case DirectiveKind::MinNCtaPerSm: return "minnctapersm";
+  case DirectiveKind::MaxNCtaPerSm: return "maxnctapersm";
+  case DirectiveKind::MaxNReg: return "maxnreg";
+  case DirectiveKind::ReqNCtaPerCluster: return "reqnctapercluster";
+  case DirectiveKind::ExplicitCluster: return "explicitcluster";
+  case DirectiveKind::MaxClusterRank: return "maxclusterrank";
+  case DirectiveKind::BlocksAreClusters: return "blocksareclusters";
+  case DirectiveKind::Pragma: return "pragma";
+  case DirectiveKind::Abi: return "abi_preserve";
+  }
+  return "";
+}
+
+bool Instruction::has(Mod m) const {
+  for (unsigned i = 0; i < numMods; ++i)
+    if (mods[i] == m) return true;
+  return false;
+}
+
+Type Instruction::type(unsigned n) const {
+  for (unsigned i = 0; i < numMods; ++i)
+    if (isTypeMod(mods[i]) && n-- == 0) return typeOfMod(mods[i]);
+  return Type::None;
+}
+
+Type Instruction::lastType() const {
+  for (unsigned i = numMods; i-- > 0;)
+    if (isTypeMod(mods[i])) return typeOfMod(mods[i]);
+  return Type::None;
+}
+
+Mod Instruction::firstOfKind(ModKind k) const {
+  for (unsigned i = 0; i < numMods; ++i)
+    if (modKind(mods[i]) == k) return mods[i];
+  return Mod::None;
+}
+
+unsigned Module::smVersion() const {
+  for (const std::string &t : targets) {
+    if (t.size() > 3 && t.compare(0, 3, "sm_") == 0) {
+      unsigned v = 0;
+      for (size_t i = 3; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i) v = v * 10 + (t[i] - '0');
+      return v;
+    }
+  }
+  return 0;
+}
+
+Function *Module::findFunction(std::string_view name) {
+  for (Function &f : functions)
+    if (str(f.name) == name) return &f;
+  return nullptr;
+}
+
+const Function *Module::findFunction(std::string_view name) const {
+  return const_cast<Module *>(this)->findFunction(name);
+}
+
+const RegisterDecl &Function::declOf(uint32_t reg) const {
+  auto it = std::upper_bound(regDecls.begin(), regDecls.end(), reg,
+                             [](uint32_t r, const RegisterDecl &d) { return r < d.firstRegister; });
+  return *(it - 1);
+}
+
+std::string registerName(const Module &m, const Function &f, uint32_t reg) {
+  const RegisterDecl &d = f.declOf(reg);
+  std::string name(m.str(d.name));
+  if (d.count) name += std::to_string(reg - d.firstRegister);
+  return name;
+}
+
+} // namespace ptx

@@ -1,0 +1,185 @@
+#include "ptx/Lexer.h"
+
+namespace ptx {
+
+Lexer::Lexer(std::string_view text, SourceLoc start, size_t baseOffset)
+    : text_(text), base_(baseOffset), line_(start.line), col0_(start.column) {}
+
+void Lexer::skipSpaceAndComments(bool &sawSpace, bool &badComment) {
+  while (pos_ < text_.size()) {
+    char c = text_[pos_];
+    if (c == '\n') {
+      ++pos_;
+      ++line_;
+      lineStart_ = pos_;
+      col0_ = 1;
+      sawSpace = true;
+    } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+      ++pos_;
+      sawSpace = true;
+    } else if (c == '/' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '/') {
+      size_t nl = text_.find('\n', pos_);
+      pos_ = nl == std::string_view::npos ? text_.size() : nl;
+      sawSpace = true;
+    } else if (c == '/' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '*') {
+      size_t end = text_.find("*/", pos_ + 2);
+      size_t stop = end == std::string_view::npos ? text_.size() : end + 2;
+      for (size_t i = pos_; i < stop; ++i)
+        if (text_[i] == '\n') {
+          ++line_;
+          lineStart_ = i + 1;
+          col0_ = 1;
+        }
+      if (end == std::string_view::npos) badComment = true;
+      pos_ = stop;
+      sawSpace = true;
+    } else {
+      return;
+    }
+  }
+}
+
+const Token &Lexer::peek() {
+  if (!hasPeek_) {
+    peeked_ = next();
+    hasPeek_ = true;
+  }
+  return peeked_;
+}
+
+Token Lexer::next() {
+  if (hasPeek_) {
+    hasPeek_ = false;
+    return peeked_;
+  }
+  Token t;
+  bool badComment = false;
+  skipSpaceAndComments(t.spaceBefore, badComment);
+  t.loc = here();
+  if (badComment) {
+    t.kind = Tok::Invalid;
+    t.text = "/*";
+    return t;
+  }
+  if (pos_ >= text_.size()) {
+    t.kind = Tok::End;
+    return t;
+  }
+  size_t start = pos_;
+  char c = text_[pos_];
+  if (isIdentStart(c)) {
+    ++pos_;
+    while (pos_ < text_.size() && isIdentChar(text_[pos_])) ++pos_;
+    t.kind = Tok::Ident;
+  } else if (c == '.' && pos_ + 1 < text_.size() && (isIdentChar(text_[pos_ + 1]))) {
+    ++pos_;
+    // Directive and modifier words may contain `::` (.shared::cta).
+    while (pos_ < text_.size()) {
+      char d = text_[pos_];
+      if (isIdentChar(d)) ++pos_;
+      else if (d == ':' && pos_ + 2 < text_.size() && text_[pos_ + 1] == ':' && isIdentChar(text_[pos_ + 2])) pos_ += 2;
+      else break;
+    }
+    t.kind = Tok::Directive;
+  } else if ((c >= '0' && c <= '9') || (c == '.' && pos_ + 1 < text_.size() && text_[pos_ + 1] >= '0' && text_[pos_ + 1] <= '9')) {
+    // Numbers: 42, 0x1F, 0f3F800000, 1.5, 1e-3, 10U.
+    bool hexLike = c == '0' && pos_ + 1 < text_.size() &&
+                   (text_[pos_ + 1] == 'x' || text_[pos_ + 1] == 'X' || text_[pos_ + 1] == 'f' ||
+                    text_[pos_ + 1] == 'F' || text_[pos_ + 1] == 'd' || text_[pos_ + 1] == 'D');
+    ++pos_;
+    while (pos_ < text_.size()) {
+      char d = text_[pos_];
+      if (isIdentChar(d) || d == '.') {
+        ++pos_;
+      } else if (!hexLike && (d == '-' || d == '+') && (text_[pos_ - 1] == 'e' || text_[pos_ - 1] == 'E')) {
+        ++pos_;
+      } else {
+        break;
+      }
+    }
+    t.kind = Tok::Number;
+  } else if (c == '"') {
+    ++pos_;
+    while (pos_ < text_.size() && text_[pos_] != '"' && text_[pos_] != '\n') {
+      if (text_[pos_] == '\\' && pos_ + 1 < text_.size() && text_[pos_ + 1] != '\n') ++pos_;
+      ++pos_;
+    }
+    if (pos_ < text_.size() && text_[pos_] == '"') {
+      ++pos_;
+      t.kind = Tok::String;
+    } else {
+      t.kind = Tok::Invalid;
+    }
+  } else {
+    switch (c) {
+    case '{': case '}': case '(': case ')': case '[': case ']': case ',': case ';': case ':':
+    case '+': case '-': case '!': case '@': case '|': case '<': case '>': case '=': case '*': case '/':
+    case '&': case '~': case '^': case '?': case '%':
+      t.kind = Tok::Punct;
+      break;
+    default:
+      t.kind = Tok::Invalid;
+    }
+    ++pos_;
+  }
+  t.text = text_.substr(start, pos_ - start);
+  return t;
+}
+
+std::string_view Lexer::extendDotted(const Token &ident) {
+  size_t start = ident.text.data() - text_.data();
+  while (pos_ + 1 < text_.size() && text_[pos_] == '.' && isIdentChar(text_[pos_ + 1])) {
+    ++pos_;
+    while (pos_ < text_.size()) {
+      char d = text_[pos_];
+      if (isIdentChar(d)) ++pos_;
+      else if (d == ':' && pos_ + 2 < text_.size() && text_[pos_ + 1] == ':' && isIdentChar(text_[pos_ + 2])) pos_ += 2;
+      else break;
+    }
+  }
+  return text_.substr(start, pos_ - start);
+}
+
+char Lexer::peekChar() const {
+  for (size_t i = pos_; i < text_.size(); ++i) {
+    char c = text_[i];
+    if (c != ' ' && c != '\t' && c != '\r' && c != '\n') return c;
+  }
+  return 0;
+}
+
+bool Lexer::skipBalanced(std::string_view &inner) {
+  size_t start = pos_;
+  int depth = 1;
+  while (pos_ < text_.size()) {
+    char c = text_[pos_];
+    if (c == '\n') {
+      ++pos_;
+      ++line_;
+      lineStart_ = pos_;
+      col0_ = 1;
+    } else if (c == '/' && pos_ + 1 < text_.size() && (text_[pos_ + 1] == '/' || text_[pos_ + 1] == '*')) {
+      bool sawSpace = false, bad = false;
+      skipSpaceAndComments(sawSpace, bad);
+      if (bad) return false;
+    } else if (c == '"') {
+      ++pos_;
+      while (pos_ < text_.size() && text_[pos_] != '"' && text_[pos_] != '\n') {
+        if (text_[pos_] == '\\' && pos_ + 1 < text_.size() && text_[pos_ + 1] != '\n') ++pos_;
+        ++pos_;
+      }
+      if (pos_ < text_.size() && text_[pos_] == '"') ++pos_;
+    } else {
+      if (c == '{') ++depth;
+      else if (c == '}' && --depth == 0) {
+        inner = text_.substr(start, pos_ - start);
+        ++pos_;
+        return true;
+      }
+      ++pos_;
+    }
+  }
+  return false;
+}
+
+} // namespace ptx

@@ -1,0 +1,370 @@
+#include "ptx/Verifier.h"
+
+#include "ptx/Builder.h"
+#include "ptx/Writer.h"
+
+#include <unordered_map>
+#include <unordered_set>
+
+namespace ptx {
+namespace {
+
+std::string versionText(unsigned v) { return std::to_string(v / 10) + "." + std::to_string(v % 10); }
+
+/// What a name refers to, for operands and address bases.
+struct SymbolInfo {
+  enum Kind { Variable, Function, Label, Prototype, BranchTargets, CallTargets } kind;
+  Mod space = Mod::None;
+};
+
+class Verifier {
+public:
+  Verifier(const Module &m, DiagnosticList &diags, const VerifyOptions &o)
+      : m_(m), o_(o), errors_(diags, m.fileName, m.source ? std::string_view(*m.source) : std::string_view()) {}
+
+  bool run() {
+    size_t before = errors_.errorCount();
+    checkModuleHeader();
+    collectModuleSymbols();
+    for (const Function &f : m_.functions) checkFunction(f);
+    return errors_.errorCount() == before;
+  }
+
+private:
+  void error(SourceLoc loc, std::string message) { errors_.error(loc, std::move(message), DiagKind::VerifyError); }
+
+  void checkModuleHeader() {
+    if (m_.versionMajor == 0 && m_.versionMinor == 0) error({1, 1}, "missing .version directive");
+    if (m_.targets.empty()) error(m_.versionLoc, "missing .target directive");
+    if (m_.ptxVersion() > 90) error(m_.versionLoc, "PTX ISA " + versionText(m_.ptxVersion()) + " is newer than 9.0");
+  }
+
+  void collectModuleSymbols() {
+    for (const Variable &v : m_.globals) {
+      if (!globals_.emplace(v.name, SymbolInfo{SymbolInfo::Variable, v.space}).second)
+        error(v.loc, "'" + std::string(m_.str(v.name)) + "' is already defined");
+    }
+    std::unordered_map<Name, const Function *> bodies;
+    for (const Function &f : m_.functions) {
+      auto [it, inserted] = globals_.emplace(f.name, SymbolInfo{SymbolInfo::Function, Mod::None});
+      if (!inserted && it->second.kind != SymbolInfo::Function)
+        error(f.loc, "'" + std::string(m_.str(f.name)) + "' is already defined as a variable");
+      if (f.hasBody && !bodies.emplace(f.name, &f).second)
+        error(f.loc, "function '" + std::string(m_.str(f.name)) + "' has two bodies");
+    }
+    for (auto &[alias, target] : m_.aliases) globals_.emplace(alias, SymbolInfo{SymbolInfo::Function, Mod::None});
+  }
+
+  void checkFunction(const Function &f) {
+    if (f.isKernel && !f.returns.empty()) error(f.loc, "a kernel (.entry) cannot return values");
+    for (const Variable &p : f.params)
+      if (f.isKernel && p.space != Mod::Param) error(p.loc, "kernel parameters must be .param");
+    if (!f.hasBody) return;
+    if (!f.bodyParsed) {
+      error(f.loc, "internal: body of '" + std::string(m_.str(f.name)) + "' was not parsed before verification");
+      return;
+    }
+    locals_.clear();
+    for (const Variable &p : f.params) locals_.emplace(p.name, SymbolInfo{SymbolInfo::Variable, p.space});
+    for (const Variable &p : f.returns) locals_.emplace(p.name, SymbolInfo{SymbolInfo::Variable, p.space});
+    for (const Variable &v : f.locals) locals_.emplace(v.name, SymbolInfo{SymbolInfo::Variable, v.space});
+    for (const Label &l : f.labels)
+      if (!locals_.emplace(l.name, SymbolInfo{SymbolInfo::Label, Mod::None}).second)
+        error(l.loc, "label '" + std::string(m_.str(l.name)) + "' is defined twice");
+    for (const Prototype &p : f.prototypes) locals_.emplace(p.name, SymbolInfo{SymbolInfo::Prototype, Mod::None});
+    for (const TargetList &t : f.targetLists) {
+      locals_.emplace(t.name, SymbolInfo{t.calls ? SymbolInfo::CallTargets : SymbolInfo::BranchTargets, Mod::None});
+    }
+    for (const TargetList &t : f.targetLists)
+      for (Name target : t.targets) {
+        const SymbolInfo *s = find(target);
+        if (!s || s->kind != (t.calls ? SymbolInfo::Function : SymbolInfo::Label))
+          error(t.loc, std::string(t.calls ? "call target '" : "branch target '") + std::string(m_.str(target)) +
+                           "' is not a " + (t.calls ? "function" : "label"));
+      }
+    for (const Instruction &in : f.instrs) checkInstruction(f, in);
+  }
+
+  const SymbolInfo *find(Name n) const {
+    auto it = locals_.find(n);
+    if (it != locals_.end()) return &it->second;
+    auto g = globals_.find(n);
+    return g == globals_.end() ? nullptr : &g->second;
+  }
+
+  std::string describe(const Instruction &in) const { return "'" + instructionName(in) + "'"; }
+
+  void checkInstruction(const Function &f, const Instruction &in) {
+    const InstrTable &table = InstrTable::get();
+    const Form &form = table.form(in.form);
+    if (in.hasGuard && f.registerType(in.guard) != Type::Pred)
+      error(in.loc, "guard '" + registerName(m_, f, in.guard) + "' is not a .pred register");
+    if (o_.checkAvailability) {
+      if (form.ptxVersion > m_.ptxVersion() && m_.ptxVersion() != 0)
+        error(in.loc, describe(in) + " requires PTX ISA " + versionText(form.ptxVersion) + " or later (module is " +
+                          versionText(m_.ptxVersion()) + ")");
+      unsigned sm = m_.smVersion();
+      if (sm != 0 && form.sm > sm)
+        error(in.loc, describe(in) + " requires sm_" + std::to_string(form.sm) + " or later (target is sm_" +
+                          std::to_string(sm) + ")");
+    }
+    checkOperands(f, in, form);
+    if (table.has(in.opcode, iflag::Barrier)) checkBarrierOperands(f, in);
+  }
+
+  void checkOperands(const Function &f, const Instruction &in, const Form &form) {
+    auto ops = f.operandsOf(in);
+    // Flatten the form's specs into positions: a pair spec `d|p` is one
+    // operand position.
+    std::vector<std::pair<const OperandSpec *, const OperandSpec *>> positions;
+    bool rest = false;
+    for (size_t i = 0; i < form.operands.size(); ++i) {
+      const OperandSpec &s = form.operands[i];
+      if (s.shape == OperandShape::Rest) {
+        rest = true;
+        break;
+      }
+      if (s.pairedWithPrevious) continue;
+      const OperandSpec *second =
+          i + 1 < form.operands.size() && form.operands[i + 1].pairedWithPrevious ? &form.operands[i + 1] : nullptr;
+      positions.emplace_back(&s, second);
+    }
+    size_t required = 0;
+    for (auto &p : positions)
+      if (!p.first->optional) ++required;
+    if (ops.size() < required || (!rest && ops.size() > positions.size())) {
+      std::string expected = required == positions.size() || rest
+                                 ? std::to_string(required) + (rest ? " or more" : "")
+                                 : std::to_string(required) + " to " + std::to_string(positions.size());
+      error(in.loc, describe(in) + " takes " + expected + " operand" + (expected == "1" ? "" : "s") + ", found " +
+                        std::to_string(ops.size()) + " (form: " + std::string(form.notation) + ")");
+      return;
+    }
+    for (size_t i = 0; i < ops.size() && i < positions.size(); ++i) {
+      const Operand &op = ops[i];
+      auto [spec, second] = positions[i];
+      if (op.kind == OperandKind::Pair) {
+        if (!second) {
+          error(in.loc, "operand " + std::to_string(i + 1) + " of " + describe(in) + " cannot be a pair 'a|b'");
+          continue;
+        }
+        auto kids = f.children(op);
+        checkOperand(f, in, form, kids[0], *spec, i);
+        checkOperand(f, in, form, kids[1], *second, i);
+      } else {
+        if (second && !second->optional) {
+          error(in.loc, "operand " + std::to_string(i + 1) + " of " + describe(in) + " must be a pair 'a|b'");
+          continue;
+        }
+        checkOperand(f, in, form, op, *spec, i);
+      }
+    }
+  }
+
+  Type expectedType(const Instruction &in, const OperandSpec &spec) const {
+    switch (spec.type.kind) {
+    case OperandType::Instruction: return in.lastType();
+    case OperandType::Group: return in.type(spec.type.group);
+    case OperandType::Fixed: return spec.type.fixed;
+    case OperandType::Any: return Type::None;
+    }
+    return Type::None;
+  }
+
+  /// PTX operand type compatibility: bit types match any type of their
+  /// size, signed and unsigned integers of one size match, floats match
+  /// only themselves or bits. Loads, stores and conversions may use wider
+  /// registers than the instruction type.
+  bool compatible(Type reg, Type want, bool widen) const {
+    if (want == Type::None || reg == want) return true;
+    TypeClass rc = typeClass(reg), wc = typeClass(want);
+    if (rc == TypeClass::Pred || wc == TypeClass::Pred) return false;
+    if (rc == TypeClass::Opaque || wc == TypeClass::Opaque) return rc == wc || reg == Type::B64 || reg == Type::U64;
+    unsigned rb = bitWidth(reg), wb = bitWidth(want);
+    bool sizeOk = widen ? rb >= wb : rb == wb;
+    if (!sizeOk) return false;
+    if (rc == TypeClass::Bits || wc == TypeClass::Bits) return true;
+    if ((rc == TypeClass::Signed || rc == TypeClass::Unsigned) && (wc == TypeClass::Signed || wc == TypeClass::Unsigned))
+      return true;
+    // Packed and narrow float formats live in bit or integer registers.
+    if (wc == TypeClass::Float && want != Type::F32 && want != Type::F64) return rc != TypeClass::Float || rb == wb;
+    return widen && rc != TypeClass::Float && wc != TypeClass::Float;
+  }
+
+  void checkRegisterType(const Function &f, const Instruction &in, uint32_t reg, const OperandSpec &spec,
+                         size_t index) {
+    Type want = expectedType(in, spec);
+    Type have = f.registerType(reg);
+    const InstrTable &table = InstrTable::get();
+    bool widen = table.has(in.opcode, iflag::Load | iflag::Store | iflag::Atomic) || in.opcode == Opcode::Cvt ||
+                 spec.type.kind != OperandType::Fixed;
+    // Sub-word integer operations read and write wider registers too.
+    if (!compatible(have, want, widen))
+      error(in.loc, "operand " + std::to_string(index + 1) + " of " + describe(in) + ": register '" +
+                        registerName(m_, f, reg) + "' has type ." + std::string(spelling(have)) + ", expected ." +
+                        std::string(spelling(want)));
+  }
+
+  void checkOperand(const Function &f, const Instruction &in, const Form &form, const Operand &op,
+                    const OperandSpec &spec, size_t index) {
+    (void)form;
+    auto bad = [&](const char *what) {
+      error(in.loc, "operand " + std::to_string(index + 1) + " of " + describe(in) + " must be " + what);
+    };
+    if (op.negated() && !spec.negatable) return bad("a predicate without '!'");
+    switch (spec.shape) {
+    case OperandShape::Dest:
+      if (op.kind == OperandKind::Register) checkRegisterType(f, in, op.id, spec, index);
+      else if (op.kind == OperandKind::Vector) checkVector(f, in, op, spec, index);
+      else if (op.kind != OperandKind::Sink) bad("a register");
+      return;
+    case OperandShape::Source:
+      if (op.kind == OperandKind::Register) checkRegisterType(f, in, op.id, spec, index);
+      else if (op.kind == OperandKind::Vector) checkVector(f, in, op, spec, index);
+      else if (op.kind == OperandKind::Symbol) checkSymbol(in, op, index);
+      else if (op.kind == OperandKind::Address || op.kind == OperandKind::AddressList || op.kind == OperandKind::List)
+        bad("a register or an immediate");
+      return;
+    case OperandShape::SourceReg:
+      if (op.kind == OperandKind::Register) checkRegisterType(f, in, op.id, spec, index);
+      else if (op.kind != OperandKind::SpecialReg) bad("a register");
+      return;
+    case OperandShape::Imm:
+      if (!op.isImmediate()) bad("an immediate");
+      return;
+    case OperandShape::Pred:
+      if (op.kind == OperandKind::Register) {
+        if (f.registerType(op.id) != Type::Pred) bad("a .pred register");
+      } else if (!(op.kind == OperandKind::Sink || op.isImmediate() || op.kind == OperandKind::SpecialReg)) {
+        bad("a predicate");
+      }
+      return;
+    case OperandShape::Address:
+      if (op.kind == OperandKind::Address) checkAddress(f, in, op, index);
+      else if (op.kind != OperandKind::AddressList) bad("an address [..]");
+      return;
+    case OperandShape::Label:
+      if (op.kind != OperandKind::Symbol) return bad("a label");
+      if (const SymbolInfo *s = find(op.id);
+          !s || (s->kind != SymbolInfo::Label && s->kind != SymbolInfo::BranchTargets))
+        error(in.loc, "branch target '" + std::string(m_.str(op.id)) + "' is not a label of this function");
+      return;
+    case OperandShape::Function:
+      if (op.kind == OperandKind::Symbol) {
+        const SymbolInfo *s = find(op.id);
+        if (!s || s->kind != SymbolInfo::Function)
+          error(in.loc, "call target '" + std::string(m_.str(op.id)) + "' is not a declared function");
+      } else if (op.kind != OperandKind::Register) {
+        bad("a function or a register holding its address");
+      }
+      return;
+    case OperandShape::Symbol:
+      if (op.kind == OperandKind::Symbol) checkSymbol(in, op, index);
+      else if (op.kind != OperandKind::Register) bad("a symbol");
+      return;
+    case OperandShape::RegVector:
+      if (op.kind != OperandKind::Vector && op.kind != OperandKind::Register) bad("a vector {..}");
+      return;
+    case OperandShape::ParamList:
+      if (op.kind != OperandKind::List) bad("a parenthesised list (..)");
+      return;
+    case OperandShape::Rest: return;
+    }
+  }
+
+  void checkVector(const Function &f, const Instruction &in, const Operand &op, const OperandSpec &spec,
+                   size_t index) {
+    unsigned width = 0;
+    for (Mod m : in.modifiers()) {
+      if (m == Mod::V2) width = 2;
+      if (m == Mod::V4) width = 4;
+      if (m == Mod::V8) width = 8;
+    }
+    if (width && op.count != width && in.opcode != Opcode::Mov)
+      error(in.loc, "operand " + std::to_string(index + 1) + " of " + describe(in) + " has " +
+                        std::to_string(op.count) + " elements, expected " + std::to_string(width));
+    if (!width) return;
+    for (const Operand &e : f.children(op))
+      if (e.kind == OperandKind::Register) checkRegisterType(f, in, e.id, spec, index);
+  }
+
+  void checkSymbol(const Instruction &in, const Operand &op, size_t index) {
+    (void)index;
+    if (!find(op.id)) error(in.loc, "undefined symbol '" + std::string(m_.str(op.id)) + "' in " + describe(in));
+  }
+
+  static bool sameSpace(Mod instr, Mod var) {
+    auto norm = [](Mod s) {
+      if (s == Mod::SharedCta) return Mod::Shared;
+      if (s == Mod::ParamEntry || s == Mod::ParamFunc) return Mod::Param;
+      return s;
+    };
+    if (norm(instr) == Mod::SharedCluster) return norm(var) == Mod::Shared;
+    return norm(instr) == norm(var);
+  }
+
+  void checkAddress(const Function &f, const Instruction &in, const Operand &op, size_t index) {
+    if (op.base == AddressBase::Register) {
+      Type t = f.registerType(op.id);
+      if (typeClass(t) == TypeClass::Float || t == Type::Pred)
+        error(in.loc, "address register '" + registerName(m_, f, op.id) + "' in " + describe(in) +
+                          " must be an integer register");
+      return;
+    }
+    if (op.base != AddressBase::Symbol) return;
+    const SymbolInfo *s = find(op.id);
+    if (!s) {
+      error(in.loc, "undefined symbol '" + std::string(m_.str(op.id)) + "' in " + describe(in));
+      return;
+    }
+    Mod space = in.firstOfKind(ModKind::Space);
+    const InstrTable &table = InstrTable::get();
+    if (space != Mod::None && s->kind == SymbolInfo::Variable && table.has(in.opcode, iflag::Load | iflag::Store) &&
+        !sameSpace(space, s->space))
+      error(in.loc, "operand " + std::to_string(index + 1) + " of " + describe(in) + ": '" +
+                        std::string(m_.str(op.id)) + "' is in ." + std::string(spelling(s->space)) + ", not ." +
+                        std::string(spelling(space)));
+    if (table.has(in.opcode, iflag::Store) && !table.has(in.opcode, iflag::Load) && s->kind == SymbolInfo::Variable &&
+        s->space == Mod::Const)
+      error(in.loc, describe(in) + " cannot write to .const variable '" + std::string(m_.str(op.id)) + "'");
+  }
+
+  /// Immediate barrier operands: id 0-15, thread count a positive multiple
+  /// of the warp size; arrive needs a count.
+  void checkBarrierOperands(const Function &f, const Instruction &in) {
+    auto ops = f.operandsOf(in);
+    std::string_view name = InstrTable::get().info(in.opcode).name;
+    bool isArrive = name.ends_with(".arrive");
+    bool isRed = name.ends_with(".red");
+    // bar.red is (d, a{, b}, c): its id and count come one position later.
+    size_t idIndex = isRed ? 1 : 0, countIndex = idIndex + 1;
+    if (ops.size() <= idIndex) return;
+    const Operand &id = ops[idIndex];
+    if (id.kind == OperandKind::Int && (id.value < 0 || id.value > 15))
+      error(in.loc, "barrier id " + std::to_string(id.value) + " is out of range 0..15 in " + describe(in));
+    bool hasCount = isRed ? ops.size() == 4 : ops.size() > countIndex;
+    if (isArrive && ops.size() < 2) {
+      error(in.loc, describe(in) + " needs a thread count");
+      return;
+    }
+    if (!hasCount || ops[countIndex].kind != OperandKind::Int) return;
+    int64_t count = ops[countIndex].value;
+    if (count < 0 || count % 32 != 0 || (isArrive && count == 0))
+      error(in.loc, "barrier thread count " + std::to_string(count) + " in " + describe(in) +
+                        " must be a " + (isArrive ? "non-zero " : "") + "multiple of 32");
+  }
+
+  const Module &m_;
+  VerifyOptions o_;
+  ErrorReporter errors_;
+  std::unordered_map<Name, SymbolInfo> globals_;
+  std::unordered_map<Name, SymbolInfo> locals_;
+};
+
+} // namespace
+
+bool verifyModule(const Module &m, DiagnosticList &diags, const VerifyOptions &options) {
+  return Verifier(m, diags, options).run();
+}
+
+} // namespace ptx
