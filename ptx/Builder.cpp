@@ -139,6 +139,85 @@ bool readFloatLiteral(std::string_view text, Operand &out) {
   return true;
 }
 
+// ---- Constant expressions ---------------------------------------------------
+
+int constBinaryPrecedence(std::string_view op) {
+  static const std::pair<std::string_view, int> kOps[] = {
+      {"||", 1}, {"&&", 2}, {"|", 3},  {"^", 4},  {"&", 5},  {"==", 6}, {"!=", 6}, {"<", 7},  {">", 7}, {"<=", 7},
+      {">=", 7}, {"<<", 8}, {">>", 8}, {"+", 9},  {"-", 9},  {"*", 10}, {"/", 10}, {"%", 10},
+  };
+  for (auto &[spelling, prec] : kOps)
+    if (op == spelling) return prec;
+  return 0;
+}
+
+bool evalConstBinary(std::string_view op, ConstValue a, ConstValue b, ConstValue &out, std::string &error) {
+  bool u = a.isUnsigned || b.isUnsigned;
+  uint64_t ua = static_cast<uint64_t>(a.value), ub = static_cast<uint64_t>(b.value);
+  int64_t sa = a.value, sb = b.value;
+  out.isUnsigned = u;
+  auto boolean = [&](bool v) {
+    out.value = v;
+    out.isUnsigned = false;
+    return true;
+  };
+  if (op == "+") out.value = static_cast<int64_t>(ua + ub);
+  else if (op == "-") out.value = static_cast<int64_t>(ua - ub);
+  else if (op == "*") out.value = static_cast<int64_t>(ua * ub);
+  else if (op == "/" || op == "%") {
+    if (ub == 0) {
+      error = "division by zero in a constant expression";
+      return false;
+    }
+    bool div = op == "/";
+    if (u) out.value = static_cast<int64_t>(div ? ua / ub : ua % ub);
+    else if (sa == INT64_MIN && sb == -1) out.value = div ? INT64_MIN : 0;
+    else out.value = div ? sa / sb : sa % sb;
+  } else if (op == "<<") out.value = ub >= 64 ? 0 : static_cast<int64_t>(ua << ub);
+  else if (op == ">>") {
+    if (u) out.value = ub >= 64 ? 0 : static_cast<int64_t>(ua >> ub);
+    else out.value = ub >= 64 ? (sa < 0 ? -1 : 0) : sa >> ub;
+  } else if (op == "&") out.value = sa & sb;
+  else if (op == "|") out.value = sa | sb;
+  else if (op == "^") out.value = sa ^ sb;
+  else if (op == "<") return boolean(u ? ua < ub : sa < sb);
+  else if (op == ">") return boolean(u ? ua > ub : sa > sb);
+  else if (op == "<=") return boolean(u ? ua <= ub : sa <= sb);
+  else if (op == ">=") return boolean(u ? ua >= ub : sa >= sb);
+  else if (op == "==") return boolean(sa == sb);
+  else if (op == "!=") return boolean(sa != sb);
+  else if (op == "&&") return boolean(sa && sb);
+  else if (op == "||") return boolean(sa || sb);
+  else {
+    error = "unknown operator '" + std::string(op) + "' in a constant expression";
+    return false;
+  }
+  return true;
+}
+
+bool evalConstUnary(char op, ConstValue a, ConstValue &out) {
+  out = a;
+  switch (op) {
+  case '-': out.value = static_cast<int64_t>(0 - static_cast<uint64_t>(a.value)); return true;
+  case '+': return true;
+  case '~': out.value = ~a.value; return true;
+  case '!':
+    out.value = !a.value;
+    out.isUnsigned = false;
+    return true;
+  }
+  return false;
+}
+
+Operand constOperand(ConstValue v) {
+  Operand op;
+  op.kind = OperandKind::Int;
+  op.value = v.value;
+  if (v.value < 0 && !v.isUnsigned) op.flags |= opflag::NegativeLiteral;
+  if (v.isUnsigned) op.flags |= opflag::UnsignedSuffix;
+  return op;
+}
+
 // ---- Instructions ----------------------------------------------------------
 
 namespace {
@@ -278,10 +357,6 @@ void FunctionBuilder::declareRegisters(std::string_view name, Type type, uint8_t
     return;
   }
   uint64_t n = isRange ? count : 1;
-  if (isRange && count == 0) {
-    errors_.error(loc, "register range '" + std::string(name) + "<0>' declares no registers");
-    return;
-  }
   if (fn_.numRegisters + n > kMaxRegistersPerFunction) {
     errors_.error(loc, "too many registers in one function");
     return;
@@ -349,8 +424,12 @@ void FunctionBuilder::addTargetList(TargetList t) {
 }
 
 void FunctionBuilder::setDebugLoc(const DebugLoc &loc) {
-  pendingDebugLoc_ = loc;
-  hasPendingDebugLoc_ = true;
+  // Every `.loc` stays a statement: ptxas requires the location an
+  // `inlined_at` names to appear in an earlier `.loc`, even one no
+  // instruction follows.
+  currentDebugLoc_ = static_cast<uint32_t>(fn_.debugLocs.size());
+  fn_.body.push_back({StmtKind::DebugLoc, currentDebugLoc_});
+  fn_.debugLocs.push_back(loc);
 }
 
 uint32_t FunctionBuilder::appendOperands(std::span<const Operand> ops) {
@@ -359,11 +438,76 @@ uint32_t FunctionBuilder::appendOperands(std::span<const Operand> ops) {
   return first;
 }
 
+namespace {
+
+bool shapeFits(OperandShape shape, const Operand &op, bool vectorised) {
+  switch (shape) {
+  case OperandShape::Dest:
+    return op.kind == OperandKind::Register || op.kind == OperandKind::Sink ||
+           (op.kind == OperandKind::Vector && vectorised);
+  case OperandShape::Source:
+    return op.kind != OperandKind::Address && op.kind != OperandKind::AddressList && op.kind != OperandKind::List &&
+           op.kind != OperandKind::Pair && (op.kind != OperandKind::Vector || vectorised);
+  case OperandShape::SourceReg: return op.kind == OperandKind::Register || op.kind == OperandKind::SpecialReg;
+  case OperandShape::Imm: return op.isImmediate();
+  case OperandShape::Pred:
+    return op.kind == OperandKind::Register || op.kind == OperandKind::Sink || op.isImmediate();
+  case OperandShape::Address: return op.kind == OperandKind::Address || op.kind == OperandKind::AddressList;
+  case OperandShape::Label:
+  case OperandShape::Symbol: return op.kind == OperandKind::Symbol || op.kind == OperandKind::Register;
+  case OperandShape::Function: return op.kind == OperandKind::Symbol || op.kind == OperandKind::Register;
+  case OperandShape::RegVector: return op.kind == OperandKind::Vector || op.kind == OperandKind::Register;
+  case OperandShape::ParamList: return op.kind == OperandKind::List;
+  case OperandShape::Rest: return true;
+  }
+  return false;
+}
+
+} // namespace
+
+bool operandsFit(const Form &form, const Function &fn, std::span<const Operand> ops, bool vectorised) {
+  size_t i = 0;
+  for (size_t s = 0; s < form.operands.size(); ++s) {
+    const OperandSpec &spec = form.operands[s];
+    if (spec.shape == OperandShape::Rest) return true;
+    if (spec.pairedWithPrevious) continue;
+    bool pairSpec = s + 1 < form.operands.size() && form.operands[s + 1].pairedWithPrevious;
+    if (i == ops.size()) return spec.optional;
+    const Operand &op = ops[i++];
+    if (op.kind == OperandKind::Pair) {
+      if (!pairSpec) return false;
+      auto kids = fn.children(op);
+      if (!shapeFits(spec.shape, kids[0], vectorised) || !shapeFits(form.operands[s + 1].shape, kids[1], vectorised))
+        return false;
+    } else {
+      if (pairSpec && !form.operands[s + 1].optional) return false;
+      if (!shapeFits(spec.shape, op, vectorised)) return false;
+    }
+  }
+  return i == ops.size();
+}
+
 void FunctionBuilder::addInstruction(const ResolvedInstruction &r, std::optional<std::pair<uint32_t, bool>> guard,
                                      uint32_t firstOperand, uint32_t numOperands, SourceLoc loc) {
   Instruction in;
   in.opcode = r.opcode;
   in.form = r.form;
+  // Several forms may accept the same modifiers (mov's pack/unpack forms):
+  // the operands decide. Without a fitting form keep the first, for the
+  // verifier to explain.
+  const InstrTable &table = InstrTable::get();
+  std::span<const Mod> mods(r.mods.data(), r.numMods);
+  std::span<const Operand> ops(fn_.operands.data() + firstOperand, numOperands);
+  bool vectorised = false;
+  for (Mod m : mods) vectorised |= m == Mod::V2 || m == Mod::V4 || m == Mod::V8;
+  if (!operandsFit(table.form(r.form), fn_, ops, vectorised)) {
+    for (uint16_t id : table.info(r.opcode).forms) {
+      if (id != r.form && table.matches(id, mods) && operandsFit(table.form(id), fn_, ops, vectorised)) {
+        in.form = id;
+        break;
+      }
+    }
+  }
   in.numMods = r.numMods;
   in.mods = r.mods;
   if (guard) {
@@ -373,16 +517,6 @@ void FunctionBuilder::addInstruction(const ResolvedInstruction &r, std::optional
   }
   in.firstOperand = firstOperand;
   in.numOperands = numOperands;
-  // Debug locations enter the table only when an instruction uses them, and
-  // only when they differ from the previous one: the table is the same
-  // however many redundant `.loc` lines the text had.
-  if (hasPendingDebugLoc_) {
-    hasPendingDebugLoc_ = false;
-    if (currentDebugLoc_ == 0 || !(fn_.debugLocs[currentDebugLoc_] == pendingDebugLoc_)) {
-      currentDebugLoc_ = static_cast<uint32_t>(fn_.debugLocs.size());
-      fn_.debugLocs.push_back(pendingDebugLoc_);
-    }
-  }
   in.debugLoc = currentDebugLoc_;
   in.loc = loc;
   fn_.body.push_back({StmtKind::Instruction, static_cast<uint32_t>(fn_.instrs.size())});

@@ -48,6 +48,23 @@ bool looksLikeFloat(std::string_view text);
 /// Reads an unsigned integer (any base) into `out`; false on overflow/garbage.
 bool readUnsigned(std::string_view text, uint64_t &out);
 
+/// One value of a PTX integer constant expression; `isUnsigned` follows C
+/// (a U suffix or an unsigned operand makes the result unsigned).
+struct ConstValue {
+  int64_t value = 0;
+  bool isUnsigned = false;
+};
+/// Applies a binary operator of PTX constant expressions (C's operators and
+/// precedence: * / % + - << >> < > <= >= == != & ^ | && ||). False with
+/// `error` set on division by zero or an unknown operator.
+bool evalConstBinary(std::string_view op, ConstValue a, ConstValue b, ConstValue &out, std::string &error);
+/// Applies a unary operator: - ! ~ +.
+bool evalConstUnary(char op, ConstValue a, ConstValue &out);
+/// Binding strength of a binary operator (higher binds tighter), 0 if none.
+int constBinaryPrecedence(std::string_view op);
+/// The Int operand holding a computed constant expression value.
+Operand constOperand(ConstValue v);
+
 // ---- Instructions ----------------------------------------------------------
 
 struct ResolvedInstruction {
@@ -111,9 +128,11 @@ private:
   ErrorReporter &errors_;
   std::vector<Scope> scopes_;
   uint32_t currentDebugLoc_ = 0;
-  DebugLoc pendingDebugLoc_;
-  bool hasPendingDebugLoc_ = false;
 };
+
+/// Whether `ops` have the count and shapes `form` asks for (types are the
+/// verifier's business). `vectorised`: the instruction carries .v2/.v4/.v8.
+bool operandsFit(const Form &form, const Function &fn, std::span<const Operand> ops, bool vectorised);
 
 /// Builds basic blocks and their edges from a function's instructions and
 /// labels. Called by FunctionBuilder::finish; exposed for passes that edit

@@ -31,6 +31,8 @@ std::string_view spelling(Selector s) {
   case Selector::B3: return "b3";
   case Selector::H0: return "h0";
   case Selector::H1: return "h1";
+  case Selector::ByteMask: return "b";
+  case Selector::HalfMask: return "h";
   }
   return "";
 }

@@ -76,9 +76,11 @@ enum class OperandKind : uint8_t {
 
 enum class AddressBase : uint8_t { None, Register, Symbol };
 
-/// Operand suffixes: `.x/.y/.z/.w` on special or vector registers, and the
-/// video byte/half selectors `.b0-.b3`, `.h0/.h1`.
-enum class Selector : uint8_t { None, X, Y, Z, W, B0, B1, B2, B3, H0, H1 };
+/// Operand suffixes: `.x/.y/.z/.w` on special or vector registers, the video
+/// byte/half selectors `.b0-.b3`, `.h0/.h1`, and the SIMD video masks
+/// (`.b3210`, `.h10`), whose digits are packed in Operand::value (one nibble
+/// each, first digit highest, count in bits 32 and up).
+enum class Selector : uint8_t { None, X, Y, Z, W, B0, B1, B2, B3, H0, H1, ByteMask, HalfMask };
 std::string_view spelling(Selector s);
 
 namespace opflag {
@@ -87,6 +89,7 @@ enum : uint8_t {
   UnsignedSuffix = 2,   // 10U
   NegativeLiteral = 4,  // written with a leading minus
   DecimalFloat = 8,     // F64 written as a decimal literal
+  Minus = 16,           // -%r: negated video source
 };
 }
 
@@ -211,7 +214,7 @@ struct TargetList {
 };
 
 enum class StmtKind : uint8_t {
-  Instruction, Label, RegDecl, Variable, ScopeBegin, ScopeEnd, Pragma, Prototype, TargetList
+  Instruction, Label, RegDecl, Variable, ScopeBegin, ScopeEnd, Pragma, Prototype, TargetList, DebugLoc
 };
 
 /// The body of a function in written order; `index` points into the

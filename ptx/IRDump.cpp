@@ -126,6 +126,7 @@ private:
         break;
       }
       case StmtKind::Variable: out_ << "  var " << variable(f.locals[s.index]) << "\n"; break;
+      case StmtKind::DebugLoc: out_ << "  loc " << s.index << "\n"; break;
       case StmtKind::ScopeBegin: out_ << "  {\n"; break;
       case StmtKind::ScopeEnd: out_ << "  }\n"; break;
       case StmtKind::Pragma: out_ << "  pragma " << strings(f.pragmas[s.index]) << "\n"; break;

@@ -228,6 +228,25 @@ bool matchGroups(const std::vector<ModGroup> &groups, size_t gi, std::span<const
   return g.optional && matchGroups(groups, gi + 1, mods, mi);
 }
 
+/// ptxas also accepts modifiers out of the ISA's order (`add.ftz.rn.f32`,
+/// `atom.add.global.u32`); only type modifiers keep their relative order.
+bool matchUnordered(const std::vector<ModGroup> &groups, std::span<const Mod> mods, size_t mi, uint64_t used,
+                    int lastTypeGroup) {
+  if (mi == mods.size()) {
+    for (size_t g = 0; g < groups.size(); ++g)
+      if (!groups[g].optional && !(used & (uint64_t{1} << g))) return false;
+    return true;
+  }
+  bool isType = isTypeMod(mods[mi]);
+  for (size_t g = 0; g < groups.size() && g < 64; ++g) {
+    if ((used & (uint64_t{1} << g)) || !groups[g].accepts.test(static_cast<size_t>(mods[mi]))) continue;
+    if (isType && static_cast<int>(g) < lastTypeGroup) continue;
+    if (matchUnordered(groups, mods, mi + 1, used | (uint64_t{1} << g), isType ? static_cast<int>(g) : lastTypeGroup))
+      return true;
+  }
+  return false;
+}
+
 } // namespace
 
 const InstrTable &InstrTable::get() {
@@ -289,7 +308,13 @@ size_t InstrTable::lookupPrefix(std::string_view text, Opcode &out) const {
 int InstrTable::match(Opcode op, std::span<const Mod> mods) const {
   for (uint16_t id : info(op).forms)
     if (matchGroups(forms_[id].groups, 0, mods, 0)) return id;
+  for (uint16_t id : info(op).forms)
+    if (matchUnordered(forms_[id].groups, mods, 0, 0, -1)) return id;
   return -1;
+}
+
+bool InstrTable::matches(uint16_t form, std::span<const Mod> mods) const {
+  return matchGroups(forms_[form].groups, 0, mods, 0) || matchUnordered(forms_[form].groups, mods, 0, 0, -1);
 }
 
 } // namespace ptx

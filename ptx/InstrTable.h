@@ -113,8 +113,12 @@ public:
   /// words, of `text` (e.g. "bar.sync.aligned" -> bar.sync). Returns the
   /// length of the matched prefix, 0 when none matches.
   size_t lookupPrefix(std::string_view text, Opcode &out) const;
-  /// The first form of `op` whose groups accept `mods` in order; -1 if none.
+  /// The first form of `op` whose groups accept `mods` in the ISA's order,
+  /// else the first that accepts them in another order (as ptxas does, type
+  /// modifiers keeping their relative order); -1 if none.
   int match(Opcode op, std::span<const Mod> mods) const;
+  /// Whether form `form` accepts `mods` (in either way).
+  bool matches(uint16_t form, std::span<const Mod> mods) const;
   /// The modifiers that some form of `op` accepts at all.
   const std::bitset<kNumMods> &acceptedMods(Opcode op) const { return accepted_[static_cast<size_t>(op)]; }
   /// Mistakes in the table's notation, found when it was built (tested empty).

@@ -5,7 +5,7 @@ namespace ptx {
 Lexer::Lexer(std::string_view text, SourceLoc start, size_t baseOffset)
     : text_(text), base_(baseOffset), line_(start.line), col0_(start.column) {}
 
-void Lexer::skipSpaceAndComments(bool &sawSpace, bool &badComment) {
+void Lexer::skipSpaceAndComments(bool &sawSpace, bool &badComment, SourceLoc *badLoc) {
   while (pos_ < text_.size()) {
     char c = text_[pos_];
     if (c == '\n') {
@@ -22,6 +22,7 @@ void Lexer::skipSpaceAndComments(bool &sawSpace, bool &badComment) {
       pos_ = nl == std::string_view::npos ? text_.size() : nl;
       sawSpace = true;
     } else if (c == '/' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '*') {
+      if (badLoc) *badLoc = here();
       size_t end = text_.find("*/", pos_ + 2);
       size_t stop = end == std::string_view::npos ? text_.size() : end + 2;
       for (size_t i = pos_; i < stop; ++i)
@@ -54,9 +55,11 @@ Token Lexer::next() {
   }
   Token t;
   bool badComment = false;
-  skipSpaceAndComments(t.spaceBefore, badComment);
+  SourceLoc commentLoc;
+  skipSpaceAndComments(t.spaceBefore, badComment, &commentLoc);
   t.loc = here();
   if (badComment) {
+    t.loc = commentLoc;
     t.kind = Tok::Invalid;
     t.text = "/*";
     return t;
@@ -71,7 +74,8 @@ Token Lexer::next() {
     ++pos_;
     while (pos_ < text_.size() && isIdentChar(text_[pos_])) ++pos_;
     t.kind = Tok::Ident;
-  } else if (c == '.' && pos_ + 1 < text_.size() && (isIdentChar(text_[pos_ + 1]))) {
+  } else if (c == '.' && pos_ + 1 < text_.size() && isIdentChar(text_[pos_ + 1]) &&
+             !(text_[pos_ + 1] >= '0' && text_[pos_ + 1] <= '9')) {
     ++pos_;
     // Directive and modifier words may contain `::` (.shared::cta).
     while (pos_ < text_.size()) {
@@ -160,7 +164,7 @@ bool Lexer::skipBalanced(std::string_view &inner) {
       col0_ = 1;
     } else if (c == '/' && pos_ + 1 < text_.size() && (text_[pos_ + 1] == '/' || text_[pos_ + 1] == '*')) {
       bool sawSpace = false, bad = false;
-      skipSpaceAndComments(sawSpace, bad);
+      skipSpaceAndComments(sawSpace, bad, nullptr);
       if (bad) return false;
     } else if (c == '"') {
       ++pos_;

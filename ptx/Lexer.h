@@ -38,6 +38,8 @@ public:
   const Token &peek();
   /// Offset in the file of the next unread character.
   size_t offset() const { return base_ + pos_; }
+  /// Offset in the file of a token this lexer produced.
+  size_t offsetOf(const Token &t) const { return base_ + static_cast<size_t>(t.text.data() - text_.data()); }
   std::string_view text() const { return text_; }
 
   /// After an Ident token, extends it over an adjacent run of `.word`s
@@ -53,7 +55,7 @@ public:
   bool skipBalanced(std::string_view &inner);
 
 private:
-  void skipSpaceAndComments(bool &sawSpace, bool &badComment);
+  void skipSpaceAndComments(bool &sawSpace, bool &badComment, SourceLoc *badLoc);
   SourceLoc here() const { return {line_, static_cast<uint32_t>(pos_ - lineStart_ + col0_)}; }
 
   std::string_view text_;

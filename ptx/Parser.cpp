@@ -34,6 +34,9 @@ private:
     throw SyntaxError{};
   }
   [[noreturn]] void expected(std::string_view what) {
+    if (tok_.kind == Tok::Invalid && tok_.text.starts_with("/*")) fail(tok_.loc, "unterminated comment: '/*' without '*/'");
+    if (tok_.kind == Tok::Invalid && tok_.text.starts_with("\""))
+      fail(tok_.loc, "unterminated string: '\"' without a closing quote on the same line");
     std::string found = tok_.kind == Tok::End ? "end of file" : "'" + std::string(tok_.text) + "'";
     fail(tok_.loc, "expected " + std::string(what) + ", found " + found);
   }
@@ -102,6 +105,27 @@ private:
   Operand parseGroup(FunctionBuilder &fb, OperandKind kind, char close, unsigned depth);
   void parseSelector(Operand &op);
 
+  // ---- Constant expressions ----
+  struct Term {
+    Operand literal;       // the literal, when no operator was applied
+    bool compound = false; // an operator or parentheses were involved
+    ConstValue value;
+  };
+  /// A literal, or an integer constant expression reduced to its value.
+  Operand parseConstant();
+  Term parseConstExpr(int minPrecedence, unsigned depth);
+  Term parseConstUnary(unsigned depth);
+  /// The binary operator at the current token (two tokens for <<, <=, ...).
+  std::string_view currentOperator(unsigned &tokens);
+  bool startsConstant() {
+    if (tok_.kind == Tok::Number || tok_.is('~') || tok_.is('+')) return true;
+    if (tok_.is('-') || tok_.is('!') || tok_.is('(')) {
+      const Token &next = lex_.peek();
+      return next.kind == Tok::Number || next.is('(') || next.is('-') || next.is('~') || next.is('!') || next.is('+');
+    }
+    return false;
+  }
+
   Module &m_;
   ErrorReporter &errors_;
   Lexer lex_;
@@ -119,7 +143,10 @@ void Parser::recover() {
   while (tok_.kind != Tok::End) {
     if (tok_.is('{')) ++depth;
     else if (tok_.is('}')) {
-      if (depth == 0) return;
+      if (depth == 0) {
+        advance(); // a stray '}' at module level
+        return;
+      }
       if (--depth == 0) {
         advance();
         return;
@@ -386,8 +413,12 @@ void Parser::parseBody(Function &fn) {
   advance();
   parseStatements(fb);
   SourceLoc end = tok_.loc;
-  if (!tok_.is('}')) errors_.error(end, "missing '}' at the end of the body of '" + std::string(m_.str(fn.name)) + "'");
-  else advance();
+  if (!tok_.is('}')) {
+    errors_.error(end, "missing '}' at the end of the body of '" + std::string(m_.str(fn.name)) + "'");
+  } else {
+    fn.bodyLength = lex_.offsetOf(tok_) + 1 - fn.bodyOffset;
+    advance();
+  }
   fb.finish(end);
 }
 
@@ -514,18 +545,8 @@ void Parser::parseInitScalar(std::vector<InitItem> &out) {
     out.push_back(item);
     return;
   }
-  std::string literal;
-  SourceLoc loc = tok_.loc;
-  if (tok_.is('-')) {
-    literal = "-";
-    advance();
-  }
-  if (tok_.kind != Tok::Number) expected("an initializer value");
-  literal += tok_.text;
-  advance();
-  Operand op;
-  if (looksLikeFloat(literal) ? !readFloatLiteral(literal, op) : !readIntLiteral(literal, op))
-    fail(loc, "malformed number '" + literal + "'");
+  if (!startsConstant()) expected("an initializer value");
+  Operand op = parseConstant();
   item.kind = op.kind == OperandKind::Int ? InitItem::Int : op.kind == OperandKind::F32 ? InitItem::F32 : InitItem::F64;
   item.flags = op.flags;
   item.format = op.format;
@@ -747,6 +768,23 @@ void Parser::parseSelector(Operand &op) {
       return;
     }
   }
+  // SIMD video masks: .b3210, .b10, .h10 ...
+  std::string_view t = tok_.text;
+  if (t.size() >= 4 && t.size() <= 6 && (t[1] == 'b' || t[1] == 'h') && op.kind == OperandKind::Register) {
+    char maxDigit = t[1] == 'b' ? '7' : '1';
+    int64_t packed = 0;
+    bool ok = true;
+    for (size_t i = 2; i < t.size(); ++i) {
+      if (t[i] < '0' || t[i] > maxDigit) ok = false;
+      packed = packed << 4 | (t[i] - '0');
+    }
+    if (ok) {
+      op.selector = t[1] == 'b' ? Selector::ByteMask : Selector::HalfMask;
+      op.value = packed | static_cast<int64_t>(t.size() - 2) << 32;
+      advance();
+      return;
+    }
+  }
   fail(tok_.loc, "unknown operand selector '" + std::string(tok_.text) + "'");
 }
 
@@ -788,6 +826,115 @@ Operand Parser::parseNameOperand(FunctionBuilder &fb, std::string_view name, Sou
   return op;
 }
 
+std::string_view Parser::currentOperator(unsigned &tokens) {
+  tokens = 1;
+  if (tok_.kind == Tok::Ident && tok_.text == "%") return "%";
+  if (tok_.kind != Tok::Punct) return {};
+  char c = tok_.text[0];
+  const Token &next = lex_.peek();
+  bool adjacent = next.kind == Tok::Punct && !next.spaceBefore;
+  char n = adjacent ? next.text[0] : 0;
+  auto two = [&](std::string_view op) {
+    tokens = 2;
+    return op;
+  };
+  switch (c) {
+  case '<': return n == '<' ? two("<<") : n == '=' ? two("<=") : "<";
+  case '>': return n == '>' ? two(">>") : n == '=' ? two(">=") : ">";
+  case '=': return n == '=' ? two("==") : std::string_view{};
+  case '!': return n == '=' ? two("!=") : std::string_view{};
+  case '&': return n == '&' ? two("&&") : "&";
+  case '|': return n == '|' ? two("||") : "|";
+  case '+': return "+";
+  case '-': return "-";
+  case '*': return "*";
+  case '/': return "/";
+  case '^': return "^";
+  default: return {};
+  }
+}
+
+Parser::Term Parser::parseConstUnary(unsigned depth) {
+  if (depth > kMaxNesting) fail(tok_.loc, "constant expression nested too deeply");
+  SourceLoc loc = tok_.loc;
+  Term t;
+  if (tok_.is('-') && lex_.peek().kind == Tok::Number) {
+    // A negative literal stays a literal (written as it was).
+    advance();
+    std::string literal = "-" + std::string(tok_.text);
+    advance();
+    if (looksLikeFloat(literal) ? !readFloatLiteral(literal, t.literal) : !readIntLiteral(literal, t.literal))
+      fail(loc, "malformed number '" + literal + "'");
+  } else if (tok_.is('-') || tok_.is('~') || tok_.is('!') || tok_.is('+')) {
+    char op = tok_.text[0];
+    advance();
+    Term inner = parseConstUnary(depth + 1);
+    if (!inner.compound && inner.literal.kind != OperandKind::Int)
+      fail(loc, "constant expressions take integers only");
+    t.compound = true;
+    evalConstUnary(op, inner.value, t.value);
+    return t;
+  } else if (tok_.is('(')) {
+    advance();
+    t = parseConstExpr(0, depth + 1);
+    expectPunct(')');
+    t.compound = true;
+    return t;
+  } else if (tok_.kind == Tok::Number) {
+    std::string_view text = tok_.text;
+    advance();
+    if (looksLikeFloat(text) ? !readFloatLiteral(text, t.literal) : !readIntLiteral(text, t.literal))
+      fail(loc, "malformed number '" + std::string(text) + "'");
+  } else {
+    expected("a constant");
+  }
+  t.value = {t.literal.value, (t.literal.flags & opflag::UnsignedSuffix) != 0};
+  return t;
+}
+
+Parser::Term Parser::parseConstExpr(int minPrecedence, unsigned depth) {
+  if (depth > kMaxNesting) fail(tok_.loc, "constant expression nested too deeply");
+  Term lhs = parseConstUnary(depth + 1);
+  for (;;) {
+    if (tok_.is('?') && minPrecedence == 0) {
+      // cond ? a : b, the loosest operator.
+      SourceLoc loc = tok_.loc;
+      advance();
+      Term a = parseConstExpr(0, depth + 1);
+      expectPunct(':');
+      Term b = parseConstExpr(0, depth + 1);
+      if ((!lhs.compound && lhs.literal.kind != OperandKind::Int) ||
+          (!a.compound && a.literal.kind != OperandKind::Int) || (!b.compound && b.literal.kind != OperandKind::Int))
+        fail(loc, "constant expressions take integers only");
+      Term r;
+      r.compound = true;
+      r.value = lhs.value.value ? a.value : b.value;
+      r.value.isUnsigned = a.value.isUnsigned || b.value.isUnsigned;
+      lhs = r;
+      continue;
+    }
+    unsigned tokens;
+    std::string_view op = currentOperator(tokens);
+    int prec = op.empty() ? 0 : constBinaryPrecedence(op);
+    if (prec == 0 || prec < minPrecedence) return lhs;
+    SourceLoc loc = tok_.loc;
+    for (unsigned i = 0; i < tokens; ++i) advance();
+    Term rhs = parseConstExpr(prec + 1, depth + 1);
+    if ((!lhs.compound && lhs.literal.kind != OperandKind::Int) || (!rhs.compound && rhs.literal.kind != OperandKind::Int))
+      fail(loc, "constant expressions take integers only");
+    Term r;
+    r.compound = true;
+    std::string error;
+    if (!evalConstBinary(op, lhs.value, rhs.value, r.value, error)) fail(loc, error);
+    lhs = r;
+  }
+}
+
+Operand Parser::parseConstant() {
+  Term t = parseConstExpr(0, 0);
+  return t.compound ? constOperand(t.value) : t.literal;
+}
+
 Operand Parser::parseSimpleOperand(FunctionBuilder &fb) {
   SourceLoc loc = tok_.loc;
   if (tok_.kind == Tok::Ident) {
@@ -795,24 +942,28 @@ Operand Parser::parseSimpleOperand(FunctionBuilder &fb) {
     advance();
     return parseNameOperand(fb, name, loc);
   }
-  std::string literal;
-  if (tok_.is('-')) {
-    literal = "-";
+  if (tok_.is('-') && lex_.peek().kind == Tok::Ident) {
+    // A negated video source: -%r2.
     advance();
+    SourceLoc rloc = tok_.loc;
+    std::string_view name = tok_.text;
+    advance();
+    Operand reg = parseNameOperand(fb, name, rloc);
+    if (reg.kind != OperandKind::Register) fail(rloc, "'-' applies to registers and numbers only");
+    reg.flags |= opflag::Minus;
+    return reg;
   }
-  if (tok_.kind != Tok::Number) expected("an operand");
-  literal += tok_.text;
-  advance();
-  Operand op;
-  bool ok = looksLikeFloat(literal) ? readFloatLiteral(literal, op) : readIntLiteral(literal, op);
-  if (!ok) fail(loc, "malformed number '" + literal + "'");
+  if (!startsConstant()) expected("an operand");
+  Operand op = parseConstant();
   return op;
 }
 
 Operand Parser::parseOperand(FunctionBuilder &fb, unsigned depth) {
   if (depth > kMaxNesting) fail(tok_.loc, "operands nested too deeply");
   Operand op;
-  if (tok_.is('!')) {
+  if (startsConstant()) {
+    op = parseConstant();
+  } else if (tok_.is('!')) {
     advance();
     SourceLoc loc = tok_.loc;
     op = parseSimpleOperand(fb);

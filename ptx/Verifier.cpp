@@ -5,6 +5,7 @@
 
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 namespace ptx {
 namespace {
@@ -46,13 +47,17 @@ private:
     }
     std::unordered_map<Name, const Function *> bodies;
     for (const Function &f : m_.functions) {
+      functions_.emplace(f.name, &f);
       auto [it, inserted] = globals_.emplace(f.name, SymbolInfo{SymbolInfo::Function, Mod::None});
       if (!inserted && it->second.kind != SymbolInfo::Function)
         error(f.loc, "'" + std::string(m_.str(f.name)) + "' is already defined as a variable");
       if (f.hasBody && !bodies.emplace(f.name, &f).second)
         error(f.loc, "function '" + std::string(m_.str(f.name)) + "' has two bodies");
     }
-    for (auto &[alias, target] : m_.aliases) globals_.emplace(alias, SymbolInfo{SymbolInfo::Function, Mod::None});
+    for (auto &[alias, target] : m_.aliases) {
+      globals_.emplace(alias, SymbolInfo{SymbolInfo::Function, Mod::None});
+      if (auto fn = functions_.find(target); fn != functions_.end()) functions_.emplace(alias, fn->second);
+    }
   }
 
   void checkFunction(const Function &f) {
@@ -68,9 +73,8 @@ private:
     for (const Variable &p : f.params) locals_.emplace(p.name, SymbolInfo{SymbolInfo::Variable, p.space});
     for (const Variable &p : f.returns) locals_.emplace(p.name, SymbolInfo{SymbolInfo::Variable, p.space});
     for (const Variable &v : f.locals) locals_.emplace(v.name, SymbolInfo{SymbolInfo::Variable, v.space});
-    for (const Label &l : f.labels)
-      if (!locals_.emplace(l.name, SymbolInfo{SymbolInfo::Label, Mod::None}).second)
-        error(l.loc, "label '" + std::string(m_.str(l.name)) + "' is defined twice");
+    for (const Label &l : f.labels) locals_.emplace(l.name, SymbolInfo{SymbolInfo::Label, Mod::None});
+    collectScopes(f);
     for (const Prototype &p : f.prototypes) locals_.emplace(p.name, SymbolInfo{SymbolInfo::Prototype, Mod::None});
     for (const TargetList &t : f.targetLists) {
       locals_.emplace(t.name, SymbolInfo{t.calls ? SymbolInfo::CallTargets : SymbolInfo::BranchTargets, Mod::None});
@@ -82,7 +86,47 @@ private:
           error(t.loc, std::string(t.calls ? "call target '" : "branch target '") + std::string(m_.str(target)) +
                            "' is not a " + (t.calls ? "function" : "label"));
       }
-    for (const Instruction &in : f.instrs) checkInstruction(f, in);
+    for (size_t i = 0; i < f.instrs.size(); ++i) {
+      currentScope_ = instrScope_[i];
+      checkInstruction(f, f.instrs[i]);
+    }
+  }
+
+  /// Labels are scoped by `{ }` blocks: visible in their block (before and
+  /// after the definition) and in nested blocks, and may be shadowed there;
+  /// one block cannot define a name twice. ptxas rejects a branch to a label
+  /// of a nested block.
+  void collectScopes(const Function &f) {
+    scopes_.assign(1, Scope{});
+    instrScope_.assign(f.instrs.size(), 0);
+    uint32_t current = 0;
+    for (const Stmt &st : f.body) {
+      switch (st.kind) {
+      case StmtKind::ScopeBegin:
+        scopes_.push_back(Scope{current, {}});
+        current = uint32_t(scopes_.size() - 1);
+        break;
+      case StmtKind::ScopeEnd:
+        current = scopes_[current].parent;
+        break;
+      case StmtKind::Label: {
+        const Label &l = f.labels[st.index];
+        if (!scopes_[current].labels.insert(l.name).second)
+          error(l.loc, "label '" + std::string(m_.str(l.name)) + "' is defined twice");
+        break;
+      }
+      case StmtKind::Instruction: instrScope_[st.index] = current; break;
+      default: break;
+      }
+    }
+  }
+
+  /// Whether label `n` is visible from the instruction being checked.
+  bool labelVisible(Name n) const {
+    for (uint32_t s = currentScope_;; s = scopes_[s].parent) {
+      if (scopes_[s].labels.count(n)) return true;
+      if (s == 0) return false;
+    }
   }
 
   const SymbolInfo *find(Name n) const {
@@ -108,8 +152,85 @@ private:
         error(in.loc, describe(in) + " requires sm_" + std::to_string(form.sm) + " or later (target is sm_" +
                           std::to_string(sm) + ")");
     }
+    checkModifierOrder(in);
+    if (table.has(in.opcode, iflag::Barrier) && !checkBarrierOperands(f, in)) return;
     checkOperands(f, in, form);
-    if (table.has(in.opcode, iflag::Barrier)) checkBarrierOperands(f, in);
+    if (in.opcode == Opcode::Call) checkCall(f, in);
+  }
+
+  /// The forms match modifiers in any order, as ptxas mostly does; but
+  /// ptxas reads the mode of an integer multiply (.hi/.lo/.wide) only right
+  /// after the name: `mul.s32.lo` and `mad.sat.hi.s32` are errors.
+  void checkModifierOrder(const Instruction &in) {
+    if (in.opcode != Opcode::Mul && in.opcode != Opcode::Mad && in.opcode != Opcode::Mul24 &&
+        in.opcode != Opcode::Mad24 && in.opcode != Opcode::Madc)
+      return;
+    auto mods = in.modifiers();
+    for (size_t i = 1; i < mods.size(); ++i)
+      if (mods[i] == Mod::Hi || mods[i] == Mod::Lo || mods[i] == Mod::Wide)
+        error(in.loc, "modifier '." + std::string(spelling(mods[i])) + "' of " + describe(in) +
+                          " must come right after '" + std::string(InstrTable::get().info(in.opcode).name) + "'");
+  }
+
+  /// `call (rets), f, (args)` or `call (rets), %reg, (args), proto`: the
+  /// callee exists and the lists match its signature (the table's form is
+  /// `call *`).
+  void checkCall(const Function &f, const Instruction &in) {
+    auto ops = f.operandsOf(in);
+    size_t i = 0;
+    const Operand *rets = nullptr, *args = nullptr;
+    if (i < ops.size() && ops[i].kind == OperandKind::List) rets = &ops[i++];
+    if (i >= ops.size()) return error(in.loc, describe(in) + " names no function to call");
+    const Operand &callee = ops[i++];
+    if (i < ops.size() && ops[i].kind == OperandKind::List) args = &ops[i++];
+    const std::vector<Variable> *wantRets = nullptr, *wantArgs = nullptr;
+    std::string what;
+    if (callee.kind == OperandKind::Symbol) {
+      auto fn = functions_.find(callee.id);
+      if (fn == functions_.end())
+        return error(in.loc, "call target '" + std::string(m_.str(callee.id)) + "' is not a declared function");
+      if (fn->second->isKernel)
+        return error(in.loc, "call target '" + std::string(m_.str(callee.id)) + "' is a kernel (.entry)");
+      // ptxas needs a declaration (a prototype) before the call.
+      if (fn->second > &f)
+        error(in.loc, "function '" + std::string(m_.str(callee.id)) + "' is called before it is declared");
+      wantRets = &fn->second->returns;
+      wantArgs = &fn->second->params;
+      what = "'" + std::string(m_.str(callee.id)) + "'";
+    } else if (callee.kind == OperandKind::Register) {
+      Type t = f.registerType(callee.id);
+      if (typeClass(t) == TypeClass::Float || t == Type::Pred)
+        error(in.loc, "indirect call through '" + registerName(m_, f, callee.id) + "' needs an integer register");
+      if (i >= ops.size() || ops[i].kind != OperandKind::Symbol)
+        return error(in.loc, "indirect " + describe(in) + " needs a .callprototype or .calltargets operand");
+      const SymbolInfo *s = find(ops[i].id);
+      if (!s || (s->kind != SymbolInfo::Prototype && s->kind != SymbolInfo::CallTargets))
+        return error(in.loc, "'" + std::string(m_.str(ops[i].id)) + "' in " + describe(in) +
+                                 " is not a .callprototype or .calltargets label");
+      for (const Prototype &p : f.prototypes)
+        if (p.name == ops[i].id) {
+          wantRets = &p.returns;
+          wantArgs = &p.params;
+          what = "prototype '" + std::string(m_.str(p.name)) + "'";
+        }
+      ++i;
+    } else {
+      return error(in.loc, "call target of " + describe(in) + " must be a function or a register");
+    }
+    if (i < ops.size()) error(in.loc, describe(in) + " has " + std::to_string(ops.size() - i) + " extra operand(s)");
+    for (const Operand *list : {rets, args})
+      if (list)
+        for (const Operand &e : f.children(*list))
+          if (e.kind == OperandKind::Symbol) checkSymbol(in, e, 0);
+    if (!wantRets) return;
+    auto count = [&](const Operand *list) { return list ? size_t(list->count) : size_t(0); };
+    auto plural = [](size_t n, const char *w) { return std::to_string(n) + " " + w + (n == 1 ? "" : "s"); };
+    if (count(rets) != wantRets->size())
+      error(in.loc, describe(in) + " receives " + plural(count(rets), "return value") + ", " + what + " returns " +
+                        std::to_string(wantRets->size()));
+    if (count(args) != wantArgs->size())
+      error(in.loc, describe(in) + " passes " + plural(count(args), "argument") + ", " + what + " takes " +
+                        std::to_string(wantArgs->size()));
   }
 
   void checkOperands(const Function &f, const Instruction &in, const Form &form) {
@@ -248,6 +369,8 @@ private:
       if (const SymbolInfo *s = find(op.id);
           !s || (s->kind != SymbolInfo::Label && s->kind != SymbolInfo::BranchTargets))
         error(in.loc, "branch target '" + std::string(m_.str(op.id)) + "' is not a label of this function");
+      else if (s->kind == SymbolInfo::Label && !labelVisible(op.id))
+        error(in.loc, "label '" + std::string(m_.str(op.id)) + "' is defined in a nested block, not visible here");
       return;
     case OperandShape::Function:
       if (op.kind == OperandKind::Symbol) {
@@ -330,28 +453,30 @@ private:
   }
 
   /// Immediate barrier operands: id 0-15, thread count a positive multiple
-  /// of the warp size; arrive needs a count.
-  void checkBarrierOperands(const Function &f, const Instruction &in) {
+  /// of the warp size; arrive needs a count (false, and no other operand
+  /// check, when it has none).
+  bool checkBarrierOperands(const Function &f, const Instruction &in) {
     auto ops = f.operandsOf(in);
     std::string_view name = InstrTable::get().info(in.opcode).name;
     bool isArrive = name.ends_with(".arrive");
     bool isRed = name.ends_with(".red");
     // bar.red is (d, a{, b}, c): its id and count come one position later.
     size_t idIndex = isRed ? 1 : 0, countIndex = idIndex + 1;
-    if (ops.size() <= idIndex) return;
+    if (ops.size() <= idIndex) return true;
     const Operand &id = ops[idIndex];
     if (id.kind == OperandKind::Int && (id.value < 0 || id.value > 15))
       error(in.loc, "barrier id " + std::to_string(id.value) + " is out of range 0..15 in " + describe(in));
     bool hasCount = isRed ? ops.size() == 4 : ops.size() > countIndex;
     if (isArrive && ops.size() < 2) {
       error(in.loc, describe(in) + " needs a thread count");
-      return;
+      return false;
     }
-    if (!hasCount || ops[countIndex].kind != OperandKind::Int) return;
+    if (!hasCount || ops[countIndex].kind != OperandKind::Int) return true;
     int64_t count = ops[countIndex].value;
     if (count < 0 || count % 32 != 0 || (isArrive && count == 0))
       error(in.loc, "barrier thread count " + std::to_string(count) + " in " + describe(in) +
                         " must be a " + (isArrive ? "non-zero " : "") + "multiple of 32");
+    return true;
   }
 
   const Module &m_;
@@ -359,6 +484,14 @@ private:
   ErrorReporter errors_;
   std::unordered_map<Name, SymbolInfo> globals_;
   std::unordered_map<Name, SymbolInfo> locals_;
+  std::unordered_map<Name, const Function *> functions_;
+  struct Scope {
+    uint32_t parent = 0;
+    std::unordered_set<Name> labels;
+  };
+  std::vector<Scope> scopes_;
+  std::vector<uint32_t> instrScope_; // per instruction of the current function
+  uint32_t currentScope_ = 0;
 };
 
 } // namespace

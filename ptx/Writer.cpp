@@ -71,10 +71,14 @@ void appendLiteral(std::string &out, OperandKind kind, uint8_t flags, IntFormat 
 
 void appendOperand(std::string &out, const Module &m, const Function &f, const Operand &op) {
   if (op.negated()) out += '!';
+  if (op.flags & opflag::Minus) out += '-';
   auto appendSelector = [&] {
-    if (op.selector != Selector::None) {
-      out += '.';
-      out += spelling(op.selector);
+    if (op.selector == Selector::None) return;
+    out += '.';
+    out += spelling(op.selector);
+    if (op.selector == Selector::ByteMask || op.selector == Selector::HalfMask) {
+      unsigned digits = static_cast<unsigned>(op.value >> 32);
+      for (unsigned i = digits; i-- > 0;) out += char('0' + ((op.value >> (4 * i)) & 0xF));
     }
   };
   auto appendChildren = [&](const char *open, const char *close, const char *sep) {
@@ -232,7 +236,6 @@ void appendDebugLoc(std::string &out, const DebugLoc &d, const Module &m) {
 void appendBody(std::string &out, const Module &m, const Function &f, const WriteOptions &o) {
   out += "{\n";
   unsigned depth = 1;
-  uint32_t lastLoc = 0;
   auto indent = [&] { out.append(depth, '\t'); };
   std::vector<int> blockOfInstr;
   if (o.comments) {
@@ -244,10 +247,6 @@ void appendBody(std::string &out, const Module &m, const Function &f, const Writ
     switch (s.kind) {
     case StmtKind::Instruction: {
       const Instruction &in = f.instrs[s.index];
-      if (o.debugInfo && in.debugLoc != 0 && in.debugLoc != lastLoc) {
-        appendDebugLoc(out, f.debugLocs[in.debugLoc], m);
-        lastLoc = in.debugLoc;
-      }
       if (o.comments && blockOfInstr[s.index] >= 0) {
         const BasicBlock &b = f.blocks[blockOfInstr[s.index]];
         indent();
@@ -260,6 +259,9 @@ void appendBody(std::string &out, const Module &m, const Function &f, const Writ
       out += '\n';
       break;
     }
+    case StmtKind::DebugLoc:
+      if (o.debugInfo) appendDebugLoc(out, f.debugLocs[s.index], m);
+      break;
     case StmtKind::Label:
       out += m.str(f.labels[s.index].name);
       out += ":\n";

@@ -2,6 +2,7 @@
 // generated from kernels/*.cu into the build's corpus directory.
 #pragma once
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,9 @@ struct CorpusFile {
   std::string name; // a gtest-safe name
   std::string arch; // ptxas -arch for the file (from its name or a `// ptxas-arch:` line)
 };
+
+/// Shown by gtest instead of the object's bytes.
+inline void PrintTo(const CorpusFile &f, std::ostream *os) { *os << f.path; }
 
 /// Every corpus file, in a stable order.
 const std::vector<CorpusFile> &corpusFiles();

@@ -357,11 +357,12 @@ $L__info_string0:
   ASSERT_EQ(m->files.size(), 2u);
   EXPECT_TRUE(m->files[0].hasTimestamp);
   const Function &f = kernel(*m);
-  ASSERT_EQ(f.debugLocs.size(), 3u);
+  // Every .loc is kept, in place: ptxas needs the ones inlined_at names.
+  ASSERT_EQ(f.debugLocs.size(), 4u);
   EXPECT_EQ(f.instrs[0].debugLoc, 1u);
-  EXPECT_EQ(f.instrs[1].debugLoc, 2u);
-  EXPECT_EQ(f.instrs[2].debugLoc, 2u);
-  EXPECT_EQ(f.debugLocs[2].inlinedLine, 20u);
+  EXPECT_EQ(f.instrs[1].debugLoc, 3u);
+  EXPECT_EQ(f.instrs[2].debugLoc, 3u);
+  EXPECT_EQ(f.debugLocs[3].inlinedLine, 20u);
   ASSERT_EQ(m->sections.size(), 1u);
   EXPECT_EQ(m->sections[0].name, ".debug_str");
   EXPECT_EQ(m->sections[0].text, "$L__info_string0:\n.b8 95,0");

@@ -1,0 +1,151 @@
+// The verifier through the C++ API: each test parses a small module, verifies
+// it and checks the diagnostics' kind, line and message. The same cases (and
+// more) run from the command line in tests/lit/verify/.
+#include "ptx/Parser.h"
+#include "ptx/Verifier.h"
+
+#include <gtest/gtest.h>
+
+using namespace ptx;
+
+namespace {
+
+/// A module for sm_80 / PTX 8.0 whose kernel body holds `statements`, one
+/// per line starting at line 7.
+std::string kernel(const std::string &statements, const std::string &header = ".version 8.0\n.target sm_80\n") {
+  return header + ".address_size 64\n.global .u32 g;\n.visible .entry k()\n{\n" + statements + "\n}\n";
+}
+
+/// Parses (expecting no parse error) and verifies; the verifier's result.
+bool verify(const std::string &text, DiagnosticList &diags) {
+  auto m = parseModule(text, "test.ptx", diags);
+  EXPECT_FALSE(diags.hasErrors()) << diags.renderText();
+  return verifyModule(*m, diags);
+}
+
+const Diagnostic &only(const DiagnosticList &diags) {
+  EXPECT_EQ(diags.all().size(), 1u) << diags.renderText();
+  return diags.all().front();
+}
+
+TEST(Verifier, AcceptsValidModule) {
+  DiagnosticList diags;
+  EXPECT_TRUE(verify(kernel(".reg .b32 %r<3>;\n"
+                            "ld.global.u8 %r1, [g];\n"
+                            "add.f32 %r2, %r1, %r1;\n"
+                            "bar.sync 15, 1024;\n"
+                            "bar.arrive 1, 32;\n"
+                            "ret;"),
+                     diags));
+  EXPECT_TRUE(diags.all().empty()) << diags.renderText();
+}
+
+TEST(Verifier, BarrierIdOutOfRange) {
+  DiagnosticList diags;
+  EXPECT_FALSE(verify(kernel("bar.sync 16;\nret;"), diags));
+  const Diagnostic &d = only(diags);
+  EXPECT_EQ(d.kind, DiagKind::VerifyError);
+  EXPECT_EQ(d.severity, Severity::Error);
+  EXPECT_EQ(d.loc.line, 7u);
+  EXPECT_EQ(d.loc.column, 1u);
+  EXPECT_EQ(d.message, "barrier id 16 is out of range 0..15 in 'bar.sync'");
+  EXPECT_EQ(d.sourceLine, "bar.sync 16;");
+}
+
+TEST(Verifier, BarrierCounts) {
+  DiagnosticList diags;
+  EXPECT_FALSE(verify(kernel("bar.sync 1, 48;\nbar.arrive 2;\nbar.arrive 3, 0;\nret;"), diags));
+  ASSERT_EQ(diags.all().size(), 3u) << diags.renderText();
+  EXPECT_EQ(diags.all()[0].loc.line, 7u);
+  EXPECT_EQ(diags.all()[0].message, "barrier thread count 48 in 'bar.sync' must be a multiple of 32");
+  EXPECT_EQ(diags.all()[1].loc.line, 8u);
+  EXPECT_EQ(diags.all()[1].message, "'bar.arrive' needs a thread count");
+  EXPECT_EQ(diags.all()[2].loc.line, 9u);
+  EXPECT_EQ(diags.all()[2].message, "barrier thread count 0 in 'bar.arrive' must be a non-zero multiple of 32");
+}
+
+TEST(Verifier, RegisterTypeAndShape) {
+  DiagnosticList diags;
+  EXPECT_FALSE(verify(kernel(".reg .b16 %h<3>;\n.reg .b32 %r<3>;\n"
+                             "add.f32 %r0, %h1, %r2;\n"
+                             "setp.eq.u32 %r0, %r1, 2;\n"
+                             "mov.u32 5, %r1;\n"
+                             "ret;"),
+                      diags));
+  ASSERT_EQ(diags.all().size(), 3u) << diags.renderText();
+  EXPECT_EQ(diags.all()[0].loc.line, 9u);
+  EXPECT_EQ(diags.all()[0].message, "operand 2 of 'add.f32': register '%h1' has type .b16, expected .f32");
+  EXPECT_EQ(diags.all()[1].loc.line, 10u);
+  EXPECT_EQ(diags.all()[1].message, "operand 1 of 'setp.eq.u32' must be a .pred register");
+  EXPECT_EQ(diags.all()[2].loc.line, 11u);
+  EXPECT_EQ(diags.all()[2].message, "operand 1 of 'mov.u32' must be a register");
+}
+
+TEST(Verifier, NamesAndSpaces) {
+  DiagnosticList diags;
+  EXPECT_FALSE(verify(kernel(".reg .b32 %r<2>;\n"
+                             "ld.shared.u32 %r1, [g];\n"
+                             "ld.global.u32 %r1, [nosuch];\n"
+                             "bra.uni NOWHERE;\n"
+                             "call.uni helper, ();\n"
+                             "ret;"),
+                      diags));
+  ASSERT_EQ(diags.all().size(), 4u) << diags.renderText();
+  EXPECT_EQ(diags.all()[0].message, "operand 2 of 'ld.shared.u32': 'g' is in .global, not .shared");
+  EXPECT_EQ(diags.all()[1].message, "undefined symbol 'nosuch' in 'ld.global.u32'");
+  EXPECT_EQ(diags.all()[2].message, "branch target 'NOWHERE' is not a label of this function");
+  EXPECT_EQ(diags.all()[3].message, "call target 'helper' is not a declared function");
+  EXPECT_EQ(diags.all()[3].loc.line, 11u);
+}
+
+TEST(Verifier, LabelsAreScopedByBlocks) {
+  DiagnosticList diags;
+  // Shadowing in a nested block is fine; a second L in one block is not, and
+  // the outer block cannot see the nested block's M.
+  EXPECT_FALSE(verify(kernel("L:\n{\nL:\nbra.uni L;\nM:\n}\nL:\nbra.uni M;\nret;"), diags));
+  ASSERT_EQ(diags.all().size(), 2u) << diags.renderText();
+  EXPECT_EQ(diags.all()[0].loc.line, 13u);
+  EXPECT_EQ(diags.all()[0].message, "label 'L' is defined twice");
+  EXPECT_EQ(diags.all()[1].loc.line, 14u);
+  EXPECT_EQ(diags.all()[1].message, "label 'M' is defined in a nested block, not visible here");
+}
+
+TEST(Verifier, Availability) {
+  DiagnosticList diags;
+  EXPECT_FALSE(verify(kernel(".reg .b32 %r<2>;\nredux.sync.add.u32 %r1, %r0, 0xffffffff;\nret;",
+                             ".version 7.0\n.target sm_75\n"),
+                      diags));
+  EXPECT_EQ(only(diags).message, "'redux.sync.add.u32' requires sm_80 or later (target is sm_75)");
+  // Switched off, the same module verifies.
+  DiagnosticList quiet;
+  auto m = parseModule(kernel(".reg .b32 %r<2>;\nredux.sync.add.u32 %r1, %r0, 0xffffffff;\nret;",
+                              ".version 7.0\n.target sm_75\n"),
+                       "test.ptx", quiet);
+  VerifyOptions options;
+  options.checkAvailability = false;
+  EXPECT_TRUE(verifyModule(*m, quiet, options)) << quiet.renderText();
+}
+
+TEST(Verifier, MissingHeader) {
+  DiagnosticList diags;
+  EXPECT_FALSE(verify(kernel("ret;", ""), diags));
+  ASSERT_EQ(diags.all().size(), 2u) << diags.renderText();
+  EXPECT_EQ(diags.all()[0].message, "missing .version directive");
+  EXPECT_EQ(diags.all()[0].loc.line, 1u);
+  EXPECT_EQ(diags.all()[1].message, "missing .target directive");
+}
+
+TEST(Verifier, RendersKindInTextAndJson) {
+  DiagnosticList diags;
+  EXPECT_FALSE(verify(kernel("bar.arrive 1, 0;\nret;"), diags));
+  const Diagnostic &d = only(diags);
+  std::string json = d.renderJson();
+  EXPECT_NE(json.find("\"verify-error\""), std::string::npos) << json;
+  EXPECT_NE(json.find("non-zero multiple of 32"), std::string::npos) << json;
+  EXPECT_NE(diags.renderJson().find("\"verify-error\""), std::string::npos);
+  std::string text = d.renderText();
+  EXPECT_EQ(text.rfind("test.ptx:7:1: error: ", 0), 0u) << text;
+  EXPECT_NE(text.find("[verify-error]"), std::string::npos) << text;
+}
+
+} // namespace

@@ -113,7 +113,10 @@ std::string describeSet(const antlr4::dfa::Vocabulary &vocab, const antlr4::misc
 /// What a rule is about, for "unexpected X in Y" messages.
 std::string_view ruleDescription(size_t rule) {
   switch (rule) {
+  case P::RuleModule:
   case P::RuleModuleItem: return "a directive such as .version, .entry, .func or a variable";
+  case P::RuleFunctionBody:
+  case P::RuleScope: return "an instruction, label, declaration or '}'";
   case P::RuleFunctionDefinition: return "a function header";
   case P::RuleParameter: return "a parameter declaration (.param or .reg)";
   case P::RuleFunctionAttribute:
@@ -146,9 +149,14 @@ protected:
   }
   void reportInputMismatch(antlr4::Parser *recognizer, const antlr4::InputMismatchException &e) override {
     Token *t = e.getOffendingToken();
-    std::string message = "expected " + describeSet(recognizer->getVocabulary(), e.getExpectedTokens()) +
-                          ", found " + describeToken(t);
+    std::string message = "expected " + describeExpected(recognizer, e.getExpectedTokens()) + ", found " + describeToken(t);
     recognizer->notifyErrorListeners(t, message, std::make_exception_ptr(e));
+  }
+  /// A short list of tokens as such; a long one by what the rule reads.
+  static std::string describeExpected(antlr4::Parser *recognizer, const antlr4::misc::IntervalSet &set) {
+    std::string_view what = ruleDescription(recognizer->getContext()->getRuleIndex());
+    if (set.size() > 3 && !what.empty()) return std::string(what);
+    return describeSet(recognizer->getVocabulary(), set);
   }
   void reportFailedPredicate(antlr4::Parser *recognizer, const antlr4::FailedPredicateException &e) override {
     recognizer->notifyErrorListeners(e.getOffendingToken(), "unexpected " + describeToken(e.getOffendingToken()),
@@ -158,16 +166,14 @@ protected:
     if (inErrorRecoveryMode(recognizer)) return;
     beginErrorCondition(recognizer);
     Token *t = recognizer->getCurrentToken();
-    std::string message = "expected " + describeSet(recognizer->getVocabulary(), getExpectedTokens(recognizer)) +
-                          ", found " + describeToken(t);
+    std::string message = "expected " + describeExpected(recognizer, getExpectedTokens(recognizer)) + ", found " + describeToken(t);
     recognizer->notifyErrorListeners(t, message, nullptr);
   }
   void reportMissingToken(antlr4::Parser *recognizer) override {
     if (inErrorRecoveryMode(recognizer)) return;
     beginErrorCondition(recognizer);
     Token *t = recognizer->getCurrentToken();
-    std::string message = "expected " + describeSet(recognizer->getVocabulary(), getExpectedTokens(recognizer)) +
-                          ", found " + describeToken(t);
+    std::string message = "expected " + describeExpected(recognizer, getExpectedTokens(recognizer)) + ", found " + describeToken(t);
     recognizer->notifyErrorListeners(t, message, nullptr);
   }
 };
@@ -179,23 +185,27 @@ public:
   explicit ErrorListener(ErrorReporter &errors) : errors_(errors) {}
   void syntaxError(antlr4::Recognizer *, Token *, size_t line, size_t charPositionInLine, const std::string &msg,
                    std::exception_ptr) override {
-    ++count_;
-    if (errors_.errorCount() >= kMaxErrors) return;
-    errors_.error({static_cast<uint32_t>(line), static_cast<uint32_t>(charPositionInLine + 1)}, msg);
+    SourceLoc loc{static_cast<uint32_t>(line), static_cast<uint32_t>(charPositionInLine + 1)};
+    locs_.push_back(loc);
+    errors_.error(loc, msg);
   }
-  size_t count() const { return count_; }
+  /// Where the syntax errors are, in the order found (which is source order).
+  const std::vector<SourceLoc> &locations() const { return locs_; }
 
 private:
   ErrorReporter &errors_;
-  size_t count_ = 0;
+  std::vector<SourceLoc> locs_;
 };
 
 /// True when `tree` holds a syntax error (an error node or a rule that
 /// failed): such a statement is skipped, as the fast front end skips it.
+/// Function bodies and nested scopes are not looked into: their statements
+/// are checked one by one.
 bool hasSyntaxError(ParseTree *tree) {
   if (dynamic_cast<antlr4::tree::ErrorNode *>(tree)) return true;
   if (auto *rule = dynamic_cast<antlr4::ParserRuleContext *>(tree)) {
     if (rule->exception) return true;
+    if (dynamic_cast<P::FunctionBodyContext *>(rule) || dynamic_cast<P::ScopeContext *>(rule)) return false;
     for (ParseTree *child : rule->children)
       if (hasSyntaxError(child)) return true;
   }
@@ -223,12 +233,12 @@ Mod spaceOf(std::string_view d) {
 
 class Builder : public ptx_antlr::PTXBaseVisitor {
 public:
-  Builder(Module &m, ErrorReporter &errors, antlr4::CommonTokenStream &tokens)
-      : m_(m), errors_(errors), tokens_(tokens) {}
+  Builder(Module &m, ErrorReporter &errors, antlr4::CommonTokenStream &tokens, const std::vector<SourceLoc> &syntaxErrors)
+      : m_(m), errors_(errors), tokens_(tokens), syntaxErrors_(syntaxErrors), errorsBefore_(errors.errorCount()) {}
 
   antlrcpp::Any visitModule(P::ModuleContext *ctx) override {
     for (P::ModuleItemContext *item : ctx->moduleItem()) {
-      if (errors_.errorCount() >= kMaxErrors) break;
+      if (tooManyErrors(item->getStart())) break;
       if (hasSyntaxError(item)) continue;
       try {
         visitChildren(item);
@@ -371,6 +381,16 @@ public:
 
 private:
   // ---- Helpers ----
+
+  /// The fast front end stops after kMaxErrors errors; so does this one,
+  /// counting the syntax errors before `at` and the semantic errors so far.
+  bool tooManyErrors(Token *at) {
+    SourceLoc here = locOf(at);
+    auto before = [](SourceLoc a, SourceLoc b) { return std::pair(a.line, a.column) < std::pair(b.line, b.column); };
+    size_t syntax = std::lower_bound(syntaxErrors_.begin(), syntaxErrors_.end(), here, before) - syntaxErrors_.begin();
+    size_t semantic = errors_.errorCount() - errorsBefore_;
+    return syntax + semantic >= kMaxErrors;
+  }
 
   [[noreturn]] void fail(SourceLoc loc, std::string message) {
     errors_.error(loc, std::move(message));
@@ -597,9 +617,9 @@ private:
 
   void statements(const std::vector<P::StatementContext *> &list) {
     for (P::StatementContext *s : list) {
-      if (errors_.errorCount() >= kMaxErrors) return;
-      if (hasSyntaxError(s)) continue;
-      if (P::ScopeContext *scope = s->scope()) {
+      if (tooManyErrors(s->getStart())) return;
+      if (s->exception) continue;
+      if (P::ScopeContext *scope = s->scope(); scope && !scope->exception) {
         if (fb_->scopeDepth() > kMaxNesting) {
           errors_.error(locOf(scope->getStart()), "scopes nested too deeply");
           continue;
@@ -609,6 +629,7 @@ private:
         fb_->closeScope();
         continue;
       }
+      if (hasSyntaxError(s)) continue;
       try {
         statement(s);
       } catch (const Abandon &) {
@@ -924,6 +945,8 @@ private:
   Module &m_;
   ErrorReporter &errors_;
   antlr4::CommonTokenStream &tokens_;
+  const std::vector<SourceLoc> &syntaxErrors_;
+  size_t errorsBefore_; // syntax errors, reported before the visit
   FunctionBuilder *fb_ = nullptr;
 };
 
@@ -975,7 +998,7 @@ std::unique_ptr<Module> parseModuleAntlr(std::string source, std::string fileNam
       parser.addErrorListener(&listener);
       parser.setErrorHandler(std::make_shared<ErrorStrategy>());
       P::ModuleContext *tree = parser.module();
-      Builder builder(*m, errors, tokens);
+      Builder builder(*m, errors, tokens, listener.locations());
       builder.visitModule(tree);
     }
   } catch (const std::exception &e) {
