@@ -79,9 +79,9 @@ bool readIntLiteral(std::string_view text, Operand &out) {
     op.flags |= opflag::UnsignedSuffix;
     text.remove_suffix(1);
   }
-  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) op.format = IntFormat::Hex;
-  else if (text.size() > 2 && text[0] == '0' && (text[1] == 'b' || text[1] == 'B')) op.format = IntFormat::Binary;
-  else if (text.size() > 1 && text[0] == '0') op.format = IntFormat::Octal;
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) op.setFormat(IntFormat::Hex);
+  else if (text.size() > 2 && text[0] == '0' && (text[1] == 'b' || text[1] == 'B')) op.setFormat(IntFormat::Binary);
+  else if (text.size() > 1 && text[0] == '0') op.setFormat(IntFormat::Octal);
   uint64_t magnitude;
   if (!readUnsigned(text, magnitude)) return false;
   op.value = static_cast<int64_t>((op.flags & opflag::NegativeLiteral) ? 0 - magnitude : magnitude);
@@ -109,8 +109,14 @@ bool readFloatLiteral(std::string_view text, Operand &out) {
     std::string_view digits = text.substr(2);
     if (digits.size() != (isF32 ? 8u : 16u)) return false;
     uint64_t bits = 0;
-    std::string hex = "0x" + std::string(digits);
-    if (!readUnsigned(hex, bits)) return false;
+    for (char c : digits) {
+      unsigned d;
+      if (c >= '0' && c <= '9') d = c - '0';
+      else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
+      else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
+      else return false;
+      bits = bits << 4 | d;
+    }
     op.kind = isF32 ? OperandKind::F32 : OperandKind::F64;
     if (negative) {
       op.flags |= opflag::NegativeLiteral;
@@ -272,8 +278,41 @@ bool resolveWithOpcode(std::string_view dotted, size_t prefix, Opcode op, Resolv
 
 } // namespace
 
+namespace {
+
+struct TransparentHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+};
+
+/// Resolutions already made on this thread: a module spells the same few
+/// hundred instructions over and over.
+struct ResolveCache {
+  static constexpr size_t kMaxEntries = 1 << 14;
+  std::unordered_map<std::string, ResolvedInstruction, TransparentHash, std::equal_to<>> entries;
+};
+
+} // namespace
+
+static bool resolveUncached(std::string_view dotted, ResolvedInstruction &out, std::string &error,
+                            size_t &errorOffset);
+
 bool resolveInstruction(std::string_view dotted, ResolvedInstruction &out, std::string &error,
                         size_t &errorOffset) {
+  thread_local ResolveCache cache;
+  auto it = cache.entries.find(dotted);
+  if (it != cache.entries.end()) {
+    out = it->second;
+    return true;
+  }
+  if (!resolveUncached(dotted, out, error, errorOffset)) return false;
+  if (cache.entries.size() >= ResolveCache::kMaxEntries) cache.entries.clear();
+  cache.entries.emplace(std::string(dotted), out);
+  return true;
+}
+
+static bool resolveUncached(std::string_view dotted, ResolvedInstruction &out, std::string &error,
+                            size_t &errorOffset) {
   const InstrTable &table = InstrTable::get();
   // Longest opcode name first; fall back to shorter names so that a modifier
   // which happens to continue an opcode name is still read as a modifier.
@@ -328,6 +367,7 @@ FunctionBuilder::FunctionBuilder(Module &module, Function &fn, ErrorReporter &er
       d.firstRegister = fn_.numRegisters++;
       d.loc = v.loc;
       scopes_.back().singles.emplace(module_.str(v.name), d.firstRegister);
+      ++singleCount_;
       fn_.regDecls.push_back(d);
     }
   };
@@ -335,15 +375,20 @@ FunctionBuilder::FunctionBuilder(Module &module, Function &fn, ErrorReporter &er
   declareParams(fn.params);
 }
 
+void FunctionBuilder::forgetPrefixes() { prefixCache_.fill({}); }
+
 void FunctionBuilder::openScope() {
+  forgetPrefixes();
   scopes_.emplace_back();
-  fn_.body.push_back({StmtKind::ScopeBegin, 0});
+  fn_.body.push_back({StmtKind::ScopeBegin, 1, 0});
 }
 
 bool FunctionBuilder::closeScope() {
   if (scopes_.size() <= 1) return false;
+  forgetPrefixes();
+  for (auto &entry : scopes_.back().singles) (void)entry, --singleCount_;
   scopes_.pop_back();
-  fn_.body.push_back({StmtKind::ScopeEnd, 0});
+  fn_.body.push_back({StmtKind::ScopeEnd, 1, 0});
   return true;
 }
 
@@ -361,6 +406,8 @@ void FunctionBuilder::declareRegisters(std::string_view name, Type type, uint8_t
     errors_.error(loc, "too many registers in one function");
     return;
   }
+  forgetPrefixes();
+  if (!isRange) ++singleCount_;
   RegisterDecl d;
   d.name = interned;
   d.type = type;
@@ -372,7 +419,7 @@ void FunctionBuilder::declareRegisters(std::string_view name, Type type, uint8_t
   fn_.numRegisters += static_cast<uint32_t>(n);
   if (isRange) scope.ranges.emplace(key, static_cast<uint32_t>(fn_.regDecls.size()));
   else scope.singles.emplace(key, d.firstRegister);
-  fn_.body.push_back({StmtKind::RegDecl, static_cast<uint32_t>(fn_.regDecls.size())});
+  fn_.body.push_back({StmtKind::RegDecl, 1, static_cast<uint32_t>(fn_.regDecls.size())});
   fn_.regDecls.push_back(d);
 }
 
@@ -382,15 +429,35 @@ std::optional<uint32_t> FunctionBuilder::findRegister(std::string_view name) con
   while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9') --digits;
   bool canBeRange = digits < name.size() && digits > 0 && (name[digits] != '0' || digits + 1 == name.size()) &&
                     name.size() - digits <= 9;
+  // Fast path: nvcc names nearly every register %r12, %rd3, %f7 from ranges
+  // declared at the top, and no single register shadows them. Remember the
+  // last few prefixes looked up (forgotten whenever declarations change).
+  if (canBeRange && singleCount_ == 0) {
+    std::string_view prefix = name.substr(0, digits);
+    for (const PrefixHit &hit : prefixCache_) {
+      if (hit.prefix != prefix) continue;
+      uint32_t index = 0;
+      for (size_t i = digits; i < name.size(); ++i) index = index * 10 + (name[i] - '0');
+      const RegisterDecl &d = fn_.regDecls[hit.decl];
+      if (index < d.count) return d.firstRegister + index;
+      break;
+    }
+  }
   for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
-    auto single = it->singles.find(name);
-    if (single != it->singles.end()) return single->second;
+    if (!it->singles.empty()) {
+      auto single = it->singles.find(name);
+      if (single != it->singles.end()) return single->second;
+    }
     if (canBeRange) {
       auto range = it->ranges.find(name.substr(0, digits));
       if (range != it->ranges.end()) {
         uint32_t index = 0;
         for (size_t i = digits; i < name.size(); ++i) index = index * 10 + (name[i] - '0');
         const RegisterDecl &d = fn_.regDecls[range->second];
+        if (singleCount_ == 0 && it == scopes_.rbegin() + 0 && scopes_.size() == 1) {
+          prefixCache_[prefixNext_] = {module_.str(d.name), range->second};
+          prefixNext_ = (prefixNext_ + 1) % prefixCache_.size();
+        }
         if (index < d.count) return d.firstRegister + index;
       }
     }
@@ -399,27 +466,27 @@ std::optional<uint32_t> FunctionBuilder::findRegister(std::string_view name) con
 }
 
 void FunctionBuilder::addLabel(std::string_view name, SourceLoc loc) {
-  fn_.body.push_back({StmtKind::Label, static_cast<uint32_t>(fn_.labels.size())});
+  fn_.body.push_back({StmtKind::Label, 1, static_cast<uint32_t>(fn_.labels.size())});
   fn_.labels.push_back({intern(name), loc});
 }
 
 void FunctionBuilder::addVariable(Variable v) {
-  fn_.body.push_back({StmtKind::Variable, static_cast<uint32_t>(fn_.locals.size())});
+  fn_.body.push_back({StmtKind::Variable, 1, static_cast<uint32_t>(fn_.locals.size())});
   fn_.locals.push_back(std::move(v));
 }
 
 void FunctionBuilder::addPragma(std::vector<std::string> args) {
-  fn_.body.push_back({StmtKind::Pragma, static_cast<uint32_t>(fn_.pragmas.size())});
+  fn_.body.push_back({StmtKind::Pragma, 1, static_cast<uint32_t>(fn_.pragmas.size())});
   fn_.pragmas.push_back(std::move(args));
 }
 
 void FunctionBuilder::addPrototype(Prototype p) {
-  fn_.body.push_back({StmtKind::Prototype, static_cast<uint32_t>(fn_.prototypes.size())});
+  fn_.body.push_back({StmtKind::Prototype, 1, static_cast<uint32_t>(fn_.prototypes.size())});
   fn_.prototypes.push_back(std::move(p));
 }
 
 void FunctionBuilder::addTargetList(TargetList t) {
-  fn_.body.push_back({StmtKind::TargetList, static_cast<uint32_t>(fn_.targetLists.size())});
+  fn_.body.push_back({StmtKind::TargetList, 1, static_cast<uint32_t>(fn_.targetLists.size())});
   fn_.targetLists.push_back(std::move(t));
 }
 
@@ -428,7 +495,7 @@ void FunctionBuilder::setDebugLoc(const DebugLoc &loc) {
   // `inlined_at` names to appear in an earlier `.loc`, even one no
   // instruction follows.
   currentDebugLoc_ = static_cast<uint32_t>(fn_.debugLocs.size());
-  fn_.body.push_back({StmtKind::DebugLoc, currentDebugLoc_});
+  fn_.body.push_back({StmtKind::DebugLoc, 1, currentDebugLoc_});
   fn_.debugLocs.push_back(loc);
 }
 
@@ -489,9 +556,11 @@ bool operandsFit(const Form &form, const Function &fn, std::span<const Operand> 
 
 void FunctionBuilder::addInstruction(const ResolvedInstruction &r, std::optional<std::pair<uint32_t, bool>> guard,
                                      uint32_t firstOperand, uint32_t numOperands, SourceLoc loc) {
-  Instruction in;
-  in.opcode = r.opcode;
-  in.form = r.form;
+  InstrDesc desc;
+  desc.opcode = r.opcode;
+  desc.form = r.form;
+  desc.numMods = r.numMods;
+  desc.mods = r.mods;
   // Several forms may accept the same modifiers (mov's pack/unpack forms):
   // the operands decide. Without a fitting form keep the first, for the
   // verifier to explain.
@@ -503,23 +572,33 @@ void FunctionBuilder::addInstruction(const ResolvedInstruction &r, std::optional
   if (!operandsFit(table.form(r.form), fn_, ops, vectorised)) {
     for (uint16_t id : table.info(r.opcode).forms) {
       if (id != r.form && table.matches(id, mods) && operandsFit(table.form(id), fn_, ops, vectorised)) {
-        in.form = id;
+        desc.form = id;
         break;
       }
     }
   }
-  in.numMods = r.numMods;
-  in.mods = r.mods;
+  if (numOperands > UINT16_MAX) {
+    errors_.error(loc, "too many operands");
+    return;
+  }
+  Instruction in;
+  in.opcode = desc.opcode;
+  in.form = desc.form;
+  in.desc = module_.internDesc(desc);
   if (guard) {
     in.hasGuard = true;
     in.guard = guard->first;
     in.guardNegated = guard->second;
   }
   in.firstOperand = firstOperand;
-  in.numOperands = numOperands;
+  in.numOperands = static_cast<uint16_t>(numOperands);
   in.debugLoc = currentDebugLoc_;
   in.loc = loc;
-  fn_.body.push_back({StmtKind::Instruction, static_cast<uint32_t>(fn_.instrs.size())});
+  uint32_t index = static_cast<uint32_t>(fn_.instrs.size());
+  if (!fn_.body.empty() && fn_.body.back().kind == StmtKind::Instruction && fn_.body.back().count < UINT16_MAX)
+    ++fn_.body.back().count;
+  else
+    fn_.body.push_back({StmtKind::Instruction, 1, index});
   fn_.instrs.push_back(in);
 }
 
@@ -536,7 +615,7 @@ void buildCFG(const Module &m, Function &fn) {
   fn.blocks.clear();
   std::unordered_map<Name, uint32_t> blockOfLabel;
   bool open = false; // the last block may still take instructions
-  for (const Stmt &s : fn.body) {
+  for (const Stmt &s : fn.statements()) {
     if (s.kind == StmtKind::Label) {
       BasicBlock b;
       b.label = s.index;
@@ -562,22 +641,27 @@ void buildCFG(const Module &m, Function &fn) {
     if (it == blockOfLabel.end()) return std::nullopt;
     return it->second;
   };
+  // Successors first, block by block; then predecessors, counted and
+  // placed in one pass over the successor lists.
+  fn.edges.clear();
+  std::vector<uint32_t> succs;
   for (uint32_t b = 0; b < fn.blocks.size(); ++b) {
     BasicBlock &block = fn.blocks[b];
+    succs.clear();
     bool fallsThrough = true;
     if (block.numInstrs) {
       const Instruction &last = fn.instrs[block.firstInstr + block.numInstrs - 1];
       uint32_t flags = table.info(last.opcode).flags;
       if (flags & iflag::Branch) {
         for (const Operand &o : fn.operandsOf(last)) {
-          if (auto t = targetOf(o)) block.succs.push_back(*t);
+          if (auto t = targetOf(o)) succs.push_back(*t);
           // brx.idx names a .branchtargets list.
           if (o.kind == OperandKind::Symbol)
             for (const TargetList &tl : fn.targetLists)
               if (tl.name == o.id && !tl.calls)
                 for (Name l : tl.targets) {
                   auto it = blockOfLabel.find(l);
-                  if (it != blockOfLabel.end()) block.succs.push_back(it->second);
+                  if (it != blockOfLabel.end()) succs.push_back(it->second);
                 }
         }
       }
@@ -585,12 +669,30 @@ void buildCFG(const Module &m, Function &fn) {
       // never falls through.
       if (flags & (iflag::Branch | iflag::NoFallthrough)) fallsThrough = last.hasGuard;
     }
-    if (fallsThrough && b + 1 < fn.blocks.size()) block.succs.push_back(b + 1);
-    std::sort(block.succs.begin(), block.succs.end());
-    block.succs.erase(std::unique(block.succs.begin(), block.succs.end()), block.succs.end());
+    if (fallsThrough && b + 1 < fn.blocks.size()) succs.push_back(b + 1);
+    std::sort(succs.begin(), succs.end());
+    succs.erase(std::unique(succs.begin(), succs.end()), succs.end());
+    block.succBegin = static_cast<uint32_t>(fn.edges.size());
+    block.numSuccs = static_cast<uint32_t>(succs.size());
+    fn.edges.insert(fn.edges.end(), succs.begin(), succs.end());
   }
-  for (uint32_t b = 0; b < fn.blocks.size(); ++b)
-    for (uint32_t s : fn.blocks[b].succs) fn.blocks[s].preds.push_back(b);
+  size_t numEdges = fn.edges.size();
+  for (const BasicBlock &block : fn.blocks)
+    for (uint32_t i = 0; i < block.numSuccs; ++i) ++fn.blocks[fn.edges[block.succBegin + i]].numPreds;
+  uint32_t next = static_cast<uint32_t>(numEdges);
+  for (BasicBlock &block : fn.blocks) {
+    block.predBegin = next;
+    next += block.numPreds;
+    block.numPreds = 0;
+  }
+  fn.edges.resize(next);
+  for (uint32_t b = 0; b < fn.blocks.size(); ++b) {
+    const BasicBlock &block = fn.blocks[b];
+    for (uint32_t i = 0; i < block.numSuccs; ++i) {
+      BasicBlock &s = fn.blocks[fn.edges[block.succBegin + i]];
+      fn.edges[s.predBegin + s.numPreds++] = b;
+    }
+  }
   (void)m;
 }
 

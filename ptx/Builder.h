@@ -128,6 +128,16 @@ private:
   ErrorReporter &errors_;
   std::vector<Scope> scopes_;
   uint32_t currentDebugLoc_ = 0;
+  // findRegister's cache of range prefixes; valid only while no single
+  // register is visible and nothing was declared since.
+  struct PrefixHit {
+    std::string_view prefix;
+    uint32_t decl = 0;
+  };
+  void forgetPrefixes();
+  mutable std::array<PrefixHit, 4> prefixCache_{};
+  mutable size_t prefixNext_ = 0;
+  size_t singleCount_ = 0;
 };
 
 /// Whether `ops` have the count and shapes `form` asks for (types are the

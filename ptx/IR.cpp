@@ -54,28 +54,43 @@ std::string_view spelling(DirectiveKind k) {
   return "";
 }
 
-bool Instruction::has(Mod m) const {
+bool InstrDesc::has(Mod m) const {
   for (unsigned i = 0; i < numMods; ++i)
     if (mods[i] == m) return true;
   return false;
 }
 
-Type Instruction::type(unsigned n) const {
+Type InstrDesc::type(unsigned n) const {
   for (unsigned i = 0; i < numMods; ++i)
     if (isTypeMod(mods[i]) && n-- == 0) return typeOfMod(mods[i]);
   return Type::None;
 }
 
-Type Instruction::lastType() const {
+Type InstrDesc::lastType() const {
   for (unsigned i = numMods; i-- > 0;)
     if (isTypeMod(mods[i])) return typeOfMod(mods[i]);
   return Type::None;
 }
 
-Mod Instruction::firstOfKind(ModKind k) const {
+Mod InstrDesc::firstOfKind(ModKind k) const {
   for (unsigned i = 0; i < numMods; ++i)
     if (modKind(mods[i]) == k) return mods[i];
   return Mod::None;
+}
+
+size_t Module::DescHash::operator()(const InstrDesc &d) const {
+  size_t h = static_cast<size_t>(d.opcode) * 1000003u ^ d.form;
+  for (unsigned i = 0; i < d.numMods; ++i) h = h * 31 + static_cast<size_t>(d.mods[i]);
+  return h;
+}
+
+uint32_t Module::internDesc(const InstrDesc &d) {
+  auto it = descIndex_.find(d);
+  if (it != descIndex_.end()) return it->second;
+  uint32_t id = static_cast<uint32_t>(descs.size());
+  descs.push_back(d);
+  descIndex_.emplace(d, id);
+  return id;
 }
 
 unsigned Module::smVersion() const {

@@ -7,6 +7,7 @@
 #include "ptx/InstrTable.h"
 #include "ptx/Types.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <deque>
@@ -90,40 +91,50 @@ enum : uint8_t {
   NegativeLiteral = 4,  // written with a leading minus
   DecimalFloat = 8,     // F64 written as a decimal literal
   Minus = 16,           // -%r: negated video source
+  FormatShift = 5,      // bits 5-6: IntFormat of an Int literal
+  FormatMask = 3 << FormatShift,
 };
 }
 
+/// One operand in 16 bytes: a function holds millions of them.
 struct Operand {
+  int64_t value = 0; // immediate bits, address offset, video mask digits; children count of composites
+  uint32_t id = 0;   // register id, special register, Name, or first child
   OperandKind kind = OperandKind::Sink;
-  uint8_t flags = 0;
-  IntFormat format = IntFormat::Decimal;
+  uint8_t flags = 0; // opflag bits
   Selector selector = Selector::None;
   AddressBase base = AddressBase::None;
-  uint32_t id = 0;    // register id, special register, Name, or first child
-  uint32_t count = 0; // number of children
-  int64_t value = 0;  // immediate bits or address offset
 
   bool isImmediate() const {
     return kind == OperandKind::Int || kind == OperandKind::F32 || kind == OperandKind::F64;
   }
+  bool isComposite() const {
+    return kind == OperandKind::AddressList || kind == OperandKind::Vector || kind == OperandKind::Pair ||
+           kind == OperandKind::List;
+  }
   bool negated() const { return flags & opflag::Negated; }
+  /// Number of children of a composite operand (vector, list, pair).
+  uint32_t count() const { return isComposite() ? static_cast<uint32_t>(value) : 0; }
+  void setCount(uint32_t n) { value = n; }
+  IntFormat format() const { return static_cast<IntFormat>((flags & opflag::FormatMask) >> opflag::FormatShift); }
+  void setFormat(IntFormat f) {
+    flags = static_cast<uint8_t>((flags & ~opflag::FormatMask) | (static_cast<unsigned>(f) << opflag::FormatShift));
+  }
 };
+static_assert(sizeof(Operand) == 16, "operands are many: keep them small");
 
 /// Most modifiers any PTX 9.0 instruction carries.
 constexpr size_t kMaxMods = 16;
 
-struct Instruction {
+/// What an instruction is, apart from its operands: the opcode, the table
+/// form it matched, and its modifiers as written. A module keeps each
+/// distinct one once (Module::descs), so instructions stay small and later
+/// stages decode each kind of instruction once.
+struct InstrDesc {
   Opcode opcode{};
   uint16_t form = 0; // InstrTable form id
   uint8_t numMods = 0;
-  bool hasGuard = false;
-  bool guardNegated = false;
   std::array<Mod, kMaxMods> mods{};
-  uint32_t guard = 0;        // predicate register id
-  uint32_t firstOperand = 0; // into Function::operands
-  uint32_t numOperands = 0;
-  uint32_t debugLoc = 0; // into Function::debugLocs; 0 = none
-  SourceLoc loc;
 
   std::span<const Mod> modifiers() const { return {mods.data(), numMods}; }
   bool has(Mod m) const;
@@ -133,7 +144,25 @@ struct Instruction {
   Type lastType() const;
   /// The first modifier of the given kind, or Mod::None.
   Mod firstOfKind(ModKind k) const;
+  bool operator==(const InstrDesc &o) const {
+    return opcode == o.opcode && form == o.form && numMods == o.numMods &&
+           std::equal(mods.begin(), mods.begin() + numMods, o.mods.begin());
+  }
 };
+
+struct Instruction {
+  Opcode opcode{};   // = desc's, kept here for the most common question
+  uint16_t form = 0; // = desc's
+  uint32_t desc = 0; // into Module::descs
+  uint32_t guard = 0;        // predicate register id, when hasGuard
+  uint32_t firstOperand = 0; // into Function::operands
+  uint16_t numOperands = 0;
+  bool hasGuard = false;
+  bool guardNegated = false;
+  uint32_t debugLoc = 0; // into Function::debugLocs; 0 = none
+  SourceLoc loc;
+};
+static_assert(sizeof(Instruction) == 32, "instructions are many: keep them small");
 
 struct RegisterDecl {
   Name name;             // the prefix for ranges: `%r` of `%r<100>`
@@ -218,18 +247,51 @@ enum class StmtKind : uint8_t {
 };
 
 /// The body of a function in written order; `index` points into the
-/// function's table for the statement's kind.
+/// function's table for the statement's kind. Consecutive instructions are
+/// stored as one run (`count` of them from `index`); Function::statements()
+/// walks the body with runs expanded, one statement per instruction.
 struct Stmt {
   StmtKind kind;
+  uint16_t count = 1;
   uint32_t index = 0;
+};
+
+/// Iterates a body with instruction runs expanded.
+class StmtRange {
+public:
+  class iterator {
+  public:
+    iterator(const Stmt *p, uint32_t offset) : p_(p), offset_(offset) {}
+    Stmt operator*() const { return {p_->kind, 1, p_->index + offset_}; }
+    iterator &operator++() {
+      if (++offset_ >= p_->count) {
+        ++p_;
+        offset_ = 0;
+      }
+      return *this;
+    }
+    bool operator==(const iterator &o) const { return p_ == o.p_ && offset_ == o.offset_; }
+
+  private:
+    const Stmt *p_;
+    uint32_t offset_;
+  };
+  StmtRange(const Stmt *begin, const Stmt *end) : begin_(begin), end_(end) {}
+  iterator begin() const { return {begin_, 0}; }
+  iterator end() const { return {end_, 0}; }
+
+private:
+  const Stmt *begin_, *end_;
 };
 
 struct BasicBlock {
   uint32_t label = UINT32_MAX; // into Function::labels; UINT32_MAX when unlabelled
   uint32_t firstInstr = 0;     // into Function::instrs
   uint32_t numInstrs = 0;
-  std::vector<uint32_t> succs;
-  std::vector<uint32_t> preds;
+  // Edges live in Function::edges: [succBegin, succBegin+numSuccs) and
+  // [predBegin, predBegin+numPreds). Read them with Function::succs/preds.
+  uint32_t succBegin = 0, numSuccs = 0;
+  uint32_t predBegin = 0, numPreds = 0;
 };
 
 struct Function {
@@ -259,11 +321,17 @@ struct Function {
   std::vector<TargetList> targetLists;
   std::vector<std::vector<std::string>> pragmas;
   std::vector<BasicBlock> blocks;
+  std::vector<uint32_t> edges;
+
+  /// The body in written order, one statement per instruction.
+  StmtRange statements() const { return {body.data(), body.data() + body.size()}; }
+  std::span<const uint32_t> succs(const BasicBlock &b) const { return {edges.data() + b.succBegin, b.numSuccs}; }
+  std::span<const uint32_t> preds(const BasicBlock &b) const { return {edges.data() + b.predBegin, b.numPreds}; }
 
   std::span<const Operand> operandsOf(const Instruction &i) const {
     return {operands.data() + i.firstOperand, i.numOperands};
   }
-  std::span<const Operand> children(const Operand &o) const { return {operands.data() + o.id, o.count}; }
+  std::span<const Operand> children(const Operand &o) const { return {operands.data() + o.id, o.count()}; }
   /// The declaration of register `reg` (ranges are not expanded: a range
   /// `%r<100000>` costs one RegisterDecl).
   const RegisterDecl &declOf(uint32_t reg) const;
@@ -307,6 +375,16 @@ struct Module {
   std::vector<std::vector<std::string>> pragmas;
   std::vector<std::pair<Name, Name>> aliases;
   NameTable names;
+  /// Every distinct instruction description, shared by all functions.
+  std::vector<InstrDesc> descs;
+  const InstrDesc &desc(const Instruction &in) const { return descs[in.desc]; }
+  /// The index of `d` in `descs`, adding it when new.
+  uint32_t internDesc(const InstrDesc &d);
+
+  struct DescHash {
+    size_t operator()(const InstrDesc &d) const;
+  };
+  std::unordered_map<InstrDesc, uint32_t, DescHash> descIndex_;
 
   /// The text the module was parsed from, kept for lazily parsed bodies and
   /// for diagnostics that quote a line.

@@ -67,7 +67,7 @@ private:
 
   void operand(const Function &f, const Operand &op, unsigned depth) {
     out_ << std::string(depth * 2, ' ') << "operand kind=" << int(op.kind) << " flags=" << int(op.flags)
-         << " format=" << int(op.format) << " selector=" << int(op.selector) << " base=" << int(op.base);
+         << " format=" << int(op.format()) << " selector=" << int(op.selector) << " base=" << int(op.base);
     switch (op.kind) {
     case OperandKind::Register: out_ << " reg=" << registerName(m_, f, op.id) << "#" << op.id; break;
     case OperandKind::Symbol: out_ << " name=" << m_.str(op.id); break;
@@ -82,7 +82,7 @@ private:
     case OperandKind::List: out_ << " first=" << op.id; break;
     default: break;
     }
-    out_ << " count=" << op.count << " value=" << op.value << "\n";
+    out_ << " count=" << op.count() << " value=" << op.value << "\n";
     if (op.kind == OperandKind::AddressList || op.kind == OperandKind::Vector || op.kind == OperandKind::Pair ||
         op.kind == OperandKind::List)
       for (const Operand &c : f.children(op)) operand(f, c, depth + 1);
@@ -104,11 +104,11 @@ private:
       return;
     }
     out_ << "  registers=" << f.numRegisters << " operands=" << f.operands.size() << "\n";
-    for (const Stmt &s : f.body) {
+    for (const Stmt &s : f.statements()) {
       switch (s.kind) {
       case StmtKind::Instruction: {
         const Instruction &in = f.instrs[s.index];
-        out_ << "  instr " << instructionName(in) << " op=" << int(in.opcode) << " form=" << in.form
+        out_ << "  instr " << instructionName(m_, in) << " op=" << int(in.opcode) << " form=" << in.form
              << " loc=" << loc(in.loc) << " dbg=" << in.debugLoc;
         if (in.hasGuard) out_ << " guard=" << (in.guardNegated ? "!" : "") << registerName(m_, f, in.guard);
         out_ << " first=" << in.firstOperand << "\n";
@@ -156,9 +156,9 @@ private:
       out_ << "  block " << b << " label="
            << (bb.label == UINT32_MAX ? std::string("-") : std::string(m_.str(f.labels[bb.label].name)))
            << " instrs=" << bb.firstInstr << "+" << bb.numInstrs << " succs=";
-      for (uint32_t s : bb.succs) out_ << s << ",";
+      for (uint32_t s : f.succs(bb)) out_ << s << ",";
       out_ << " preds=";
-      for (uint32_t p : bb.preds) out_ << p << ",";
+      for (uint32_t p : f.preds(bb)) out_ << p << ",";
       out_ << "\n";
     }
   }

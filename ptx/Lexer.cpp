@@ -1,6 +1,34 @@
 #include "ptx/Lexer.h"
 
+#include <algorithm>
+#include <array>
+#include <cstring>
+
 namespace ptx {
+
+namespace charclass {
+constexpr std::array<uint8_t, 256> makeTable() {
+  std::array<uint8_t, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    bool digit = c >= '0' && c <= '9';
+    if (alpha || c == '_' || c == '$' || c == '%') t[c] |= IdentStart;
+    if (alpha || digit || c == '_' || c == '$') t[c] |= IdentChar;
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v') t[c] |= Space;
+    if (c == '{' || c == '}' || c == '"' || c == '/' || c == '\n') t[c] |= Balanced;
+  }
+  return t;
+}
+constexpr std::array<uint8_t, 256> kTableArray = makeTable();
+const uint8_t kTable[256] = {
+#define ROW(i) kTableArray[i], kTableArray[i + 1], kTableArray[i + 2], kTableArray[i + 3], kTableArray[i + 4], \
+               kTableArray[i + 5], kTableArray[i + 6], kTableArray[i + 7]
+    ROW(0),   ROW(8),   ROW(16),  ROW(24),  ROW(32),  ROW(40),  ROW(48),  ROW(56),  ROW(64),  ROW(72),  ROW(80),
+    ROW(88),  ROW(96),  ROW(104), ROW(112), ROW(120), ROW(128), ROW(136), ROW(144), ROW(152), ROW(160), ROW(168),
+    ROW(176), ROW(184), ROW(192), ROW(200), ROW(208), ROW(216), ROW(224), ROW(232), ROW(240), ROW(248),
+#undef ROW
+};
+} // namespace charclass
 
 Lexer::Lexer(std::string_view text, SourceLoc start, size_t baseOffset)
     : text_(text), base_(baseOffset), line_(start.line), col0_(start.column) {}
@@ -157,6 +185,10 @@ bool Lexer::skipBalanced(std::string_view &inner) {
   int depth = 1;
   while (pos_ < text_.size()) {
     char c = text_[pos_];
+    if (!(charclass::kTable[static_cast<uint8_t>(c)] & charclass::Balanced)) {
+      ++pos_;
+      continue;
+    }
     if (c == '\n') {
       ++pos_;
       ++line_;

@@ -68,11 +68,14 @@ private:
   Token peeked_;
 };
 
-inline bool isIdentStart(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' || c == '%';
-}
-inline bool isIdentChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$';
-}
+/// Character classes, looked up in one table: the lexer's inner loops run
+/// on every byte of the input.
+namespace charclass {
+enum : uint8_t { IdentStart = 1, IdentChar = 2, Space = 4, Balanced = 8 /* { } " / \n */ };
+extern const uint8_t kTable[256];
+} // namespace charclass
+
+inline bool isIdentStart(char c) { return charclass::kTable[static_cast<uint8_t>(c)] & charclass::IdentStart; }
+inline bool isIdentChar(char c) { return charclass::kTable[static_cast<uint8_t>(c)] & charclass::IdentChar; }
 
 } // namespace ptx

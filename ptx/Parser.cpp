@@ -5,6 +5,7 @@
 #include "ptx/Builder.h"
 #include "ptx/Lexer.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -130,6 +131,12 @@ private:
   ErrorReporter &errors_;
   Lexer lex_;
   Token tok_;
+  // Buffers that bodies are parsed into, reused from function to function.
+  struct {
+    std::vector<Instruction> instrs;
+    std::vector<Operand> operands;
+    std::vector<Stmt> body;
+  } pool_;
   // Operand scratch per nesting depth, reused across instructions.
   std::vector<std::vector<Operand>> scratch_;
   std::vector<Operand> &scratch(unsigned depth) {
@@ -261,6 +268,8 @@ void Parser::parseTarget() {
   advance();
   do {
     m_.targets.emplace_back(expectIdent("a target such as sm_90"));
+    if (tok_.kind == Tok::Directive && !tok_.spaceBefore)
+      fail(tok_.loc, "expected ',' or a new line after the target, found '" + std::string(tok_.text) + "'");
   } while (acceptPunct(','));
   acceptPunct(';');
 }
@@ -408,7 +417,20 @@ void Parser::parseFunction(Linkage linkage, SourceLoc loc, bool lazy) {
 }
 
 void Parser::parseBody(Function &fn) {
-  // tok_ is the opening '{'.
+  // tok_ is the opening '{'. Size the tables before filling them: every
+  // statement ends in ';' and operands are separated by ',', so counting
+  // those (a vectorised scan) bounds the instruction and operand counts
+  // closely. Growing by doubling instead would cost copies and up to twice
+  // the memory at the peak.
+  // Fill the parser's reusable buffers (grown once, to the largest body)
+  // and give the function exact-size copies at the end: no growth copies,
+  // no slack left in the IR.
+  fn.instrs.swap(pool_.instrs);
+  fn.operands.swap(pool_.operands);
+  fn.body.swap(pool_.body);
+  fn.instrs.clear();
+  fn.operands.clear();
+  fn.body.clear();
   FunctionBuilder fb(m_, fn, errors_);
   advance();
   parseStatements(fb);
@@ -420,6 +442,14 @@ void Parser::parseBody(Function &fn) {
     advance();
   }
   fb.finish(end);
+  auto exact = [](auto &vec, auto &pool) {
+    std::remove_reference_t<decltype(vec)> copy(vec.begin(), vec.end());
+    pool.swap(vec);
+    vec.swap(copy);
+  };
+  exact(fn.instrs, pool_.instrs);
+  exact(fn.operands, pool_.operands);
+  exact(fn.body, pool_.body);
 }
 
 Variable Parser::parseVariable(Mod space, Linkage linkage, SourceLoc loc, bool allowUnnamed) {
@@ -549,7 +579,7 @@ void Parser::parseInitScalar(std::vector<InitItem> &out) {
   Operand op = parseConstant();
   item.kind = op.kind == OperandKind::Int ? InitItem::Int : op.kind == OperandKind::F32 ? InitItem::F32 : InitItem::F64;
   item.flags = op.flags;
-  item.format = op.format;
+  item.format = op.format();
   item.value = op.value;
   out.push_back(item);
 }
@@ -986,7 +1016,7 @@ Operand Parser::parseOperand(FunctionBuilder &fb, unsigned depth) {
     Operand pair[2] = {op, second};
     Operand p;
     p.kind = OperandKind::Pair;
-    p.count = 2;
+    p.setCount(2);
     p.id = fb.appendOperands(pair);
     return p;
   }
@@ -1005,7 +1035,7 @@ Operand Parser::parseGroup(FunctionBuilder &fb, OperandKind kind, char close, un
   expectPunct(close);
   Operand g;
   g.kind = kind;
-  g.count = static_cast<uint32_t>(scratch(depth).size());
+  g.setCount(static_cast<uint32_t>(scratch(depth).size()));
   g.id = fb.appendOperands(scratch(depth));
   return g;
 }
@@ -1039,7 +1069,7 @@ Operand Parser::parseAddress(FunctionBuilder &fb, unsigned depth) {
     expectPunct(']');
     Operand l;
     l.kind = OperandKind::AddressList;
-    l.count = static_cast<uint32_t>(scratch(depth).size());
+    l.setCount(static_cast<uint32_t>(scratch(depth).size()));
     l.id = fb.appendOperands(scratch(depth));
     return l;
   }
@@ -1104,7 +1134,7 @@ bool materializeAll(Module &m, DiagnosticList &diags) {
 }
 
 bool readFile(const std::string &path, std::string &out, DiagnosticList &diags) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) {
     Diagnostic d;
     d.kind = DiagKind::IoError;
@@ -1113,9 +1143,13 @@ bool readFile(const std::string &path, std::string &out, DiagnosticList &diags) 
     diags.add(std::move(d));
     return false;
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  out = ss.str();
+  // Read straight into the string: one copy of the file in memory.
+  std::streamoff size = in.tellg();
+  if (size < 0) size = 0;
+  out.assign(static_cast<size_t>(size), '\0');
+  in.seekg(0);
+  in.read(out.data(), size);
+  out.resize(static_cast<size_t>(in.gcount()));
   return true;
 }
 

@@ -100,7 +100,7 @@ private:
     scopes_.assign(1, Scope{});
     instrScope_.assign(f.instrs.size(), 0);
     uint32_t current = 0;
-    for (const Stmt &st : f.body) {
+    for (const Stmt &st : f.statements()) {
       switch (st.kind) {
       case StmtKind::ScopeBegin:
         scopes_.push_back(Scope{current, {}});
@@ -136,7 +136,7 @@ private:
     return g == globals_.end() ? nullptr : &g->second;
   }
 
-  std::string describe(const Instruction &in) const { return "'" + instructionName(in) + "'"; }
+  std::string describe(const Instruction &in) const { return "'" + instructionName(m_, in) + "'"; }
 
   void checkInstruction(const Function &f, const Instruction &in) {
     const InstrTable &table = InstrTable::get();
@@ -165,7 +165,7 @@ private:
     if (in.opcode != Opcode::Mul && in.opcode != Opcode::Mad && in.opcode != Opcode::Mul24 &&
         in.opcode != Opcode::Mad24 && in.opcode != Opcode::Madc)
       return;
-    auto mods = in.modifiers();
+    auto mods = m_.desc(in).modifiers();
     for (size_t i = 1; i < mods.size(); ++i)
       if (mods[i] == Mod::Hi || mods[i] == Mod::Lo || mods[i] == Mod::Wide)
         error(in.loc, "modifier '." + std::string(spelling(mods[i])) + "' of " + describe(in) +
@@ -223,7 +223,7 @@ private:
         for (const Operand &e : f.children(*list))
           if (e.kind == OperandKind::Symbol) checkSymbol(in, e, 0);
     if (!wantRets) return;
-    auto count = [&](const Operand *list) { return list ? size_t(list->count) : size_t(0); };
+    auto count = [&](const Operand *list) { return list ? size_t(list->count()) : size_t(0); };
     auto plural = [](size_t n, const char *w) { return std::to_string(n) + " " + w + (n == 1 ? "" : "s"); };
     if (count(rets) != wantRets->size())
       error(in.loc, describe(in) + " receives " + plural(count(rets), "return value") + ", " + what + " returns " +
@@ -284,8 +284,8 @@ private:
 
   Type expectedType(const Instruction &in, const OperandSpec &spec) const {
     switch (spec.type.kind) {
-    case OperandType::Instruction: return in.lastType();
-    case OperandType::Group: return in.type(spec.type.group);
+    case OperandType::Instruction: return m_.desc(in).lastType();
+    case OperandType::Group: return m_.desc(in).type(spec.type.group);
     case OperandType::Fixed: return spec.type.fixed;
     case OperandType::Any: return Type::None;
     }
@@ -398,14 +398,14 @@ private:
   void checkVector(const Function &f, const Instruction &in, const Operand &op, const OperandSpec &spec,
                    size_t index) {
     unsigned width = 0;
-    for (Mod m : in.modifiers()) {
+    for (Mod m : m_.desc(in).modifiers()) {
       if (m == Mod::V2) width = 2;
       if (m == Mod::V4) width = 4;
       if (m == Mod::V8) width = 8;
     }
-    if (width && op.count != width && in.opcode != Opcode::Mov)
+    if (width && op.count() != width && in.opcode != Opcode::Mov)
       error(in.loc, "operand " + std::to_string(index + 1) + " of " + describe(in) + " has " +
-                        std::to_string(op.count) + " elements, expected " + std::to_string(width));
+                        std::to_string(op.count()) + " elements, expected " + std::to_string(width));
     if (!width) return;
     for (const Operand &e : f.children(op))
       if (e.kind == OperandKind::Register) checkRegisterType(f, in, e.id, spec, index);
@@ -440,7 +440,7 @@ private:
       error(in.loc, "undefined symbol '" + std::string(m_.str(op.id)) + "' in " + describe(in));
       return;
     }
-    Mod space = in.firstOfKind(ModKind::Space);
+    Mod space = m_.desc(in).firstOfKind(ModKind::Space);
     const InstrTable &table = InstrTable::get();
     if (space != Mod::None && s->kind == SymbolInfo::Variable && table.has(in.opcode, iflag::Load | iflag::Store) &&
         !sameSpace(space, s->space))

@@ -103,7 +103,7 @@ void appendOperand(std::string &out, const Module &m, const Function &f, const O
     return;
   case OperandKind::Int:
   case OperandKind::F32:
-  case OperandKind::F64: appendLiteral(out, op.kind, op.flags, op.format, op.value); return;
+  case OperandKind::F64: appendLiteral(out, op.kind, op.flags, op.format(), op.value); return;
   case OperandKind::Symbol: out += m.str(op.id); return;
   case OperandKind::Address:
     out += '[';
@@ -243,7 +243,7 @@ void appendBody(std::string &out, const Module &m, const Function &f, const Writ
     for (size_t b = 0; b < f.blocks.size(); ++b)
       if (f.blocks[b].numInstrs) blockOfInstr[f.blocks[b].firstInstr] = static_cast<int>(b);
   }
-  for (const Stmt &s : f.body) {
+  for (const Stmt &s : f.statements()) {
     switch (s.kind) {
     case StmtKind::Instruction: {
       const Instruction &in = f.instrs[s.index];
@@ -251,7 +251,7 @@ void appendBody(std::string &out, const Module &m, const Function &f, const Writ
         const BasicBlock &b = f.blocks[blockOfInstr[s.index]];
         indent();
         out += "// block " + std::to_string(blockOfInstr[s.index]) + ", preds:";
-        for (uint32_t p : b.preds) out += " " + std::to_string(p);
+        for (uint32_t p : f.preds(b)) out += " " + std::to_string(p);
         out += '\n';
       }
       indent();
@@ -362,9 +362,9 @@ void appendFunction(std::string &out, const Module &m, const Function &f, const 
 
 } // namespace
 
-std::string instructionName(const Instruction &in) {
+std::string instructionName(const Module &m, const Instruction &in) {
   std::string out(InstrTable::get().info(in.opcode).name);
-  for (Mod mod : in.modifiers()) {
+  for (Mod mod : m.desc(in).modifiers()) {
     out += '.';
     out += spelling(mod);
   }
@@ -384,7 +384,7 @@ std::string writeInstruction(const Module &m, const Function &f, const Instructi
     out += registerName(m, f, in.guard);
     out += ' ';
   }
-  out += instructionName(in);
+  out += instructionName(m, in);
   auto ops = f.operandsOf(in);
   for (size_t i = 0; i < ops.size(); ++i) {
     out += i ? ", " : " \t";

@@ -22,6 +22,6 @@ std::string writeOperand(const Module &m, const Function &f, const Operand &op);
 /// One instruction as PTX text, without indentation or newline.
 std::string writeInstruction(const Module &m, const Function &f, const Instruction &in);
 /// `add.s32` etc.: the opcode and its modifiers.
-std::string instructionName(const Instruction &in);
+std::string instructionName(const Module &m, const Instruction &in);
 
 } // namespace ptx

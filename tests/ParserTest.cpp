@@ -216,9 +216,9 @@ TEST(Parser, ImmediateForms) {
   EXPECT_EQ(imm(0).value, -1);
   EXPECT_TRUE(imm(0).flags & opflag::NegativeLiteral);
   EXPECT_EQ(imm(1).value, 0xFFFFFFFF);
-  EXPECT_EQ(imm(1).format, IntFormat::Hex);
+  EXPECT_EQ(imm(1).format(), IntFormat::Hex);
   EXPECT_EQ(imm(2).value, 15);
-  EXPECT_EQ(imm(2).format, IntFormat::Octal);
+  EXPECT_EQ(imm(2).format(), IntFormat::Octal);
   EXPECT_TRUE(imm(3).flags & opflag::UnsignedSuffix);
   EXPECT_EQ(imm(4).kind, OperandKind::F32);
   EXPECT_EQ(imm(4).value, 0x3F800000);
@@ -255,7 +255,7 @@ $L1:
   EXPECT_EQ(ops(0)[1].value, 8);
   EXPECT_EQ(ops(1)[1].value, -8);
   EXPECT_EQ(ops(2)[0].kind, OperandKind::Vector);
-  EXPECT_EQ(ops(2)[0].count, 2u);
+  EXPECT_EQ(ops(2)[0].count(), 2u);
   EXPECT_EQ(ops(3)[1].kind, OperandKind::SpecialReg);
   EXPECT_EQ(ops(3)[1].selector, Selector::X);
   EXPECT_EQ(ops(4)[0].kind, OperandKind::Pair);
@@ -310,7 +310,7 @@ L1:
   for (const BasicBlock &b : f.blocks)
     if (b.numInstrs && f.instrs[b.firstInstr + b.numInstrs - 1].opcode == Opcode::BrxIdx) brx = &b;
   ASSERT_NE(brx, nullptr);
-  EXPECT_EQ(brx->succs.size(), 2u);
+  EXPECT_EQ(f.succs(*brx).size(), 2u);
 }
 
 TEST(Parser, ControlFlowGraph) {
@@ -328,11 +328,12 @@ END:
 )"));
   const Function &f = kernel(*m);
   ASSERT_EQ(f.blocks.size(), 4u);
-  EXPECT_EQ(f.blocks[0].succs, (std::vector<uint32_t>{1, 2}));
-  EXPECT_EQ(f.blocks[1].succs, (std::vector<uint32_t>{3}));
-  EXPECT_EQ(f.blocks[2].succs, (std::vector<uint32_t>{3}));
-  EXPECT_TRUE(f.blocks[3].succs.empty());
-  EXPECT_EQ(f.blocks[3].preds, (std::vector<uint32_t>{1, 2}));
+  auto vec = [](std::span<const uint32_t> s) { return std::vector<uint32_t>(s.begin(), s.end()); };
+  EXPECT_EQ(vec(f.succs(f.blocks[0])), (std::vector<uint32_t>{1, 2}));
+  EXPECT_EQ(vec(f.succs(f.blocks[1])), (std::vector<uint32_t>{3}));
+  EXPECT_EQ(vec(f.succs(f.blocks[2])), (std::vector<uint32_t>{3}));
+  EXPECT_TRUE(f.succs(f.blocks[3]).empty());
+  EXPECT_EQ(vec(f.preds(f.blocks[3])), (std::vector<uint32_t>{1, 2}));
 }
 
 TEST(Parser, DebugInformation) {

@@ -125,7 +125,13 @@ std::string_view ruleDescription(size_t rule) {
   case P::RuleInstruction: return "an instruction";
   case P::RuleOperand:
   case P::RulePrimaryOperand:
-  case P::RuleSimpleOperand: return "an operand";
+  case P::RuleListHead:
+  case P::RuleStructuredOperand: return "an operand";
+  case P::RuleConstExpr:
+  case P::RuleConstUnary:
+  case P::RuleConstAtom:
+  case P::RuleUnaryOperator:
+  case P::RuleBinaryOperator: return "a constant";
   case P::RuleBracketContent: return "an address";
   case P::RuleVariableDeclaration:
   case P::RuleVariableAttribute: return "a declaration";
@@ -145,12 +151,23 @@ protected:
     Token *t = e.getOffendingToken();
     std::string message = what.empty() ? "unexpected " + describeToken(t)
                                        : "expected " + std::string(what) + ", found " + describeToken(t);
+    // A name after a constant that is not `%`: the constant has ended.
+    size_t rule = recognizer->getContext()->getRuleIndex();
+    if ((rule == P::RuleBinaryOperator || rule == P::RuleConstExpr) && t && t->getType() == P::NAME)
+      message = "expected ',' or ';' after an operand, found " + describeToken(t);
     recognizer->notifyErrorListeners(t, message, std::make_exception_ptr(e));
   }
   void reportInputMismatch(antlr4::Parser *recognizer, const antlr4::InputMismatchException &e) override {
     Token *t = e.getOffendingToken();
     std::string message = "expected " + describeExpected(recognizer, e.getExpectedTokens()) + ", found " + describeToken(t);
+    afterOperand(recognizer, message);
     recognizer->notifyErrorListeners(t, message, std::make_exception_ptr(e));
+  }
+  /// "expected ',' or ';' after an operand", as the fast front end says.
+  static void afterOperand(antlr4::Parser *recognizer, std::string &message) {
+    static const std::string kPrefix = "expected ',' or ';', ";
+    if (recognizer->getContext()->getRuleIndex() == P::RuleInstruction && message.starts_with(kPrefix))
+      message = "expected ',' or ';' after an operand, " + message.substr(kPrefix.size());
   }
   /// A short list of tokens as such; a long one by what the rule reads.
   static std::string describeExpected(antlr4::Parser *recognizer, const antlr4::misc::IntervalSet &set) {
@@ -167,6 +184,7 @@ protected:
     beginErrorCondition(recognizer);
     Token *t = recognizer->getCurrentToken();
     std::string message = "expected " + describeExpected(recognizer, getExpectedTokens(recognizer)) + ", found " + describeToken(t);
+    afterOperand(recognizer, message);
     recognizer->notifyErrorListeners(t, message, nullptr);
   }
   void reportMissingToken(antlr4::Parser *recognizer) override {
@@ -174,6 +192,7 @@ protected:
     beginErrorCondition(recognizer);
     Token *t = recognizer->getCurrentToken();
     std::string message = "expected " + describeExpected(recognizer, getExpectedTokens(recognizer)) + ", found " + describeToken(t);
+    afterOperand(recognizer, message);
     recognizer->notifyErrorListeners(t, message, nullptr);
   }
 };
@@ -183,11 +202,16 @@ protected:
 class ErrorListener : public antlr4::BaseErrorListener {
 public:
   explicit ErrorListener(ErrorReporter &errors) : errors_(errors) {}
-  void syntaxError(antlr4::Recognizer *, Token *, size_t line, size_t charPositionInLine, const std::string &msg,
+  void syntaxError(antlr4::Recognizer *, Token *offending, size_t line, size_t charPositionInLine, const std::string &msg,
                    std::exception_ptr) override {
     SourceLoc loc{static_cast<uint32_t>(line), static_cast<uint32_t>(charPositionInLine + 1)};
     locs_.push_back(loc);
-    errors_.error(loc, msg);
+    // The fast front end's messages for what the lexer could not finish.
+    size_t type = offending ? offending->getType() : 0;
+    if (type == P::UNTERMINATED_COMMENT) errors_.error(loc, "unterminated comment: '/*' without '*/'");
+    else if (type == P::UNTERMINATED_STRING)
+      errors_.error(loc, "unterminated string: '\"' without a closing quote on the same line");
+    else errors_.error(loc, msg);
   }
   /// Where the syntax errors are, in the order found (which is source order).
   const std::vector<SourceLoc> &locations() const { return locs_; }
@@ -595,14 +619,10 @@ private:
       out.push_back(item);
       return;
     }
-    auto *literalCtx = dynamic_cast<P::LiteralInitContext *>(init);
-    std::string literal = (literalCtx->MINUS() ? "-" : "") + literalCtx->NUMBER()->getText();
-    Operand op;
-    if (looksLikeFloat(literal) ? !readFloatLiteral(literal, op) : !readIntLiteral(literal, op))
-      fail(init, "malformed number '" + literal + "'");
+    Operand op = constant(dynamic_cast<P::ConstInitContext *>(init)->constExpr());
     item.kind = op.kind == OperandKind::Int ? InitItem::Int : op.kind == OperandKind::F32 ? InitItem::F32 : InitItem::F64;
     item.flags = op.flags;
-    item.format = op.format;
+    item.format = op.format();
     item.value = op.value;
     out.push_back(item);
   }
@@ -619,6 +639,7 @@ private:
     for (P::StatementContext *s : list) {
       if (tooManyErrors(s->getStart())) return;
       if (s->exception) continue;
+      if (skipThrough_ && s->getStop() && s->getStop()->getTokenIndex() <= skipThrough_) continue;
       if (P::ScopeContext *scope = s->scope(); scope && !scope->exception) {
         if (fb_->scopeDepth() > kMaxNesting) {
           errors_.error(locOf(scope->getStart()), "scopes nested too deeply");
@@ -637,7 +658,42 @@ private:
     }
   }
 
+  /// The fast front end takes `name :` for a label only when nothing but
+  /// blanks separates the name from its colon (a comment does not count).
+  void checkLabelColon(TerminalNode *name, TerminalNode *colon) {
+    size_t from = name->getSymbol()->getStopIndex() + 1, to = colon->getSymbol()->getStartIndex();
+    std::string_view source(*m_.source);
+    for (size_t i = from; i < to && i < source.size(); ++i) {
+      char c = source[i];
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\n') continue;
+      // Read as an instruction, as the fast front end does; it then skips
+      // to the next ';' (not past a brace on a later line).
+      SourceLoc loc = locOf(name->getSymbol());
+      for (size_t t = colon->getSymbol()->getTokenIndex() + 1; t < tokens_.size(); ++t) {
+        Token *tok = tokens_.get(t);
+        size_t type = tok->getType();
+        if (type == Token::EOF) break;
+        if (tok->getChannel() != Token::DEFAULT_CHANNEL) continue;
+        if (type == P::SEMI) {
+          skipThrough_ = t;
+          break;
+        }
+        if ((type == P::LBRACE || type == P::RBRACE) && tok->getLine() != loc.line) break;
+        skipThrough_ = t;
+      }
+      ResolvedInstruction r;
+      std::string error;
+      size_t errorOffset = 0;
+      if (!resolveInstruction(name->getText(), r, error, errorOffset))
+        fail(SourceLoc{loc.line, loc.column + static_cast<uint32_t>(errorOffset)}, error);
+      fail(colon, "expected an operand, found ':'");
+    }
+  }
+
   void statement(P::StatementContext *s) {
+    if (auto *l = s->label()) checkLabelColon(l->NAME(), l->COLON());
+    else if (auto *p = s->prototypeDeclaration()) checkLabelColon(p->NAME(0), p->COLON());
+    else if (auto *t = s->targetListDeclaration()) checkLabelColon(t->NAME(0), t->COLON());
     if (auto *l = s->label()) {
       fb_->addLabel(plainName(l->NAME(), "a label"), locOf(l->getStart()));
     } else if (auto *p = s->prototypeDeclaration()) {
@@ -753,41 +809,183 @@ private:
     fb_->addInstruction(r, guard, first, static_cast<uint32_t>(ops.size()), loc);
   }
 
+  /// `a|b|c`: Pair(a, Pair(b, c)), the children appended before each pair
+  /// as the fast front end does.
   Operand operand(P::OperandContext *ctx, unsigned depth) {
-    if (depth > kMaxNesting) fail(ctx, "operands nested too deeply");
-    Operand op = primary(ctx->primaryOperand(), depth);
-    if (P::OperandContext *second = ctx->operand()) {
-      Operand pair[2] = {op, operand(second, depth + 1)};
+    return pairChain(ctx->primaryOperand(), nullptr, depth);
+  }
+
+  /// The operands of `first|rest[0]|rest[1]...` (`head` a call list's first
+  /// operand, in place of rest[0]'s primary).
+  Operand pairChain(const std::vector<P::PrimaryOperandContext *> &rest, P::StructuredOperandContext *head,
+                    unsigned depth) {
+    std::vector<Operand> items;
+    size_t n = rest.size() + (head ? 1 : 0);
+    for (size_t k = 0; k < n; ++k) {
+      antlr4::ParserRuleContext *at = head ? (k == 0 ? static_cast<antlr4::ParserRuleContext *>(head) : rest[k - 1])
+                                           : rest[k];
+      if (depth + k > kMaxNesting) fail(at, "operands nested too deeply");
+      Operand op = head && k == 0 ? structured(head, depth + k)
+                                  : primary(head ? rest[k - 1] : rest[k], depth + k);
+      items.push_back(op);
+      // A constant followed by `|` took the `|` as an operator and wants
+      // another constant.
+      P::PrimaryOperandContext *cur = head ? (k == 0 ? nullptr : rest[k - 1]) : rest[k];
+      if (k + 1 < n && isConstant(cur)) {
+        P::PrimaryOperandContext *next = head ? rest[k] : rest[k + 1];
+        fail(next, "expected a constant, found " + describeToken(next->getStart()));
+      }
+    }
+    Operand op = items.back();
+    for (size_t k = n - 1; k-- > 0;) {
+      Operand pair[2] = {items[k], op};
       Operand p;
       p.kind = OperandKind::Pair;
-      p.count = 2;
+      p.setCount(2);
       p.id = fb_->appendOperands(pair);
-      return p;
+      op = p;
     }
     return op;
   }
 
+  static bool isConstant(P::PrimaryOperandContext *ctx) {
+    return ctx && dynamic_cast<P::ConstantOperandContext *>(ctx) != nullptr;
+  }
+
   Operand primary(P::PrimaryOperandContext *ctx, unsigned depth) {
+    if (auto *c = dynamic_cast<P::ConstantOperandContext *>(ctx)) return constant(c->constExpr());
     if (auto *neg = dynamic_cast<P::NegatedOperandContext *>(ctx)) {
-      Operand op = simple(neg->simpleOperand());
-      if (op.kind != OperandKind::Register) fail(neg->simpleOperand(), "'!' applies to predicate registers only");
+      Operand op = name(neg->NAME());
+      if (op.kind != OperandKind::Register) fail(neg->NAME(), "'!' applies to predicate registers only");
       op.flags |= opflag::Negated;
       return op;
     }
-    if (auto *vec = dynamic_cast<P::VectorOperandContext *>(ctx)) return group(vec->operand(), OperandKind::Vector, depth);
-    if (auto *list = dynamic_cast<P::ListOperandContext *>(ctx)) return group(list->operand(), OperandKind::List, depth);
-    if (auto *bracket = dynamic_cast<P::BracketOperandContext *>(ctx)) return address(bracket->bracketContent(), depth);
-    return simple(dynamic_cast<P::PlainOperandContext *>(ctx)->simpleOperand());
+    if (auto *minus = dynamic_cast<P::MinusOperandContext *>(ctx)) return minusRegister(minus);
+    if (auto *list = dynamic_cast<P::ListOperandContext *>(ctx)) {
+      std::vector<Operand> children;
+      if (P::ListHeadContext *head = list->listHead()) {
+        children.push_back(pairChain(head->primaryOperand(), head->structuredOperand(), depth + 1));
+        for (P::OperandContext *o : list->operand()) children.push_back(operand(o, depth + 1));
+      }
+      return groupOf(children, OperandKind::List);
+    }
+    return structured(dynamic_cast<P::OtherOperandContext *>(ctx)->structuredOperand(), depth);
   }
 
-  Operand group(const std::vector<P::OperandContext *> &items, OperandKind kind, unsigned depth) {
-    std::vector<Operand> children;
-    for (P::OperandContext *o : items) children.push_back(operand(o, depth + 1));
+  Operand structured(P::StructuredOperandContext *ctx, unsigned depth) {
+    if (auto *n = dynamic_cast<P::NameOperandContext *>(ctx)) return name(n->NAME());
+    if (auto *vec = dynamic_cast<P::VectorOperandContext *>(ctx)) {
+      std::vector<Operand> children;
+      for (P::OperandContext *o : vec->operand()) children.push_back(operand(o, depth + 1));
+      return groupOf(children, OperandKind::Vector);
+    }
+    return address(dynamic_cast<P::BracketOperandContext *>(ctx)->bracketContent(), depth);
+  }
+
+  /// `-%r2`: a negated video source.
+  Operand minusRegister(P::MinusOperandContext *ctx) {
+    Operand reg = name(ctx->NAME());
+    if (reg.kind != OperandKind::Register) fail(ctx->NAME(), "'-' applies to registers and numbers only");
+    reg.flags |= opflag::Minus;
+    return reg;
+  }
+
+  Operand groupOf(const std::vector<Operand> &children, OperandKind kind) {
     Operand g;
     g.kind = kind;
-    g.count = static_cast<uint32_t>(children.size());
+    g.setCount(static_cast<uint32_t>(children.size()));
     g.id = fb_->appendOperands(children);
     return g;
+  }
+
+  // ---- Constant expressions, read in the fast front end's order ----
+
+  struct Term {
+    Operand literal;       // the literal, when no operator was applied
+    bool compound = false; // an operator or parentheses were involved
+    ConstValue value;
+  };
+
+  /// A lone literal stays a literal; an expression becomes its value.
+  Operand constant(P::ConstExprContext *ctx) {
+    Term t = constExpr(ctx, 0);
+    return t.compound ? constOperand(t.value) : t.literal;
+  }
+
+  static bool isInt(const Term &t) { return t.compound || t.literal.kind == OperandKind::Int; }
+
+  /// Parser::parseConstExpr(0, depth) over one constExpr.
+  Term constExpr(P::ConstExprContext *ctx, unsigned depth) {
+    if (depth > kMaxNesting) fail(ctx, "constant expression nested too deeply");
+    std::vector<P::ConstUnaryContext *> units = ctx->constUnary();
+    std::vector<P::BinaryOperatorContext *> ops = ctx->binaryOperator();
+    size_t i = 0;
+    Term lhs = climb(units, ops, i, 0, depth, true);
+    if (TerminalNode *q = ctx->QUESTION()) {
+      SourceLoc loc = locOf(q->getSymbol());
+      Term a = constExpr(ctx->constExpr(0), depth + 1);
+      Term b = constExpr(ctx->constExpr(1), depth + 1);
+      if (!isInt(lhs) || !isInt(a) || !isInt(b)) fail(loc, "constant expressions take integers only");
+      Term r;
+      r.compound = true;
+      r.value = lhs.value.value ? a.value : b.value;
+      r.value.isUnsigned = a.value.isUnsigned || b.value.isUnsigned;
+      lhs = r;
+    }
+    return lhs;
+  }
+
+  /// Precedence climbing over units[i], ops[i], units[i+1], ...
+  Term climb(const std::vector<P::ConstUnaryContext *> &units, const std::vector<P::BinaryOperatorContext *> &ops,
+             size_t &i, int minPrecedence, unsigned depth, bool checked) {
+    if (!checked && depth > kMaxNesting) fail(units[i], "constant expression nested too deeply");
+    Term lhs = unary(units[i], depth + 1);
+    for (;;) {
+      if (i >= ops.size()) return lhs;
+      std::string op = ops[i]->getText();
+      int prec = constBinaryPrecedence(op);
+      if (prec == 0) fail(ops[i], "expected ',' or ';' after an operand, found '" + op + "'");
+      if (prec < minPrecedence) return lhs;
+      SourceLoc loc = locOf(ops[i]->getStart());
+      ++i;
+      Term rhs = climb(units, ops, i, prec + 1, depth + 1, false);
+      if (!isInt(lhs) || !isInt(rhs)) fail(loc, "constant expressions take integers only");
+      Term r;
+      r.compound = true;
+      std::string error;
+      if (!evalConstBinary(op, lhs.value, rhs.value, r.value, error)) fail(loc, error);
+      lhs = r;
+    }
+  }
+
+  Term unary(P::ConstUnaryContext *ctx, unsigned depth) { return unaryFrom(ctx->unaryOperator(), 0, ctx->constAtom(), depth); }
+
+  /// Parser::parseConstUnary at unary operator `k` (or the atom).
+  Term unaryFrom(const std::vector<P::UnaryOperatorContext *> &ops, size_t k, P::ConstAtomContext *atom, unsigned depth) {
+    Token *here = k < ops.size() ? ops[k]->getStart() : atom->getStart();
+    if (depth > kMaxNesting) fail(here, "constant expression nested too deeply");
+    Term t;
+    if (k < ops.size()) {
+      char op = ops[k]->getText()[0];
+      if (op == '-' && k + 1 == ops.size() && atom->NUMBER()) {
+        // A negative literal stays a literal (written as it was).
+        t.literal = literal(here, atom->NUMBER());
+      } else {
+        Term inner = unaryFrom(ops, k + 1, atom, depth + 1);
+        if (!isInt(inner)) fail(here, "constant expressions take integers only");
+        t.compound = true;
+        evalConstUnary(op, inner.value, t.value);
+        return t;
+      }
+    } else if (P::ConstExprContext *inner = atom->constExpr()) {
+      t = constExpr(inner, depth + 1);
+      t.compound = true;
+      return t;
+    } else {
+      t.literal = literal(nullptr, atom->NUMBER());
+    }
+    t.value = {t.literal.value, (t.literal.flags & opflag::UnsignedSuffix) != 0};
+    return t;
   }
 
   Operand literal(Token *minus, TerminalNode *number) {
@@ -797,12 +995,6 @@ private:
     if (!ok) fail(minus ? locOf(minus) : locOf(number->getSymbol()), "malformed number '" + text + "'");
     return op;
   }
-
-  Operand simple(P::SimpleOperandContext *ctx) {
-    if (TerminalNode *number = ctx->NUMBER()) return literal(ctx->MINUS() ? ctx->MINUS()->getSymbol() : nullptr, number);
-    return name(ctx->NAME());
-  }
-
   static std::optional<Selector> selectorOf(std::string_view s) {
     static const std::pair<std::string_view, Selector> kSelectors[] = {
         {"x", Selector::X},   {"y", Selector::Y},   {"z", Selector::Z},   {"w", Selector::W},
@@ -815,7 +1007,22 @@ private:
     return std::nullopt;
   }
 
-  /// `%r1`, `%r1.b0`, `%tid.x`, `%envreg3`, `sym`, `_`.
+  /// SIMD video masks on registers: .b3210, .b10, .h10 (Parser::parseSelector).
+  static bool applyMask(Operand &op, std::string_view word) {
+    if (word.size() < 3 || word.size() > 5 || (word[0] != 'b' && word[0] != 'h') || op.kind != OperandKind::Register)
+      return false;
+    char maxDigit = word[0] == 'b' ? '7' : '1';
+    int64_t packed = 0;
+    for (size_t i = 1; i < word.size(); ++i) {
+      if (word[i] < '0' || word[i] > maxDigit) return false;
+      packed = packed << 4 | (word[i] - '0');
+    }
+    op.selector = word[0] == 'b' ? Selector::ByteMask : Selector::HalfMask;
+    op.value = packed | static_cast<int64_t>(word.size() - 1) << 32;
+    return true;
+  }
+
+  /// `%r1`, `%r1.b0`, `%r1.b3210`, `%tid.x`, `%envreg3`, `sym`, `_`.
   Operand name(TerminalNode *node) {
     std::string text = node->getText();
     SourceLoc loc = locOf(node->getSymbol());
@@ -829,9 +1036,16 @@ private:
       if (suffix.empty()) return;
       size_t next = suffix.find('.', 1);
       std::string_view word = suffix.substr(1, next == std::string_view::npos ? std::string_view::npos : next - 1);
-      auto sel = selectorOf(word);
-      if (!sel) fail(suffixLoc, "unknown operand selector '." + std::string(word) + "'");
-      op.selector = *sel;
+      if (!word.empty() && word[0] >= '0' && word[0] <= '9') {
+        // `.5` is a number to the fast lexer, not a selector.
+        std::string_view rest = suffix.substr(0, suffix.find(':'));
+        fail(suffixLoc, "expected ',' or ';' after an operand, found '" + std::string(rest) + "'");
+      }
+      if (auto sel = selectorOf(word)) {
+        op.selector = *sel;
+      } else if (!applyMask(op, word)) {
+        fail(suffixLoc, "unknown operand selector '." + std::string(word) + "'");
+      }
       if (next != std::string_view::npos)
         fail(SourceLoc{loc.line, suffixLoc.column + static_cast<uint32_t>(next)},
              "expected ',' or ';' after an operand, found '" + std::string(suffix.substr(next)) + "'");
@@ -881,32 +1095,30 @@ private:
   }
 
   Operand address(P::BracketContentContext *ctx, unsigned depth) {
-    if (auto *abs = dynamic_cast<P::AbsoluteAddressContext *>(ctx)) {
-      Operand first = literal(abs->MINUS() ? abs->MINUS()->getSymbol() : nullptr, abs->NUMBER());
-      if (first.kind != OperandKind::Int) fail(abs, "an address must be an integer");
-      Operand a;
-      a.kind = OperandKind::Address;
-      a.base = AddressBase::None;
-      a.value = first.value;
-      return a;
-    }
     if (auto *list = dynamic_cast<P::AddressListContext *>(ctx)) {
       std::vector<P::OperandContext *> items = list->operand();
       std::vector<Operand> children;
-      // A leading number is read as a plain literal, as the fast front end does.
-      children.push_back(leadingOperand(items[0], depth));
+      bool simple = false;
+      children.push_back(leadingOperand(items[0], depth, simple));
       for (size_t i = 1; i < items.size(); ++i) children.push_back(operand(items[i], depth + 1));
       Operand l;
       l.kind = OperandKind::AddressList;
-      l.count = static_cast<uint32_t>(children.size());
+      l.setCount(static_cast<uint32_t>(children.size()));
       l.id = fb_->appendOperands(children);
       return l;
     }
     auto *base = dynamic_cast<P::BaseAddressContext *>(ctx);
     SourceLoc loc = locOf(base->getStart());
-    Operand first = leadingOperand(base->operand(), depth);
+    bool simple = false;
+    Operand first = leadingOperand(base->operand(), depth, simple);
     Operand a;
     a.kind = OperandKind::Address;
+    if (simple && !base->sign) {
+      // [0x100], [-8], [4*64]
+      a.base = AddressBase::None;
+      a.value = first.value;
+      return a;
+    }
     if (first.kind == OperandKind::Register) {
       a.base = AddressBase::Register;
       a.id = first.id;
@@ -928,19 +1140,29 @@ private:
     return a;
   }
 
-  /// The first operand inside `[...]`: the fast front end reads a number
-  /// there as a lone literal (no pair, no selector).
-  Operand leadingOperand(P::OperandContext *ctx, unsigned depth) {
-    auto *plain = dynamic_cast<P::PlainOperandContext *>(ctx->primaryOperand());
-    if (plain && plain->simpleOperand()->NUMBER()) {
-      P::SimpleOperandContext *s = plain->simpleOperand();
-      Operand op = literal(s->MINUS() ? s->MINUS()->getSymbol() : nullptr, s->NUMBER());
-      if (op.kind != OperandKind::Int) fail(s, "an address must be an integer");
-      if (ctx->operand()) fail(ctx, "an address is [register], [symbol] or [number], optionally + offset");
-      return op;
+  /// The first operand inside `[...]`. Starting with a number or `-`, the
+  /// fast front end reads one simple operand (a constant, or `-%r`) that
+  /// must be an integer (`simple` is then set); anything else is a full
+  /// operand.
+  Operand leadingOperand(P::OperandContext *ctx, unsigned depth, bool &simple) {
+    size_t type = ctx->getStart()->getType();
+    if (type != P::NUMBER && type != P::MINUS) return operand(ctx, depth + 1);
+    simple = true;
+    SourceLoc loc = locOf(ctx->getStart());
+    std::vector<P::PrimaryOperandContext *> prims = ctx->primaryOperand();
+    Operand op;
+    if (auto *minus = dynamic_cast<P::MinusOperandContext *>(prims[0])) {
+      op = minusRegister(minus);
+    } else if (auto *c = dynamic_cast<P::ConstantOperandContext *>(prims[0])) {
+      op = constant(c->constExpr());
+      if (prims.size() > 1) fail(prims[1], "expected a constant, found " + describeToken(prims[1]->getStart()));
+    } else {
+      fail(loc, "expected an operand, found " + describeToken(ctx->getStart()));
     }
-    return operand(ctx, depth + 1);
+    if (op.kind != OperandKind::Int) fail(loc, "an address must be an integer");
+    return op;
   }
+
 
   Module &m_;
   ErrorReporter &errors_;
@@ -948,6 +1170,7 @@ private:
   const std::vector<SourceLoc> &syntaxErrors_;
   size_t errorsBefore_; // syntax errors, reported before the visit
   FunctionBuilder *fb_ = nullptr;
+  size_t skipThrough_ = 0; // statements up to this token were skipped by an error
 };
 
 /// The deepest nesting of brackets in the token stream; ANTLR's recursive
@@ -955,12 +1178,18 @@ private:
 /// goes too deep, or nullptr.
 Token *tooDeep(antlr4::CommonTokenStream &tokens) {
   unsigned depth = 0;
+  // `a ? b : c ? d : e` nests to the right: count the `?` of a statement.
+  unsigned questions = 0;
   for (Token *t : tokens.getTokens()) {
     switch (t->getType()) {
+    case P::QUESTION:
+      if (depth + ++questions > kMaxTokenNesting) return t;
+      break;
+    case P::SEMI: questions = 0; break;
     case P::LBRACE:
     case P::LPAREN:
     case P::LBRACKET:
-      if (++depth > kMaxTokenNesting) return t;
+      if (++depth + questions > kMaxTokenNesting) return t;
       break;
     case P::RBRACE:
     case P::RPAREN:

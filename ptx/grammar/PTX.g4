@@ -216,7 +216,7 @@ arrayDimension
 initializer
     : '{' (fieldInitializer (',' fieldInitializer)*)? '}'    # fieldInit
     | '{' (initializer (',' initializer)*)? '}'              # listInit
-    | '-'? NUMBER                                             # literalInit
+    | constExpr                                               # constInit
     | NAME '(' NAME ')' (sign=('+' | '-') NUMBER)?             # genericInit
     | NAME (sign=('+' | '-') NUMBER)?                          # symbolInit
     ;
@@ -229,30 +229,68 @@ fieldInitializer
 // Operands
 // ============================================================================
 
-// `a|b` pairs bind loosest: %r1|%p1.
+// `a|b` pairs bind loosest: %r1|%p1 (a|b|c nests to the right). A loop, not
+// recursion, so that long chains cannot exhaust the stack.
 operand
-    : primaryOperand ('|' operand)?
+    : primaryOperand ('|' primaryOperand)*
     ;
 
+// A constant expression starts with a number, `(`, `-`, `~`, `!` or `+`,
+// exactly where the fast front end starts one: `-%r2` is a negated video
+// source, `!%p` a negated predicate, and `(` before anything else a call
+// list.
 primaryOperand
-    : '!' simpleOperand                # negatedOperand
-    | '[' bracketContent ']'           # bracketOperand
-    | '{' (operand (',' operand)*)? '}' # vectorOperand
-    | '(' (operand (',' operand)*)? ')' # listOperand
-    | simpleOperand                    # plainOperand
+    : constExpr                                      # constantOperand
+    | '!' NAME                                       # negatedOperand
+    | '-' NAME                                       # minusOperand
+    | '(' (listHead (',' operand)*)? ')'             # listOperand
+    | structuredOperand                              # otherOperand
     ;
 
-// %r1, %tid.x, %r1.b0, sym, _, 42, -8, 0f3F800000
-simpleOperand
-    : NAME
-    | '-'? NUMBER
+// The first operand of a call list cannot start like a constant.
+listHead
+    : structuredOperand ('|' primaryOperand)*
     ;
 
-// [0x100], [%rd1], [%rd1+8], [%rd1+-8], [sym+4], and lists [tex, {%f1, %f2}]
+// %r1, %tid.x, %r1.b0, %r1.b3210, sym, _, [addr], {%r1, %r2}
+structuredOperand
+    : NAME                                           # nameOperand
+    | '[' bracketContent ']'                         # bracketOperand
+    | '{' (operand (',' operand)*)? '}'              # vectorOperand
+    ;
+
+// [0x100], [%rd1], [%rd1+8], [%rd1+-8], [sym+4], [4*64], and lists
+// [tex, {%f1, %f2}]. A number first is a constant expression, so `+ 8`
+// after one belongs to it.
 bracketContent
-    : '-'? NUMBER                                   # absoluteAddress
+    : operand (',' operand)+                        # addressList
     | operand (sign=('+' | '-') '-'? NUMBER)?       # baseAddress
-    | operand (',' operand)+                        # addressList
+    ;
+
+// Integer constant expressions with C's operators. Precedence is applied by
+// the front end (constBinaryPrecedence in Builder.h), over this flat list.
+constExpr
+    : constUnary (binaryOperator constUnary)* ('?' constExpr ':' constExpr)?
+    ;
+
+constUnary
+    : unaryOperator* constAtom
+    ;
+
+constAtom
+    : NUMBER
+    | '(' constExpr ')'
+    ;
+
+unaryOperator
+    : '-' | '+' | '!' | '~'
+    ;
+
+// `%` alone lexes as a NAME (the fast front end even takes it for a register
+// name); as an operator the front end checks its text.
+binaryOperator
+    : '*' | '/' | {_input->LT(1)->getText() == "%"}? NAME | '+' | '-' | '<<' | '>>' | '<' | '>' | '<=' | '>=' | '==' | '!='
+    | '&' | '^' | '|' | '&&' | '||'
     ;
 
 // Any `.word`, for the names of sections.
@@ -313,8 +351,9 @@ PTR               : '.ptr' ;
 ATTRIBUTE         : '.attribute' ;
 
 // Any other `.word`: types (.b32), vector widths (.v4), section names.
-// Words may contain `::` (.shared::cta).
-DOTWORD : '.' WORD_CHAR (WORD_CHAR | '::' WORD_CHAR)* ;
+// Words may contain `::` (.shared::cta); `.5` is a number.
+DOTWORD : '.' [a-zA-Z_$] (WORD_CHAR | '::' WORD_CHAR)* ;
+
 
 // Identifiers: registers (%r1), labels ($L__BB0_1), symbols (_Z3fooPi), the
 // sink (_), and instructions together with their modifiers
@@ -328,9 +367,12 @@ NUMBER
     | '0'
     | '0' (NOT_RADIX | [eE] [+-]) (WORD_CHAR | '.' | [eE] [+-])*
     | [1-9] (WORD_CHAR | '.' | [eE] [+-])*
+    | '.' [0-9] (WORD_CHAR | '.' | [eE] [+-])*
     ;
 
 STRING : '"' ('\\' ~[\n] | ~["\\\n])* '"' ;
+// A string without its closing quote on the line; the parser reports it.
+UNTERMINATED_STRING : '"' ('\\' ~[\n] | ~["\\\n])* ;
 
 LBRACE   : '{' ;
 RBRACE   : '}' ;
@@ -349,6 +391,22 @@ PIPE     : '|' ;
 LT       : '<' ;
 GT       : '>' ;
 EQUALS   : '=' ;
+// Constant expression operators. Two-character operators are single
+// tokens: the fast front end reads them only when their characters touch.
+SHL      : '<<' ;
+SHR      : '>>' ;
+LE       : '<=' ;
+GE       : '>=' ;
+EQEQ     : '==' ;
+NE       : '!=' ;
+ANDAND   : '&&' ;
+OROR     : '||' ;
+STAR     : '*' ;
+SLASH    : '/' ;
+AMP      : '&' ;
+CARET    : '^' ;
+TILDE    : '~' ;
+QUESTION : '?' ;
 
 LINE_COMMENT  : '//' ~[\n]* -> skip ;
 BLOCK_COMMENT : '/*' .*? '*/' -> skip ;
