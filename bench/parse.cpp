@@ -5,7 +5,8 @@
 // a child process of its own so peak RSS is that mode's alone:
 //   fast full parse, fast index-only (lazy bodies), and the ANTLR front end
 //   (on a slice, since it is much slower and hungrier).
-// Prints MB/s, peak RSS as a multiple of the input, and ratios between modes.
+// Prints MB/s (best of three runs), peak RSS as a multiple of the input, and
+// ratios between modes.
 #include "ptx/Parser.h"
 #include "ptx/Writer.h"
 
@@ -206,19 +207,27 @@ int main(int argc, char **argv) {
   } modes[] = {{"fast, full parse", "fast", &inputPath, inMB},
                {"fast, index only", "lazy", &inputPath, inMB},
                {"antlr, full parse", "antlr", &slicePath, sliceMB}};
-  double mbps[3] = {};
+  double mbps[3] = {}, rssRatio[3] = {};
   std::printf("%-20s %8s %9s %9s %13s %16s\n", "front end", "MB", "seconds", "MB/s", "instructions",
               "peak RSS/input");
   for (int i = 0; i < 3; ++i) {
+    // Best of three runs: the machine is shared, and the first run after
+    // writing the input competes with the kernel flushing it.
     Result r = measure(argv[0], modes[i].mode, *modes[i].path);
+    for (int run = 1; run < 3; ++run) {
+      Result again = measure(argv[0], modes[i].mode, *modes[i].path);
+      if (again.ok && again.seconds < r.seconds) r = again;
+    }
     mbps[i] = r.seconds > 0 ? modes[i].mb / r.seconds : 0;
+    rssRatio[i] = r.peakRssBytes / 1048576.0 / modes[i].mb;
     std::printf("%-20s %8.1f %9.3f %9.1f %13zu %15.2fx%s\n", modes[i].name, modes[i].mb, r.seconds, mbps[i],
                 r.instructions, r.peakRssBytes / 1048576.0 / modes[i].mb, r.ok ? "" : "  (errors!)");
   }
   std::printf("ratios (same run): fast/antlr %.1fx, index-only/full %.1fx\n", mbps[2] > 0 ? mbps[0] / mbps[2] : 0,
               mbps[0] > 0 ? mbps[1] / mbps[0] : 0);
-  std::printf("targets: fast full parse >= 100 MB/s: %s; peak RSS <= 4x input: %s\n", mbps[0] >= 100 ? "met" : "NOT met",
-              "see the column above (includes the text itself)");
+  std::printf("targets (fast front end): full parse >= 100 MB/s: %s; peak RSS <= 4x input: %s "
+              "(RSS includes the text itself)\n",
+              mbps[0] >= 100 ? "met" : "NOT met", rssRatio[0] <= 4.0 ? "met" : "NOT met");
   if (keep.empty()) fs::remove(inputPath);
   fs::remove(slicePath);
   return 0;

@@ -499,6 +499,24 @@ void FunctionBuilder::setDebugLoc(const DebugLoc &loc) {
   fn_.debugLocs.push_back(loc);
 }
 
+bool FunctionBuilder::resolve(std::string_view dotted, ResolvedInstruction &out, std::string &error,
+                              size_t &errorOffset) {
+  if (uint32_t id = module_.findDescBySpelling(dotted); id != UINT32_MAX) {
+    const InstrDesc &d = module_.descs[id];
+    out.opcode = d.opcode;
+    out.form = d.form;
+    out.numMods = d.numMods;
+    out.mods = d.mods;
+    out.desc = id;
+    out.text = dotted;
+    return true;
+  }
+  if (!resolveInstruction(dotted, out, error, errorOffset)) return false;
+  out.desc = UINT32_MAX;
+  out.text = dotted;
+  return true;
+}
+
 uint32_t FunctionBuilder::appendOperands(std::span<const Operand> ops) {
   uint32_t first = static_cast<uint32_t>(fn_.operands.size());
   fn_.operands.insert(fn_.operands.end(), ops.begin(), ops.end());
@@ -561,6 +579,7 @@ void FunctionBuilder::addInstruction(const ResolvedInstruction &r, std::optional
   desc.form = r.form;
   desc.numMods = r.numMods;
   desc.mods = r.mods;
+  bool refined = false;
   // Several forms may accept the same modifiers (mov's pack/unpack forms):
   // the operands decide. Without a fitting form keep the first, for the
   // verifier to explain.
@@ -573,6 +592,7 @@ void FunctionBuilder::addInstruction(const ResolvedInstruction &r, std::optional
     for (uint16_t id : table.info(r.opcode).forms) {
       if (id != r.form && table.matches(id, mods) && operandsFit(table.form(id), fn_, ops, vectorised)) {
         desc.form = id;
+        refined = true;
         break;
       }
     }
@@ -584,7 +604,12 @@ void FunctionBuilder::addInstruction(const ResolvedInstruction &r, std::optional
   Instruction in;
   in.opcode = desc.opcode;
   in.form = desc.form;
-  in.desc = module_.internDesc(desc);
+  if (!refined && r.desc != UINT32_MAX) {
+    in.desc = r.desc;
+  } else {
+    in.desc = module_.internDesc(desc);
+    if (!refined && !r.text.empty()) module_.rememberDescSpelling(r.text, in.desc);
+  }
   if (guard) {
     in.hasGuard = true;
     in.guard = guard->first;

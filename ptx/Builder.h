@@ -72,6 +72,10 @@ struct ResolvedInstruction {
   uint16_t form = 0;
   uint8_t numMods = 0;
   std::array<Mod, kMaxMods> mods{};
+  /// Set by FunctionBuilder::resolve: the module's description for this
+  /// spelling (UINT32_MAX when new) and the spelling itself.
+  uint32_t desc = UINT32_MAX;
+  std::string_view text;
 };
 
 /// Resolves `setp.lt.and.s32` into an opcode, its modifiers and the form
@@ -106,6 +110,11 @@ public:
   void addTargetList(TargetList t);
   /// Sets the `.loc` attached to the instructions that follow.
   void setDebugLoc(const DebugLoc &loc);
+
+  /// resolveInstruction, remembering per module which description each
+  /// spelling gave: a module repeats a few hundred spellings millions of
+  /// times. `dotted` must stay valid until addInstruction.
+  bool resolve(std::string_view dotted, ResolvedInstruction &out, std::string &error, size_t &errorOffset);
 
   /// Appends operands contiguously to the pool; returns the first index.
   uint32_t appendOperands(std::span<const Operand> ops);

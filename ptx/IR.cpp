@@ -93,6 +93,13 @@ uint32_t Module::internDesc(const InstrDesc &d) {
   return id;
 }
 
+uint32_t Module::findDescBySpelling(std::string_view s) const {
+  auto it = descBySpelling_.find(s);
+  return it == descBySpelling_.end() ? UINT32_MAX : it->second;
+}
+
+void Module::rememberDescSpelling(std::string_view s, uint32_t desc) { descBySpelling_.emplace(std::string(s), desc); }
+
 unsigned Module::smVersion() const {
   for (const std::string &t : targets) {
     if (t.size() > 3 && t.compare(0, 3, "sm_") == 0) {

@@ -380,11 +380,20 @@ struct Module {
   const InstrDesc &desc(const Instruction &in) const { return descs[in.desc]; }
   /// The index of `d` in `descs`, adding it when new.
   uint32_t internDesc(const InstrDesc &d);
+  /// The front ends' memory of which description a spelling (`add.s32`)
+  /// resolved to; UINT32_MAX when not seen yet.
+  uint32_t findDescBySpelling(std::string_view s) const;
+  void rememberDescSpelling(std::string_view s, uint32_t desc);
 
   struct DescHash {
     size_t operator()(const InstrDesc &d) const;
   };
   std::unordered_map<InstrDesc, uint32_t, DescHash> descIndex_;
+  struct SpellingHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  std::unordered_map<std::string, uint32_t, SpellingHash, std::equal_to<>> descBySpelling_;
 
   /// The text the module was parsed from, kept for lazily parsed bodies and
   /// for diagnostics that quote a line.

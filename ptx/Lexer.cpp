@@ -70,18 +70,27 @@ void Lexer::skipSpaceAndComments(bool &sawSpace, bool &badComment, SourceLoc *ba
 
 const Token &Lexer::peek() {
   if (!hasPeek_) {
-    peeked_ = next();
+    next(peeked_);
     hasPeek_ = true;
   }
   return peeked_;
 }
 
 Token Lexer::next() {
+  Token t;
+  next(t);
+  return t;
+}
+
+void Lexer::next(Token &t) {
+  // Fills `t` in place: building a Token on the stack and copying it out
+  // stalls on store forwarding, and this runs once per token.
   if (hasPeek_) {
     hasPeek_ = false;
-    return peeked_;
+    t = peeked_;
+    return;
   }
-  Token t;
+  t.spaceBefore = false;
   bool badComment = false;
   SourceLoc commentLoc;
   skipSpaceAndComments(t.spaceBefore, badComment, &commentLoc);
@@ -90,11 +99,12 @@ Token Lexer::next() {
     t.loc = commentLoc;
     t.kind = Tok::Invalid;
     t.text = "/*";
-    return t;
+    return;
   }
   if (pos_ >= text_.size()) {
     t.kind = Tok::End;
-    return t;
+    t.text = {};
+    return;
   }
   size_t start = pos_;
   char c = text_[pos_];
@@ -155,7 +165,7 @@ Token Lexer::next() {
     ++pos_;
   }
   t.text = text_.substr(start, pos_ - start);
-  return t;
+  return;
 }
 
 std::string_view Lexer::extendDotted(const Token &ident) {

@@ -35,6 +35,8 @@ public:
   explicit Lexer(std::string_view text, SourceLoc start = {1, 1}, size_t baseOffset = 0);
 
   Token next();
+  /// The same, written into `t`.
+  void next(Token &t);
   const Token &peek();
   /// Offset in the file of the next unread character.
   size_t offset() const { return base_ + pos_; }

@@ -29,7 +29,7 @@ public:
 
 private:
   // ---- Tokens ----
-  void advance() { tok_ = lex_.next(); }
+  void advance() { lex_.next(tok_); }
   [[noreturn]] void fail(SourceLoc loc, std::string message) {
     errors_.error(loc, std::move(message));
     throw SyntaxError{};
@@ -765,7 +765,7 @@ void Parser::parseInstruction(FunctionBuilder &fb) {
   ResolvedInstruction r;
   std::string error;
   size_t errorOffset = 0;
-  if (!resolveInstruction(dotted, r, error, errorOffset))
+  if (!fb.resolve(dotted, r, error, errorOffset))
     fail({loc.line, loc.column + static_cast<uint32_t>(errorOffset)}, error);
   advance();
   std::vector<Operand> &top = scratch(0);

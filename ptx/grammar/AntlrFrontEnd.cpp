@@ -801,7 +801,7 @@ private:
     ResolvedInstruction r;
     std::string error;
     size_t errorOffset = 0;
-    if (!resolveInstruction(dotted, r, error, errorOffset))
+    if (!fb_->resolve(dotted, r, error, errorOffset))
       fail(SourceLoc{loc.line, loc.column + static_cast<uint32_t>(errorOffset)}, error);
     std::vector<Operand> ops;
     for (P::OperandContext *o : ctx->operand()) ops.push_back(operand(o, 1));
