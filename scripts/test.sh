@@ -43,7 +43,7 @@ if ninja -C build-fuzz -j"$jobs" fuzz_front_end; then
   cp build/corpus/*.sm_80.ptx "$seeds"/ 2>/dev/null
   cp tests/fuzz/regressions/* "$seeds"/ 2>/dev/null
   mkdir -p build-fuzz/findings
-  if build-fuzz/tests/fuzz/fuzz_front_end -max_total_time="$fuzz_seconds" -timeout=10 -rss_limit_mb=4096 \
+  if build-fuzz/bin/fuzz_front_end -max_total_time="$fuzz_seconds" -timeout=10 -rss_limit_mb=4096 \
       -max_len=65536 -print_final_stats=1 -artifact_prefix=build-fuzz/findings/ "$seeds" 2>build-fuzz/fuzz.log; then
     grep -E "stat::number_of_executed_units|Done" build-fuzz/fuzz.log | tail -n 2
     echo "fuzzing: no crash, hang or leak"

@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 
 using namespace ptx;
 
@@ -472,6 +474,29 @@ TEST(Writer, StripsDebugInformationOnRequest) {
   EXPECT_EQ(text.find(".loc"), std::string::npos);
   EXPECT_EQ(text.find(".file"), std::string::npos);
   EXPECT_NE(writeModule(*m).find(".loc\t1 2 3"), std::string::npos);
+}
+
+} // namespace
+
+namespace {
+
+// Inputs the fuzzer once broke the front end with (tests/fuzz/regressions):
+// each must still parse, fully and lazily, without crashing or hanging.
+TEST(FuzzRegressions, ParseWithoutCrashing) {
+  std::filesystem::path dir = std::filesystem::path(PTXVM_SOURCE_DIR) / "tests" / "fuzz" / "regressions";
+  size_t files = 0;
+  for (const auto &e : std::filesystem::directory_iterator(dir)) {
+    std::ifstream in(e.path(), std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    DiagnosticList diags;
+    auto m = parseModule(text, e.path().string(), diags);
+    ParseOptions lazy;
+    lazy.lazyBodies = true;
+    auto indexed = parseModule(text, e.path().string(), diags, lazy);
+    materializeAll(*indexed, diags);
+    ++files;
+  }
+  EXPECT_GT(files, 0u);
 }
 
 } // namespace
