@@ -54,7 +54,8 @@ void renameGlobals(Module &m, const std::string &suffix) {
       if (i.kind == InitItem::Address) fix(i.symbol);
   for (Function &f : m.functions)
     for (Operand &o : f.operands)
-      if (o.kind == OperandKind::Symbol || (o.kind == OperandKind::Address && o.base == AddressBase::Symbol)) fix(o.id);
+      if (o.kind == OperandKind::Symbol || (o.kind == OperandKind::Address && o.base == AddressBase::Symbol))
+        fix(o.id);
 }
 
 std::string readText(const fs::path &p) {
@@ -151,7 +152,8 @@ Result measure(const char *self, const std::string &mode, const std::string &pat
   struct rusage usage;
   wait4(pid, &status, 0, &usage);
   int ok = 0;
-  if (n > 0 && std::sscanf(buf, "%lf %zu %d", &r.seconds, &r.instructions, &ok) == 3) r.ok = ok && status == 0;
+  if (n > 0 && std::sscanf(buf, "%lf %zu %d", &r.seconds, &r.instructions, &ok) == 3)
+    r.ok = ok && status == 0;
   r.peakRssBytes = usage.ru_maxrss * 1024L;
   return r;
 }
@@ -167,11 +169,16 @@ int main(int argc, char **argv) {
   size_t mb = 50, antlrMb = 5;
   std::string child, file, keep;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strncmp(argv[i], "--mb=", 5)) mb = std::stoul(argv[i] + 5);
-    else if (!std::strncmp(argv[i], "--antlr-mb=", 11)) antlrMb = std::stoul(argv[i] + 11);
-    else if (!std::strncmp(argv[i], "--child=", 8)) child = argv[i] + 8;
-    else if (!std::strncmp(argv[i], "--file=", 7)) file = argv[i] + 7;
-    else if (!std::strncmp(argv[i], "--keep-input=", 13)) keep = argv[i] + 13;
+    if (!std::strncmp(argv[i], "--mb=", 5))
+      mb = std::stoul(argv[i] + 5);
+    else if (!std::strncmp(argv[i], "--antlr-mb=", 11))
+      antlrMb = std::stoul(argv[i] + 11);
+    else if (!std::strncmp(argv[i], "--child=", 8))
+      child = argv[i] + 8;
+    else if (!std::strncmp(argv[i], "--file=", 7))
+      file = argv[i] + 7;
+    else if (!std::strncmp(argv[i], "--keep-input=", 13))
+      keep = argv[i] + 13;
     else {
       std::fprintf(stderr, "usage: bench_parse [--mb=N] [--antlr-mb=N] [--keep-input=FILE]\n");
       return 2;
@@ -192,13 +199,15 @@ int main(int argc, char **argv) {
     if (cut == std::string::npos || cut == 0) cut = antlrMb << 20;
     slice = input.substr(0, cut + 1);
   }
-  std::string inputPath = keep.empty() ? (fs::temp_directory_path() / "ptxvm-bench-input.ptx").string() : keep;
+  std::string inputPath =
+      keep.empty() ? (fs::temp_directory_path() / "ptxvm-bench-input.ptx").string() : keep;
   std::string slicePath = (fs::temp_directory_path() / "ptxvm-bench-slice.ptx").string();
   writeText(inputPath, input);
   writeText(slicePath, slice);
   double inMB = input.size() / 1048576.0, sliceMB = slice.size() / 1048576.0;
-  std::printf("input: %.1f MB built from %zu corpus files (functions renamed per copy); ANTLR slice: %.1f MB\n", inMB,
-              files, sliceMB);
+  std::printf(
+      "input: %.1f MB built from %zu corpus files (functions renamed per copy); ANTLR slice: %.1f MB\n", inMB,
+      files, sliceMB);
 
   struct Mode {
     const char *name, *mode;
@@ -223,8 +232,8 @@ int main(int argc, char **argv) {
     std::printf("%-20s %8.1f %9.3f %9.1f %13zu %15.2fx%s\n", modes[i].name, modes[i].mb, r.seconds, mbps[i],
                 r.instructions, r.peakRssBytes / 1048576.0 / modes[i].mb, r.ok ? "" : "  (errors!)");
   }
-  std::printf("ratios (same run): fast/antlr %.1fx, index-only/full %.1fx\n", mbps[2] > 0 ? mbps[0] / mbps[2] : 0,
-              mbps[0] > 0 ? mbps[1] / mbps[0] : 0);
+  std::printf("ratios (same run): fast/antlr %.1fx, index-only/full %.1fx\n",
+              mbps[2] > 0 ? mbps[0] / mbps[2] : 0, mbps[0] > 0 ? mbps[1] / mbps[0] : 0);
   std::printf("targets (fast front end): full parse >= 100 MB/s: %s; peak RSS <= 4x input: %s "
               "(RSS includes the text itself)\n",
               mbps[0] >= 100 ? "met" : "NOT met", rssRatio[0] <= 4.0 ? "met" : "NOT met");

@@ -56,10 +56,14 @@ bool readUnsigned(std::string_view text, uint64_t &out) {
   for (; i < text.size(); ++i) {
     char c = text[i];
     unsigned digit;
-    if (c >= '0' && c <= '9') digit = c - '0';
-    else if (c >= 'a' && c <= 'f') digit = c - 'a' + 10;
-    else if (c >= 'A' && c <= 'F') digit = c - 'A' + 10;
-    else return false;
+    if (c >= '0' && c <= '9')
+      digit = c - '0';
+    else if (c >= 'a' && c <= 'f')
+      digit = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F')
+      digit = c - 'A' + 10;
+    else
+      return false;
     if (digit >= base) return false;
     if (v > (std::numeric_limits<uint64_t>::max() - digit) / base) return false;
     v = v * base + digit;
@@ -79,9 +83,12 @@ bool readIntLiteral(std::string_view text, Operand &out) {
     op.flags |= opflag::UnsignedSuffix;
     text.remove_suffix(1);
   }
-  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) op.setFormat(IntFormat::Hex);
-  else if (text.size() > 2 && text[0] == '0' && (text[1] == 'b' || text[1] == 'B')) op.setFormat(IntFormat::Binary);
-  else if (text.size() > 1 && text[0] == '0') op.setFormat(IntFormat::Octal);
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
+    op.setFormat(IntFormat::Hex);
+  else if (text.size() > 2 && text[0] == '0' && (text[1] == 'b' || text[1] == 'B'))
+    op.setFormat(IntFormat::Binary);
+  else if (text.size() > 1 && text[0] == '0')
+    op.setFormat(IntFormat::Octal);
   uint64_t magnitude;
   if (!readUnsigned(text, magnitude)) return false;
   op.value = static_cast<int64_t>((op.flags & opflag::NegativeLiteral) ? 0 - magnitude : magnitude);
@@ -91,7 +98,8 @@ bool readIntLiteral(std::string_view text, Operand &out) {
 
 bool looksLikeFloat(std::string_view text) {
   if (!text.empty() && text[0] == '-') text.remove_prefix(1);
-  if (text.size() > 2 && text[0] == '0' && (text[1] == 'f' || text[1] == 'F' || text[1] == 'd' || text[1] == 'D'))
+  if (text.size() > 2 && text[0] == '0' &&
+      (text[1] == 'f' || text[1] == 'F' || text[1] == 'd' || text[1] == 'D'))
     return true;
   if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) return false;
   return text.find_first_of(".eE") != std::string_view::npos;
@@ -104,17 +112,22 @@ bool readFloatLiteral(std::string_view text, Operand &out) {
     negative = true;
     text.remove_prefix(1);
   }
-  if (text.size() > 2 && text[0] == '0' && (text[1] == 'f' || text[1] == 'F' || text[1] == 'd' || text[1] == 'D')) {
+  if (text.size() > 2 && text[0] == '0' &&
+      (text[1] == 'f' || text[1] == 'F' || text[1] == 'd' || text[1] == 'D')) {
     bool isF32 = text[1] == 'f' || text[1] == 'F';
     std::string_view digits = text.substr(2);
     if (digits.size() != (isF32 ? 8u : 16u)) return false;
     uint64_t bits = 0;
     for (char c : digits) {
       unsigned d;
-      if (c >= '0' && c <= '9') d = c - '0';
-      else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
-      else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
-      else return false;
+      if (c >= '0' && c <= '9')
+        d = c - '0';
+      else if (c >= 'a' && c <= 'f')
+        d = c - 'a' + 10;
+      else if (c >= 'A' && c <= 'F')
+        d = c - 'A' + 10;
+      else
+        return false;
       bits = bits << 4 | d;
     }
     op.kind = isF32 ? OperandKind::F32 : OperandKind::F64;
@@ -149,8 +162,8 @@ bool readFloatLiteral(std::string_view text, Operand &out) {
 
 int constBinaryPrecedence(std::string_view op) {
   static const std::pair<std::string_view, int> kOps[] = {
-      {"||", 1}, {"&&", 2}, {"|", 3},  {"^", 4},  {"&", 5},  {"==", 6}, {"!=", 6}, {"<", 7},  {">", 7}, {"<=", 7},
-      {">=", 7}, {"<<", 8}, {">>", 8}, {"+", 9},  {"-", 9},  {"*", 10}, {"/", 10}, {"%", 10},
+      {"||", 1}, {"&&", 2}, {"|", 3},  {"^", 4},  {"&", 5}, {"==", 6}, {"!=", 6}, {"<", 7},  {">", 7},
+      {"<=", 7}, {">=", 7}, {"<<", 8}, {">>", 8}, {"+", 9}, {"-", 9},  {"*", 10}, {"/", 10}, {"%", 10},
   };
   for (auto &[spelling, prec] : kOps)
     if (op == spelling) return prec;
@@ -167,33 +180,53 @@ bool evalConstBinary(std::string_view op, ConstValue a, ConstValue b, ConstValue
     out.isUnsigned = false;
     return true;
   };
-  if (op == "+") out.value = static_cast<int64_t>(ua + ub);
-  else if (op == "-") out.value = static_cast<int64_t>(ua - ub);
-  else if (op == "*") out.value = static_cast<int64_t>(ua * ub);
+  if (op == "+")
+    out.value = static_cast<int64_t>(ua + ub);
+  else if (op == "-")
+    out.value = static_cast<int64_t>(ua - ub);
+  else if (op == "*")
+    out.value = static_cast<int64_t>(ua * ub);
   else if (op == "/" || op == "%") {
     if (ub == 0) {
       error = "division by zero in a constant expression";
       return false;
     }
     bool div = op == "/";
-    if (u) out.value = static_cast<int64_t>(div ? ua / ub : ua % ub);
-    else if (sa == INT64_MIN && sb == -1) out.value = div ? INT64_MIN : 0;
-    else out.value = div ? sa / sb : sa % sb;
-  } else if (op == "<<") out.value = ub >= 64 ? 0 : static_cast<int64_t>(ua << ub);
+    if (u)
+      out.value = static_cast<int64_t>(div ? ua / ub : ua % ub);
+    else if (sa == INT64_MIN && sb == -1)
+      out.value = div ? INT64_MIN : 0;
+    else
+      out.value = div ? sa / sb : sa % sb;
+  } else if (op == "<<")
+    out.value = ub >= 64 ? 0 : static_cast<int64_t>(ua << ub);
   else if (op == ">>") {
-    if (u) out.value = ub >= 64 ? 0 : static_cast<int64_t>(ua >> ub);
-    else out.value = ub >= 64 ? (sa < 0 ? -1 : 0) : sa >> ub;
-  } else if (op == "&") out.value = sa & sb;
-  else if (op == "|") out.value = sa | sb;
-  else if (op == "^") out.value = sa ^ sb;
-  else if (op == "<") return boolean(u ? ua < ub : sa < sb);
-  else if (op == ">") return boolean(u ? ua > ub : sa > sb);
-  else if (op == "<=") return boolean(u ? ua <= ub : sa <= sb);
-  else if (op == ">=") return boolean(u ? ua >= ub : sa >= sb);
-  else if (op == "==") return boolean(sa == sb);
-  else if (op == "!=") return boolean(sa != sb);
-  else if (op == "&&") return boolean(sa && sb);
-  else if (op == "||") return boolean(sa || sb);
+    if (u)
+      out.value = ub >= 64 ? 0 : static_cast<int64_t>(ua >> ub);
+    else
+      out.value = ub >= 64 ? (sa < 0 ? -1 : 0) : sa >> ub;
+  } else if (op == "&")
+    out.value = sa & sb;
+  else if (op == "|")
+    out.value = sa | sb;
+  else if (op == "^")
+    out.value = sa ^ sb;
+  else if (op == "<")
+    return boolean(u ? ua < ub : sa < sb);
+  else if (op == ">")
+    return boolean(u ? ua > ub : sa > sb);
+  else if (op == "<=")
+    return boolean(u ? ua <= ub : sa <= sb);
+  else if (op == ">=")
+    return boolean(u ? ua >= ub : sa >= sb);
+  else if (op == "==")
+    return boolean(sa == sb);
+  else if (op == "!=")
+    return boolean(sa != sb);
+  else if (op == "&&")
+    return boolean(sa && sb);
+  else if (op == "||")
+    return boolean(sa || sb);
   else {
     error = "unknown operator '" + std::string(op) + "' in a constant expression";
     return false;
@@ -246,7 +279,8 @@ bool resolveWithOpcode(std::string_view dotted, size_t prefix, Opcode op, Resolv
       return false;
     }
     if (!table.acceptedMods(op).test(static_cast<size_t>(*mod))) {
-      error = "modifier '." + std::string(word) + "' is not valid for '" + std::string(table.info(op).name) + "'";
+      error =
+          "modifier '." + std::string(word) + "' is not valid for '" + std::string(table.info(op).name) + "'";
       errorOffset = pos;
       return false;
     }
@@ -260,7 +294,8 @@ bool resolveWithOpcode(std::string_view dotted, size_t prefix, Opcode op, Resolv
   }
   int form = table.match(op, {out.mods.data(), out.numMods});
   if (form < 0) {
-    error = "'" + std::string(dotted) + "' matches no form of '" + std::string(table.info(op).name) + "'; forms are:";
+    error = "'" + std::string(dotted) + "' matches no form of '" + std::string(table.info(op).name) +
+            "'; forms are:";
     size_t shown = 0;
     for (uint16_t id : table.info(op).forms) {
       if (shown++ == 8) {
@@ -392,13 +427,14 @@ bool FunctionBuilder::closeScope() {
   return true;
 }
 
-void FunctionBuilder::declareRegisters(std::string_view name, Type type, uint8_t vectorWidth, uint32_t alignment,
-                                       uint32_t count, bool isRange, SourceLoc loc) {
+void FunctionBuilder::declareRegisters(std::string_view name, Type type, uint8_t vectorWidth,
+                                       uint32_t alignment, uint32_t count, bool isRange, SourceLoc loc) {
   Scope &scope = scopes_.back();
   Name interned = intern(name);
   std::string_view key = module_.str(interned);
   if (isRange ? scope.ranges.count(key) : scope.singles.count(key)) {
-    errors_.error(loc, "register '" + std::string(name) + (isRange ? "<>" : "") + "' is already declared in this scope");
+    errors_.error(loc, "register '" + std::string(name) + (isRange ? "<>" : "") +
+                           "' is already declared in this scope");
     return;
   }
   uint64_t n = isRange ? count : 1;
@@ -417,8 +453,10 @@ void FunctionBuilder::declareRegisters(std::string_view name, Type type, uint8_t
   d.firstRegister = fn_.numRegisters;
   d.loc = loc;
   fn_.numRegisters += static_cast<uint32_t>(n);
-  if (isRange) scope.ranges.emplace(key, static_cast<uint32_t>(fn_.regDecls.size()));
-  else scope.singles.emplace(key, d.firstRegister);
+  if (isRange)
+    scope.ranges.emplace(key, static_cast<uint32_t>(fn_.regDecls.size()));
+  else
+    scope.singles.emplace(key, d.firstRegister);
   fn_.body.push_back({StmtKind::RegDecl, 1, static_cast<uint32_t>(fn_.regDecls.size())});
   fn_.regDecls.push_back(d);
 }
@@ -427,8 +465,8 @@ std::optional<uint32_t> FunctionBuilder::findRegister(std::string_view name) con
   // A range member is written prefix + decimal index without leading zeros.
   size_t digits = name.size();
   while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9') --digits;
-  bool canBeRange = digits < name.size() && digits > 0 && (name[digits] != '0' || digits + 1 == name.size()) &&
-                    name.size() - digits <= 9;
+  bool canBeRange = digits < name.size() && digits > 0 &&
+                    (name[digits] != '0' || digits + 1 == name.size()) && name.size() - digits <= 9;
   // Fast path: nvcc names nearly every register %r12, %rd3, %f7 from ranges
   // declared at the top, and no single register shadows them. Remember the
   // last few prefixes looked up (forgotten whenever declarations change).
@@ -463,6 +501,48 @@ std::optional<uint32_t> FunctionBuilder::findRegister(std::string_view name) con
     }
   }
   return std::nullopt;
+}
+
+bool FunctionBuilder::resolveName(std::string_view name, Operand &out, std::string &error) const {
+  out = Operand{};
+  if (name == "_") {
+    out.kind = OperandKind::Sink;
+    return true;
+  }
+  if (auto reg = findRegister(name)) {
+    out.kind = OperandKind::Register;
+    out.id = *reg;
+    return true;
+  }
+  if (name[0] != '%') {
+    out.kind = OperandKind::Symbol;
+    out.id = module_.names.intern(name);
+    return true;
+  }
+  std::string_view bare = name.substr(1);
+  if (auto sreg = specialRegFromName(bare)) {
+    out.kind = OperandKind::SpecialReg;
+    out.id = static_cast<uint32_t>(*sreg);
+    return true;
+  }
+  // %envreg0 .. %envreg31, written without leading zeros.
+  uint64_t index;
+  if (bare.starts_with("envreg") && bare.size() > 6 && bare.size() <= 8 &&
+      readUnsigned(bare.substr(6), index) && index < 32 && (bare[6] != '0' || bare.size() == 7)) {
+    out.kind = OperandKind::SpecialReg;
+    out.id = static_cast<uint32_t>(SpecialReg::EnvReg);
+    out.value = static_cast<int64_t>(index);
+    return true;
+  }
+  error = "unknown register '" + std::string(name) + "'";
+  return false;
+}
+
+std::string missingComponentError(const Operand &op, std::string_view name) {
+  if (op.kind == OperandKind::SpecialReg && op.selector == Selector::None &&
+      hasComponents(static_cast<SpecialReg>(op.id)))
+    return "special register '" + std::string(name) + "' needs a component (.x, .y or .z)";
+  return {};
 }
 
 void FunctionBuilder::addLabel(std::string_view name, SourceLoc loc) {
@@ -531,8 +611,9 @@ bool shapeFits(OperandShape shape, const Operand &op, bool vectorised) {
     return op.kind == OperandKind::Register || op.kind == OperandKind::Sink ||
            (op.kind == OperandKind::Vector && vectorised);
   case OperandShape::Source:
-    return op.kind != OperandKind::Address && op.kind != OperandKind::AddressList && op.kind != OperandKind::List &&
-           op.kind != OperandKind::Pair && (op.kind != OperandKind::Vector || vectorised);
+    return op.kind != OperandKind::Address && op.kind != OperandKind::AddressList &&
+           op.kind != OperandKind::List && op.kind != OperandKind::Pair &&
+           (op.kind != OperandKind::Vector || vectorised);
   case OperandShape::SourceReg: return op.kind == OperandKind::Register || op.kind == OperandKind::SpecialReg;
   case OperandShape::Imm: return op.isImmediate();
   case OperandShape::Pred:
@@ -562,7 +643,8 @@ bool operandsFit(const Form &form, const Function &fn, std::span<const Operand> 
     if (op.kind == OperandKind::Pair) {
       if (!pairSpec) return false;
       auto kids = fn.children(op);
-      if (!shapeFits(spec.shape, kids[0], vectorised) || !shapeFits(form.operands[s + 1].shape, kids[1], vectorised))
+      if (!shapeFits(spec.shape, kids[0], vectorised) ||
+          !shapeFits(form.operands[s + 1].shape, kids[1], vectorised))
         return false;
     } else {
       if (pairSpec && !form.operands[s + 1].optional) return false;
@@ -572,8 +654,9 @@ bool operandsFit(const Form &form, const Function &fn, std::span<const Operand> 
   return i == ops.size();
 }
 
-void FunctionBuilder::addInstruction(const ResolvedInstruction &r, std::optional<std::pair<uint32_t, bool>> guard,
-                                     uint32_t firstOperand, uint32_t numOperands, SourceLoc loc) {
+void FunctionBuilder::addInstruction(const ResolvedInstruction &r,
+                                     std::optional<std::pair<uint32_t, bool>> guard, uint32_t firstOperand,
+                                     uint32_t numOperands, SourceLoc loc) {
   InstrDesc desc;
   desc.opcode = r.opcode;
   desc.form = r.form;
@@ -620,7 +703,8 @@ void FunctionBuilder::addInstruction(const ResolvedInstruction &r, std::optional
   in.debugLoc = currentDebugLoc_;
   in.loc = loc;
   uint32_t index = static_cast<uint32_t>(fn_.instrs.size());
-  if (!fn_.body.empty() && fn_.body.back().kind == StmtKind::Instruction && fn_.body.back().count < UINT16_MAX)
+  if (!fn_.body.empty() && fn_.body.back().kind == StmtKind::Instruction &&
+      fn_.body.back().count < UINT16_MAX)
     ++fn_.body.back().count;
   else
     fn_.body.push_back({StmtKind::Instruction, 1, index});
@@ -723,9 +807,11 @@ void buildCFG(const Module &m, Function &fn) {
 
 std::string_view trimSectionText(std::string_view inner) {
   size_t begin = 0, end = inner.size();
-  while (begin < end && (inner[begin] == ' ' || inner[begin] == '\t' || inner[begin] == '\n' || inner[begin] == '\r'))
+  while (begin < end &&
+         (inner[begin] == ' ' || inner[begin] == '\t' || inner[begin] == '\n' || inner[begin] == '\r'))
     ++begin;
-  while (end > begin && (inner[end - 1] == ' ' || inner[end - 1] == '\t' || inner[end - 1] == '\n' || inner[end - 1] == '\r'))
+  while (end > begin && (inner[end - 1] == ' ' || inner[end - 1] == '\t' || inner[end - 1] == '\n' ||
+                         inner[end - 1] == '\r'))
     --end;
   return inner.substr(begin, end - begin);
 }

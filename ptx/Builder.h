@@ -103,6 +103,11 @@ public:
   /// The register currently visible under `name`, if any.
   std::optional<uint32_t> findRegister(std::string_view name) const;
 
+  /// Resolves a name written as an operand: the sink `_`, a register in
+  /// scope, a special register (`%tid`, `%envreg3`), or else a symbol.
+  /// False with `error` set for a `%name` that is none of these.
+  bool resolveName(std::string_view name, Operand &out, std::string &error) const;
+
   void addLabel(std::string_view name, SourceLoc loc);
   void addVariable(Variable v);
   void addPragma(std::vector<std::string> args);
@@ -148,6 +153,15 @@ private:
   mutable size_t prefixNext_ = 0;
   size_t singleCount_ = 0;
 };
+
+/// Whether a `.x`/`.b0`-style selector may follow this resolved name.
+inline bool takesSelector(const Operand &op) {
+  return op.kind == OperandKind::Register ||
+         (op.kind == OperandKind::SpecialReg && static_cast<SpecialReg>(op.id) != SpecialReg::EnvReg);
+}
+/// After its selector was read: the error for a vector special register
+/// written without a component (`%tid`), or an empty string.
+std::string missingComponentError(const Operand &op, std::string_view name);
 
 /// Whether `ops` have the count and shapes `form` asks for (types are the
 /// verifier's business). `vectorised`: the instruction carries .v2/.v4/.v8.

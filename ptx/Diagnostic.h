@@ -12,9 +12,23 @@ namespace ptx {
 
 /// Stable kind names (used in JSON); DESIGN.md §4 lists them.
 enum class DiagKind : uint8_t {
-  ParseError, VerifyError, BarrierDeadlock, BarrierCountMismatch, BarrierDoubleArrive,
-  BarrierInvalidOperand, BarrierMixedOps, DivergentBarrier, WarpSyncMismatch, OutOfBounds,
-  MisalignedAccess, SharedRace, GlobalRace, UninitializedRead, Trap, InstructionLimit, Unsupported,
+  ParseError,
+  VerifyError,
+  BarrierDeadlock,
+  BarrierCountMismatch,
+  BarrierDoubleArrive,
+  BarrierInvalidOperand,
+  BarrierMixedOps,
+  DivergentBarrier,
+  WarpSyncMismatch,
+  OutOfBounds,
+  MisalignedAccess,
+  SharedRace,
+  GlobalRace,
+  UninitializedRead,
+  Trap,
+  InstructionLimit,
+  Unsupported,
   IoError
 };
 std::string_view kindName(DiagKind k);
@@ -23,8 +37,8 @@ enum class Severity : uint8_t { Note, Warning, Error };
 std::string_view severityName(Severity s);
 
 struct DiagLocation {
-  std::string file;     // PTX file
-  uint32_t line = 0;    // 1-based; 0 = unknown
+  std::string file;  // PTX file
+  uint32_t line = 0; // 1-based; 0 = unknown
   uint32_t column = 0;
   std::string function; // kernel or device function
   std::string cudaFile; // from .loc
@@ -36,7 +50,7 @@ struct Diagnostic {
   Severity severity = Severity::Error;
   std::string message;
   DiagLocation loc;
-  std::string sourceLine; // the PTX line, for the caret display
+  std::string sourceLine;                                  // the PTX line, for the caret display
   std::vector<std::pair<std::string, std::string>> fields; // kind-specific
 
   /// `file:line:col: error: message` then the line and a caret.

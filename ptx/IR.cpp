@@ -98,7 +98,9 @@ uint32_t Module::findDescBySpelling(std::string_view s) const {
   return it == descBySpelling_.end() ? UINT32_MAX : it->second;
 }
 
-void Module::rememberDescSpelling(std::string_view s, uint32_t desc) { descBySpelling_.emplace(std::string(s), desc); }
+void Module::rememberDescSpelling(std::string_view s, uint32_t desc) {
+  descBySpelling_.emplace(std::string(s), desc);
+}
 
 unsigned Module::smVersion() const {
   for (const std::string &t : targets) {

@@ -86,12 +86,12 @@ std::string_view spelling(Selector s);
 
 namespace opflag {
 enum : uint8_t {
-  Negated = 1,          // !p
-  UnsignedSuffix = 2,   // 10U
-  NegativeLiteral = 4,  // written with a leading minus
-  DecimalFloat = 8,     // F64 written as a decimal literal
-  Minus = 16,           // -%r: negated video source
-  FormatShift = 5,      // bits 5-6: IntFormat of an Int literal
+  Negated = 1,         // !p
+  UnsignedSuffix = 2,  // 10U
+  NegativeLiteral = 4, // written with a leading minus
+  DecimalFloat = 8,    // F64 written as a decimal literal
+  Minus = 16,          // -%r: negated video source
+  FormatShift = 5,     // bits 5-6: IntFormat of an Int literal
   FormatMask = 3 << FormatShift,
 };
 }
@@ -116,9 +116,12 @@ struct Operand {
   /// Number of children of a composite operand (vector, list, pair).
   uint32_t count() const { return isComposite() ? static_cast<uint32_t>(value) : 0; }
   void setCount(uint32_t n) { value = n; }
-  IntFormat format() const { return static_cast<IntFormat>((flags & opflag::FormatMask) >> opflag::FormatShift); }
+  IntFormat format() const {
+    return static_cast<IntFormat>((flags & opflag::FormatMask) >> opflag::FormatShift);
+  }
   void setFormat(IntFormat f) {
-    flags = static_cast<uint8_t>((flags & ~opflag::FormatMask) | (static_cast<unsigned>(f) << opflag::FormatShift));
+    flags = static_cast<uint8_t>((flags & ~opflag::FormatMask) |
+                                 (static_cast<unsigned>(f) << opflag::FormatShift));
   }
 };
 static_assert(sizeof(Operand) == 16, "operands are many: keep them small");
@@ -151,9 +154,9 @@ struct InstrDesc {
 };
 
 struct Instruction {
-  Opcode opcode{};   // = desc's, kept here for the most common question
-  uint16_t form = 0; // = desc's
-  uint32_t desc = 0; // into Module::descs
+  Opcode opcode{};           // = desc's, kept here for the most common question
+  uint16_t form = 0;         // = desc's
+  uint32_t desc = 0;         // into Module::descs
   uint32_t guard = 0;        // predicate register id, when hasGuard
   uint32_t firstOperand = 0; // into Function::operands
   uint16_t numOperands = 0;
@@ -165,11 +168,11 @@ struct Instruction {
 static_assert(sizeof(Instruction) == 32, "instructions are many: keep them small");
 
 struct RegisterDecl {
-  Name name;             // the prefix for ranges: `%r` of `%r<100>`
+  Name name; // the prefix for ranges: `%r` of `%r<100>`
   Type type = Type::None;
   uint8_t vectorWidth = 0; // .v2/.v4 registers
   uint32_t alignment = 0;
-  uint32_t count = 0;    // `<count>` of a range; 0 for a single register
+  uint32_t count = 0;         // `<count>` of a range; 0 for a single register
   uint32_t firstRegister = 0; // register ids firstRegister .. +max(count,1)-1
   SourceLoc loc;
 };
@@ -177,11 +180,11 @@ struct RegisterDecl {
 /// One element of a variable initializer, flattened in pre-order.
 struct InitItem {
   enum Kind : uint8_t { List, Int, F32, F64, Address } kind = Int;
-  uint8_t flags = 0;      // opflag bits for literals; 1 = generic() for Address
+  uint8_t flags = 0; // opflag bits for literals; 1 = generic() for Address
   IntFormat format = IntFormat::Decimal;
-  Name symbol = kNoName;  // Address: the symbol
-  uint32_t count = 0;     // List: number of direct children
-  int64_t value = 0;      // literal bits, or Address offset
+  Name symbol = kNoName; // Address: the symbol
+  uint32_t count = 0;    // List: number of direct children
+  int64_t value = 0;     // literal bits, or Address offset
   bool operator==(const InitItem &) const = default;
 };
 
@@ -190,16 +193,16 @@ enum class VarAttr : uint8_t { None = 0, Ptr = 1, Const = 2, Unified = 4 };
 /// A variable, parameter or return value.
 struct Variable {
   Name name = kNoName;
-  Mod space = Mod::None;       // Global, Shared, Const, Local, Param, Reg, Tex
+  Mod space = Mod::None; // Global, Shared, Const, Local, Param, Reg, Tex
   Linkage linkage = Linkage::None;
   Type type = Type::None;
   uint8_t vectorWidth = 0;
-  uint8_t attrs = 0;           // VarAttr bits (.ptr)
-  Mod ptrSpace = Mod::None;    // .ptr.global etc.
-  uint32_t alignment = 0;      // .align N; 0 = absent
-  uint32_t ptrAlignment = 0;   // .ptr .align N
-  std::vector<uint64_t> dims;  // array dimensions; 0 = unsized `[]`
-  std::vector<InitItem> init;  // empty: no initializer
+  uint8_t attrs = 0;          // VarAttr bits (.ptr)
+  Mod ptrSpace = Mod::None;   // .ptr.global etc.
+  uint32_t alignment = 0;     // .align N; 0 = absent
+  uint32_t ptrAlignment = 0;  // .ptr .align N
+  std::vector<uint64_t> dims; // array dimensions; 0 = unsized `[]`
+  std::vector<InitItem> init; // empty: no initializer
   /// Opaque-typed globals (.samplerref) may have a `{ field = value, ... }`
   /// initializer; kept as written, name/value pairs.
   std::vector<std::pair<Name, Name>> fieldInit;
@@ -208,8 +211,17 @@ struct Variable {
 
 /// Performance tuning and cluster directives on a function.
 enum class DirectiveKind : uint8_t {
-  MaxNTid, ReqNTid, MinNCtaPerSm, MaxNCtaPerSm, MaxNReg, ReqNCtaPerCluster, ExplicitCluster,
-  MaxClusterRank, BlocksAreClusters, Pragma, Abi
+  MaxNTid,
+  ReqNTid,
+  MinNCtaPerSm,
+  MaxNCtaPerSm,
+  MaxNReg,
+  ReqNCtaPerCluster,
+  ExplicitCluster,
+  MaxClusterRank,
+  BlocksAreClusters,
+  Pragma,
+  Abi
 };
 std::string_view spelling(DirectiveKind k);
 
@@ -243,7 +255,16 @@ struct TargetList {
 };
 
 enum class StmtKind : uint8_t {
-  Instruction, Label, RegDecl, Variable, ScopeBegin, ScopeEnd, Pragma, Prototype, TargetList, DebugLoc
+  Instruction,
+  Label,
+  RegDecl,
+  Variable,
+  ScopeBegin,
+  ScopeEnd,
+  Pragma,
+  Prototype,
+  TargetList,
+  DebugLoc
 };
 
 /// The body of a function in written order; `index` points into the
@@ -298,7 +319,7 @@ struct Function {
   Name name = kNoName;
   bool isKernel = false;
   bool noReturn = false;
-  bool hasBody = false;  // false for declarations (`.extern .func f(...);`)
+  bool hasBody = false; // false for declarations (`.extern .func f(...);`)
   Linkage linkage = Linkage::None;
   std::vector<Variable> returns;
   std::vector<Variable> params;
@@ -325,8 +346,12 @@ struct Function {
 
   /// The body in written order, one statement per instruction.
   StmtRange statements() const { return {body.data(), body.data() + body.size()}; }
-  std::span<const uint32_t> succs(const BasicBlock &b) const { return {edges.data() + b.succBegin, b.numSuccs}; }
-  std::span<const uint32_t> preds(const BasicBlock &b) const { return {edges.data() + b.predBegin, b.numPreds}; }
+  std::span<const uint32_t> succs(const BasicBlock &b) const {
+    return {edges.data() + b.succBegin, b.numSuccs};
+  }
+  std::span<const uint32_t> preds(const BasicBlock &b) const {
+    return {edges.data() + b.predBegin, b.numPreds};
+  }
 
   std::span<const Operand> operandsOf(const Instruction &i) const {
     return {operands.data() + i.firstOperand, i.numOperands};

@@ -12,8 +12,8 @@ public:
   Dumper(const Module &m, bool withLocations) : m_(m), withLocations_(withLocations) {}
 
   std::string run() {
-    out_ << "module version=" << m_.versionMajor << "." << m_.versionMinor << " address_size=" << m_.addressSize
-         << " version_loc=" << loc(m_.versionLoc) << "\n";
+    out_ << "module version=" << m_.versionMajor << "." << m_.versionMinor
+         << " address_size=" << m_.addressSize << " version_loc=" << loc(m_.versionLoc) << "\n";
     for (const std::string &t : m_.targets) out_ << "target " << t << "\n";
     for (const TopLevel &t : m_.order) {
       switch (t.kind) {
@@ -27,12 +27,14 @@ public:
       }
       case TopLevelKind::Section: {
         const Section &s = m_.sections[t.index];
-        out_ << "section " << s.name << " " << loc(s.loc) << " bytes=" << s.text.size() << "\n" << s.text << "\n";
+        out_ << "section " << s.name << " " << loc(s.loc) << " bytes=" << s.text.size() << "\n"
+             << s.text << "\n";
         break;
       }
       case TopLevelKind::Pragma: out_ << "pragma " << strings(m_.pragmas[t.index]) << "\n"; break;
       case TopLevelKind::Alias:
-        out_ << "alias " << m_.str(m_.aliases[t.index].first) << " " << m_.str(m_.aliases[t.index].second) << "\n";
+        out_ << "alias " << m_.str(m_.aliases[t.index].first) << " " << m_.str(m_.aliases[t.index].second)
+             << "\n";
         break;
       }
     }
@@ -72,8 +74,10 @@ private:
     case OperandKind::Register: out_ << " reg=" << registerName(m_, f, op.id) << "#" << op.id; break;
     case OperandKind::Symbol: out_ << " name=" << m_.str(op.id); break;
     case OperandKind::Address:
-      if (op.base == AddressBase::Register) out_ << " reg=" << registerName(m_, f, op.id) << "#" << op.id;
-      else if (op.base == AddressBase::Symbol) out_ << " name=" << m_.str(op.id);
+      if (op.base == AddressBase::Register)
+        out_ << " reg=" << registerName(m_, f, op.id) << "#" << op.id;
+      else if (op.base == AddressBase::Symbol)
+        out_ << " name=" << m_.str(op.id);
       break;
     case OperandKind::SpecialReg: out_ << " sreg=" << spelling(static_cast<SpecialReg>(op.id)); break;
     case OperandKind::AddressList:
@@ -83,8 +87,8 @@ private:
     default: break;
     }
     out_ << " count=" << op.count() << " value=" << op.value << "\n";
-    if (op.kind == OperandKind::AddressList || op.kind == OperandKind::Vector || op.kind == OperandKind::Pair ||
-        op.kind == OperandKind::List)
+    if (op.kind == OperandKind::AddressList || op.kind == OperandKind::Vector ||
+        op.kind == OperandKind::Pair || op.kind == OperandKind::List)
       for (const Operand &c : f.children(op)) operand(f, c, depth + 1);
   }
 
@@ -132,7 +136,8 @@ private:
       case StmtKind::Pragma: out_ << "  pragma " << strings(f.pragmas[s.index]) << "\n"; break;
       case StmtKind::Prototype: {
         const Prototype &p = f.prototypes[s.index];
-        out_ << "  prototype " << m_.str(p.name) << " noreturn=" << p.noReturn << " loc=" << loc(p.loc) << "\n";
+        out_ << "  prototype " << m_.str(p.name) << " noreturn=" << p.noReturn << " loc=" << loc(p.loc)
+             << "\n";
         for (const Variable &v : p.returns) out_ << "    return " << variable(v) << "\n";
         for (const Variable &v : p.params) out_ << "    param " << variable(v) << "\n";
         break;
@@ -148,8 +153,9 @@ private:
     }
     for (size_t i = 1; i < f.debugLocs.size(); ++i) {
       const DebugLoc &d = f.debugLocs[i];
-      out_ << "  dbg " << i << " " << d.file << ":" << d.line << ":" << d.column << " fn=" << m_.str(d.functionName)
-           << " inlined=" << d.inlinedFile << ":" << d.inlinedLine << ":" << d.inlinedColumn << "\n";
+      out_ << "  dbg " << i << " " << d.file << ":" << d.line << ":" << d.column
+           << " fn=" << m_.str(d.functionName) << " inlined=" << d.inlinedFile << ":" << d.inlinedLine << ":"
+           << d.inlinedColumn << "\n";
     }
     for (size_t b = 0; b < f.blocks.size(); ++b) {
       const BasicBlock &bb = f.blocks[b];

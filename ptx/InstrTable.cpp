@@ -49,7 +49,8 @@ public:
 
   void read() {
     if (!text_.starts_with(info_.name) ||
-        (text_.size() > info_.name.size() && text_[info_.name.size()] != '.' && text_[info_.name.size()] != ' ')) {
+        (text_.size() > info_.name.size() && text_[info_.name.size()] != '.' &&
+         text_[info_.name.size()] != ' ')) {
       return fail("form does not start with the opcode name '" + std::string(info_.name) + "'");
     }
     pos_ = info_.name.size();
@@ -63,9 +64,12 @@ public:
       if (!readOperand()) return;
       // The optional second half of a pair (`d|p?`) does not make later
       // operands optional.
-      const OperandSpec &head = form_.operands[form_.operands.size() - (form_.operands.back().pairedWithPrevious ? 2 : 1)];
-      if (head.optional) sawOptional = true;
-      else if (sawOptional) return fail("a required operand follows an optional one");
+      const OperandSpec &head =
+          form_.operands[form_.operands.size() - (form_.operands.back().pairedWithPrevious ? 2 : 1)];
+      if (head.optional)
+        sawOptional = true;
+      else if (sawOptional)
+        return fail("a required operand follows an optional one");
       skipSpace();
       if (pos_ < text_.size()) {
         if (text_[pos_] != ',') return fail("expected ',' between operands");
@@ -121,7 +125,8 @@ private:
     } else if (pos_ < text_.size() && text_[pos_] == '@') {
       ++pos_;
       std::string_view name = word();
-      auto it = std::find_if(std::begin(kSetRows), std::end(kSetRows), [&](const SetRow &s) { return s.name == name; });
+      auto it = std::find_if(std::begin(kSetRows), std::end(kSetRows),
+                             [&](const SetRow &s) { return s.name == name; });
       if (it == std::end(kSetRows)) return fail("unknown set '@" + std::string(name) + "'"), false;
       if (!addMembers(g, it->members)) return false;
     } else {
@@ -159,7 +164,10 @@ private:
       case 'r': spec.shape = OperandShape::SourceReg; break;
       case 'i': spec.shape = OperandShape::Imm; break;
       case 'p':
-      case 'q': spec.shape = OperandShape::Pred; spec.type = {OperandType::Fixed, 0, Type::Pred}; break;
+      case 'q':
+        spec.shape = OperandShape::Pred;
+        spec.type = {OperandType::Fixed, 0, Type::Pred};
+        break;
       case 'L': spec.shape = OperandShape::Label; break;
       case 'f': spec.shape = OperandShape::Function; break;
       case 's': spec.shape = OperandShape::Symbol; break;
@@ -241,7 +249,8 @@ bool matchUnordered(const std::vector<ModGroup> &groups, std::span<const Mod> mo
   for (size_t g = 0; g < groups.size() && g < 64; ++g) {
     if ((used & (uint64_t{1} << g)) || !groups[g].accepts.test(static_cast<size_t>(mods[mi]))) continue;
     if (isType && static_cast<int>(g) < lastTypeGroup) continue;
-    if (matchUnordered(groups, mods, mi + 1, used | (uint64_t{1} << g), isType ? static_cast<int>(g) : lastTypeGroup))
+    if (matchUnordered(groups, mods, mi + 1, used | (uint64_t{1} << g),
+                       isType ? static_cast<int>(g) : lastTypeGroup))
       return true;
   }
   return false;
@@ -282,7 +291,8 @@ InstrTable::InstrTable() {
     forms_.push_back(std::move(form));
   }
   for (size_t i = 0; i < kNumOpcodes; ++i)
-    if (opcodes_[i].forms.empty()) errors_.push_back("opcode '" + std::string(opcodes_[i].name) + "' has no form");
+    if (opcodes_[i].forms.empty())
+      errors_.push_back("opcode '" + std::string(opcodes_[i].name) + "' has no form");
 }
 
 bool InstrTable::lookup(std::string_view name, Opcode &out) const {

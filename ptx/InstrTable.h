@@ -26,19 +26,19 @@ constexpr unsigned kNumOpcodes = static_cast<unsigned>(Opcode::NumOpcodes);
 namespace iflag {
 enum : uint32_t {
   None = 0,
-  Branch = 1u << 0,       // transfers control to a label operand
-  Terminator = 1u << 1,   // ends a basic block (branch, ret, exit, trap)
+  Branch = 1u << 0,     // transfers control to a label operand
+  Terminator = 1u << 1, // ends a basic block (branch, ret, exit, trap)
   Call = 1u << 2,
   Return = 1u << 3,
   Exit = 1u << 4,
-  Barrier = 1u << 5,      // CTA-level barrier
-  WarpSync = 1u << 6,     // warp-level synchronising primitive
+  Barrier = 1u << 5,  // CTA-level barrier
+  WarpSync = 1u << 6, // warp-level synchronising primitive
   Load = 1u << 7,
   Store = 1u << 8,
   Atomic = 1u << 9,
-  Divergent = 1u << 10,   // result always varies across threads
-  Tensor = 1u << 11,      // tensor core (mma/wmma/wgmma/tcgen05)
-  Texture = 1u << 12,     // texture and surface access
+  Divergent = 1u << 10, // result always varies across threads
+  Tensor = 1u << 11,    // tensor core (mma/wmma/wgmma/tcgen05)
+  Texture = 1u << 12,   // texture and surface access
   NoFallthrough = 1u << 13,
 };
 } // namespace iflag

@@ -21,11 +21,13 @@ constexpr std::array<uint8_t, 256> makeTable() {
 }
 constexpr std::array<uint8_t, 256> kTableArray = makeTable();
 const uint8_t kTable[256] = {
-#define ROW(i) kTableArray[i], kTableArray[i + 1], kTableArray[i + 2], kTableArray[i + 3], kTableArray[i + 4], \
-               kTableArray[i + 5], kTableArray[i + 6], kTableArray[i + 7]
-    ROW(0),   ROW(8),   ROW(16),  ROW(24),  ROW(32),  ROW(40),  ROW(48),  ROW(56),  ROW(64),  ROW(72),  ROW(80),
-    ROW(88),  ROW(96),  ROW(104), ROW(112), ROW(120), ROW(128), ROW(136), ROW(144), ROW(152), ROW(160), ROW(168),
-    ROW(176), ROW(184), ROW(192), ROW(200), ROW(208), ROW(216), ROW(224), ROW(232), ROW(240), ROW(248),
+#define ROW(i)                                                                                               \
+  kTableArray[i], kTableArray[i + 1], kTableArray[i + 2], kTableArray[i + 3], kTableArray[i + 4],            \
+      kTableArray[i + 5], kTableArray[i + 6], kTableArray[i + 7]
+    ROW(0),   ROW(8),   ROW(16),  ROW(24),  ROW(32),  ROW(40),  ROW(48),  ROW(56),
+    ROW(64),  ROW(72),  ROW(80),  ROW(88),  ROW(96),  ROW(104), ROW(112), ROW(120),
+    ROW(128), ROW(136), ROW(144), ROW(152), ROW(160), ROW(168), ROW(176), ROW(184),
+    ROW(192), ROW(200), ROW(208), ROW(216), ROW(224), ROW(232), ROW(240), ROW(248),
 #undef ROW
 };
 } // namespace charclass
@@ -76,6 +78,20 @@ const Token &Lexer::peek() {
   return peeked_;
 }
 
+size_t Lexer::skipWord(size_t p) const {
+  // Directive and modifier words may contain `::` (.shared::cta).
+  while (p < text_.size()) {
+    char d = text_[p];
+    if (isIdentChar(d))
+      ++p;
+    else if (d == ':' && p + 2 < text_.size() && text_[p + 1] == ':' && isIdentChar(text_[p + 2]))
+      p += 2;
+    else
+      break;
+  }
+  return p;
+}
+
 Token Lexer::next() {
   Token t;
   next(t);
@@ -114,16 +130,10 @@ void Lexer::next(Token &t) {
     t.kind = Tok::Ident;
   } else if (c == '.' && pos_ + 1 < text_.size() && isIdentChar(text_[pos_ + 1]) &&
              !(text_[pos_ + 1] >= '0' && text_[pos_ + 1] <= '9')) {
-    ++pos_;
-    // Directive and modifier words may contain `::` (.shared::cta).
-    while (pos_ < text_.size()) {
-      char d = text_[pos_];
-      if (isIdentChar(d)) ++pos_;
-      else if (d == ':' && pos_ + 2 < text_.size() && text_[pos_ + 1] == ':' && isIdentChar(text_[pos_ + 2])) pos_ += 2;
-      else break;
-    }
+    pos_ = skipWord(pos_ + 1);
     t.kind = Tok::Directive;
-  } else if ((c >= '0' && c <= '9') || (c == '.' && pos_ + 1 < text_.size() && text_[pos_ + 1] >= '0' && text_[pos_ + 1] <= '9')) {
+  } else if ((c >= '0' && c <= '9') ||
+             (c == '.' && pos_ + 1 < text_.size() && text_[pos_ + 1] >= '0' && text_[pos_ + 1] <= '9')) {
     // Numbers: 42, 0x1F, 0f3F800000, 1.5, 1e-3, 10U.
     bool hexLike = c == '0' && pos_ + 1 < text_.size() &&
                    (text_[pos_ + 1] == 'x' || text_[pos_ + 1] == 'X' || text_[pos_ + 1] == 'f' ||
@@ -154,13 +164,31 @@ void Lexer::next(Token &t) {
     }
   } else {
     switch (c) {
-    case '{': case '}': case '(': case ')': case '[': case ']': case ',': case ';': case ':':
-    case '+': case '-': case '!': case '@': case '|': case '<': case '>': case '=': case '*': case '/':
-    case '&': case '~': case '^': case '?': case '%':
-      t.kind = Tok::Punct;
-      break;
-    default:
-      t.kind = Tok::Invalid;
+    case '{':
+    case '}':
+    case '(':
+    case ')':
+    case '[':
+    case ']':
+    case ',':
+    case ';':
+    case ':':
+    case '+':
+    case '-':
+    case '!':
+    case '@':
+    case '|':
+    case '<':
+    case '>':
+    case '=':
+    case '*':
+    case '/':
+    case '&':
+    case '~':
+    case '^':
+    case '?':
+    case '%': t.kind = Tok::Punct; break;
+    default: t.kind = Tok::Invalid;
     }
     ++pos_;
   }
@@ -170,15 +198,8 @@ void Lexer::next(Token &t) {
 
 std::string_view Lexer::extendDotted(const Token &ident) {
   size_t start = ident.text.data() - text_.data();
-  while (pos_ + 1 < text_.size() && text_[pos_] == '.' && isIdentChar(text_[pos_ + 1])) {
-    ++pos_;
-    while (pos_ < text_.size()) {
-      char d = text_[pos_];
-      if (isIdentChar(d)) ++pos_;
-      else if (d == ':' && pos_ + 2 < text_.size() && text_[pos_ + 1] == ':' && isIdentChar(text_[pos_ + 2])) pos_ += 2;
-      else break;
-    }
-  }
+  while (pos_ + 1 < text_.size() && text_[pos_] == '.' && isIdentChar(text_[pos_ + 1]))
+    pos_ = skipWord(pos_ + 1);
   return text_.substr(start, pos_ - start);
 }
 
@@ -216,7 +237,8 @@ bool Lexer::skipBalanced(std::string_view &inner) {
       }
       if (pos_ < text_.size() && text_[pos_] == '"') ++pos_;
     } else {
-      if (c == '{') ++depth;
+      if (c == '{')
+        ++depth;
       else if (c == '}' && --depth == 0) {
         inner = text_.substr(start, pos_ - start);
         ++pos_;

@@ -58,6 +58,8 @@ public:
 
 private:
   void skipSpaceAndComments(bool &sawSpace, bool &badComment, SourceLoc *badLoc);
+  /// The end of the modifier word starting at `p` (letters, digits, `_`, `$`, `::`).
+  size_t skipWord(size_t p) const;
   SourceLoc here() const { return {line_, static_cast<uint32_t>(pos_ - lineStart_ + col0_)}; }
 
   std::string_view text_;
@@ -77,7 +79,9 @@ enum : uint8_t { IdentStart = 1, IdentChar = 2, Space = 4, Balanced = 8 /* { } "
 extern const uint8_t kTable[256];
 } // namespace charclass
 
-inline bool isIdentStart(char c) { return charclass::kTable[static_cast<uint8_t>(c)] & charclass::IdentStart; }
+inline bool isIdentStart(char c) {
+  return charclass::kTable[static_cast<uint8_t>(c)] & charclass::IdentStart;
+}
 inline bool isIdentChar(char c) { return charclass::kTable[static_cast<uint8_t>(c)] & charclass::IdentChar; }
 
 } // namespace ptx

@@ -20,8 +20,20 @@ enum class Type : uint8_t {
 /// Modifier kinds only describe; the instruction table decides where each
 /// spelling may appear.
 enum class ModKind : uint8_t {
-  Type, Space, Rounding, Compare, BoolOp, Vector, Scope, Semantics, CacheOp,
-  Eviction, Op, Shape, Layout, Misc
+  Type,
+  Space,
+  Rounding,
+  Compare,
+  BoolOp,
+  Vector,
+  Scope,
+  Semantics,
+  CacheOp,
+  Eviction,
+  Op,
+  Shape,
+  Layout,
+  Misc
 };
 
 /// Every `.word` that may follow an opcode. Types come first so that a type

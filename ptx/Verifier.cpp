@@ -21,7 +21,8 @@ struct SymbolInfo {
 class Verifier {
 public:
   Verifier(const Module &m, DiagnosticList &diags, const VerifyOptions &o)
-      : m_(m), o_(o), errors_(diags, m.fileName, m.source ? std::string_view(*m.source) : std::string_view()) {}
+      : m_(m), o_(o),
+        errors_(diags, m.fileName, m.source ? std::string_view(*m.source) : std::string_view()) {}
 
   bool run() {
     size_t before = errors_.errorCount();
@@ -32,12 +33,15 @@ public:
   }
 
 private:
-  void error(SourceLoc loc, std::string message) { errors_.error(loc, std::move(message), DiagKind::VerifyError); }
+  void error(SourceLoc loc, std::string message) {
+    errors_.error(loc, std::move(message), DiagKind::VerifyError);
+  }
 
   void checkModuleHeader() {
     if (m_.versionMajor == 0 && m_.versionMinor == 0) error({1, 1}, "missing .version directive");
     if (m_.targets.empty()) error(m_.versionLoc, "missing .target directive");
-    if (m_.ptxVersion() > 90) error(m_.versionLoc, "PTX ISA " + versionText(m_.ptxVersion()) + " is newer than 9.0");
+    if (m_.ptxVersion() > 90)
+      error(m_.versionLoc, "PTX ISA " + versionText(m_.ptxVersion()) + " is newer than 9.0");
   }
 
   void collectModuleSymbols() {
@@ -66,7 +70,8 @@ private:
       if (f.isKernel && p.space != Mod::Param) error(p.loc, "kernel parameters must be .param");
     if (!f.hasBody) return;
     if (!f.bodyParsed) {
-      error(f.loc, "internal: body of '" + std::string(m_.str(f.name)) + "' was not parsed before verification");
+      error(f.loc,
+            "internal: body of '" + std::string(m_.str(f.name)) + "' was not parsed before verification");
       return;
     }
     locals_.clear();
@@ -75,16 +80,18 @@ private:
     for (const Variable &v : f.locals) locals_.emplace(v.name, SymbolInfo{SymbolInfo::Variable, v.space});
     for (const Label &l : f.labels) locals_.emplace(l.name, SymbolInfo{SymbolInfo::Label, Mod::None});
     collectScopes(f);
-    for (const Prototype &p : f.prototypes) locals_.emplace(p.name, SymbolInfo{SymbolInfo::Prototype, Mod::None});
+    for (const Prototype &p : f.prototypes)
+      locals_.emplace(p.name, SymbolInfo{SymbolInfo::Prototype, Mod::None});
     for (const TargetList &t : f.targetLists) {
-      locals_.emplace(t.name, SymbolInfo{t.calls ? SymbolInfo::CallTargets : SymbolInfo::BranchTargets, Mod::None});
+      locals_.emplace(t.name,
+                      SymbolInfo{t.calls ? SymbolInfo::CallTargets : SymbolInfo::BranchTargets, Mod::None});
     }
     for (const TargetList &t : f.targetLists)
       for (Name target : t.targets) {
         const SymbolInfo *s = find(target);
         if (!s || s->kind != (t.calls ? SymbolInfo::Function : SymbolInfo::Label))
-          error(t.loc, std::string(t.calls ? "call target '" : "branch target '") + std::string(m_.str(target)) +
-                           "' is not a " + (t.calls ? "function" : "label"));
+          error(t.loc, std::string(t.calls ? "call target '" : "branch target '") +
+                           std::string(m_.str(target)) + "' is not a " + (t.calls ? "function" : "label"));
       }
     for (size_t i = 0; i < f.instrs.size(); ++i) {
       currentScope_ = instrScope_[i];
@@ -106,9 +113,7 @@ private:
         scopes_.push_back(Scope{current, {}});
         current = uint32_t(scopes_.size() - 1);
         break;
-      case StmtKind::ScopeEnd:
-        current = scopes_[current].parent;
-        break;
+      case StmtKind::ScopeEnd: current = scopes_[current].parent; break;
       case StmtKind::Label: {
         const Label &l = f.labels[st.index];
         if (!scopes_[current].labels.insert(l.name).second)
@@ -145,8 +150,8 @@ private:
       error(in.loc, "guard '" + registerName(m_, f, in.guard) + "' is not a .pred register");
     if (o_.checkAvailability) {
       if (form.ptxVersion > m_.ptxVersion() && m_.ptxVersion() != 0)
-        error(in.loc, describe(in) + " requires PTX ISA " + versionText(form.ptxVersion) + " or later (module is " +
-                          versionText(m_.ptxVersion()) + ")");
+        error(in.loc, describe(in) + " requires PTX ISA " + versionText(form.ptxVersion) +
+                          " or later (module is " + versionText(m_.ptxVersion()) + ")");
       unsigned sm = m_.smVersion();
       if (sm != 0 && form.sm > sm)
         error(in.loc, describe(in) + " requires sm_" + std::to_string(form.sm) + " or later (target is sm_" +
@@ -169,7 +174,8 @@ private:
     for (size_t i = 1; i < mods.size(); ++i)
       if (mods[i] == Mod::Hi || mods[i] == Mod::Lo || mods[i] == Mod::Wide)
         error(in.loc, "modifier '." + std::string(spelling(mods[i])) + "' of " + describe(in) +
-                          " must come right after '" + std::string(InstrTable::get().info(in.opcode).name) + "'");
+                          " must come right after '" + std::string(InstrTable::get().info(in.opcode).name) +
+                          "'");
   }
 
   /// `call (rets), f, (args)` or `call (rets), %reg, (args), proto`: the
@@ -188,7 +194,8 @@ private:
     if (callee.kind == OperandKind::Symbol) {
       auto fn = functions_.find(callee.id);
       if (fn == functions_.end())
-        return error(in.loc, "call target '" + std::string(m_.str(callee.id)) + "' is not a declared function");
+        return error(in.loc,
+                     "call target '" + std::string(m_.str(callee.id)) + "' is not a declared function");
       if (fn->second->isKernel)
         return error(in.loc, "call target '" + std::string(m_.str(callee.id)) + "' is a kernel (.entry)");
       // ptxas needs a declaration (a prototype) before the call.
@@ -200,7 +207,8 @@ private:
     } else if (callee.kind == OperandKind::Register) {
       Type t = f.registerType(callee.id);
       if (typeClass(t) == TypeClass::Float || t == Type::Pred)
-        error(in.loc, "indirect call through '" + registerName(m_, f, callee.id) + "' needs an integer register");
+        error(in.loc,
+              "indirect call through '" + registerName(m_, f, callee.id) + "' needs an integer register");
       if (i >= ops.size() || ops[i].kind != OperandKind::Symbol)
         return error(in.loc, "indirect " + describe(in) + " needs a .callprototype or .calltargets operand");
       const SymbolInfo *s = find(ops[i].id);
@@ -217,7 +225,8 @@ private:
     } else {
       return error(in.loc, "call target of " + describe(in) + " must be a function or a register");
     }
-    if (i < ops.size()) error(in.loc, describe(in) + " has " + std::to_string(ops.size() - i) + " extra operand(s)");
+    if (i < ops.size())
+      error(in.loc, describe(in) + " has " + std::to_string(ops.size() - i) + " extra operand(s)");
     for (const Operand *list : {rets, args})
       if (list)
         for (const Operand &e : f.children(*list))
@@ -226,8 +235,8 @@ private:
     auto count = [&](const Operand *list) { return list ? size_t(list->count()) : size_t(0); };
     auto plural = [](size_t n, const char *w) { return std::to_string(n) + " " + w + (n == 1 ? "" : "s"); };
     if (count(rets) != wantRets->size())
-      error(in.loc, describe(in) + " receives " + plural(count(rets), "return value") + ", " + what + " returns " +
-                        std::to_string(wantRets->size()));
+      error(in.loc, describe(in) + " receives " + plural(count(rets), "return value") + ", " + what +
+                        " returns " + std::to_string(wantRets->size()));
     if (count(args) != wantArgs->size())
       error(in.loc, describe(in) + " passes " + plural(count(args), "argument") + ", " + what + " takes " +
                         std::to_string(wantArgs->size()));
@@ -246,8 +255,9 @@ private:
         break;
       }
       if (s.pairedWithPrevious) continue;
-      const OperandSpec *second =
-          i + 1 < form.operands.size() && form.operands[i + 1].pairedWithPrevious ? &form.operands[i + 1] : nullptr;
+      const OperandSpec *second = i + 1 < form.operands.size() && form.operands[i + 1].pairedWithPrevious
+                                      ? &form.operands[i + 1]
+                                      : nullptr;
       positions.emplace_back(&s, second);
     }
     size_t required = 0;
@@ -257,8 +267,9 @@ private:
       std::string expected = required == positions.size() || rest
                                  ? std::to_string(required) + (rest ? " or more" : "")
                                  : std::to_string(required) + " to " + std::to_string(positions.size());
-      error(in.loc, describe(in) + " takes " + expected + " operand" + (expected == "1" ? "" : "s") + ", found " +
-                        std::to_string(ops.size()) + " (form: " + std::string(form.notation) + ")");
+      error(in.loc, describe(in) + " takes " + expected + " operand" + (expected == "1" ? "" : "s") +
+                        ", found " + std::to_string(ops.size()) + " (form: " + std::string(form.notation) +
+                        ")");
       return;
     }
     for (size_t i = 0; i < ops.size() && i < positions.size(); ++i) {
@@ -266,7 +277,8 @@ private:
       auto [spec, second] = positions[i];
       if (op.kind == OperandKind::Pair) {
         if (!second) {
-          error(in.loc, "operand " + std::to_string(i + 1) + " of " + describe(in) + " cannot be a pair 'a|b'");
+          error(in.loc,
+                "operand " + std::to_string(i + 1) + " of " + describe(in) + " cannot be a pair 'a|b'");
           continue;
         }
         auto kids = f.children(op);
@@ -300,15 +312,18 @@ private:
     if (want == Type::None || reg == want) return true;
     TypeClass rc = typeClass(reg), wc = typeClass(want);
     if (rc == TypeClass::Pred || wc == TypeClass::Pred) return false;
-    if (rc == TypeClass::Opaque || wc == TypeClass::Opaque) return rc == wc || reg == Type::B64 || reg == Type::U64;
+    if (rc == TypeClass::Opaque || wc == TypeClass::Opaque)
+      return rc == wc || reg == Type::B64 || reg == Type::U64;
     unsigned rb = bitWidth(reg), wb = bitWidth(want);
     bool sizeOk = widen ? rb >= wb : rb == wb;
     if (!sizeOk) return false;
     if (rc == TypeClass::Bits || wc == TypeClass::Bits) return true;
-    if ((rc == TypeClass::Signed || rc == TypeClass::Unsigned) && (wc == TypeClass::Signed || wc == TypeClass::Unsigned))
+    if ((rc == TypeClass::Signed || rc == TypeClass::Unsigned) &&
+        (wc == TypeClass::Signed || wc == TypeClass::Unsigned))
       return true;
     // Packed and narrow float formats live in bit or integer registers.
-    if (wc == TypeClass::Float && want != Type::F32 && want != Type::F64) return rc != TypeClass::Float || rb == wb;
+    if (wc == TypeClass::Float && want != Type::F32 && want != Type::F64)
+      return rc != TypeClass::Float || rb == wb;
     return widen && rc != TypeClass::Float && wc != TypeClass::Float;
   }
 
@@ -317,13 +332,13 @@ private:
     Type want = expectedType(in, spec);
     Type have = f.registerType(reg);
     const InstrTable &table = InstrTable::get();
-    bool widen = table.has(in.opcode, iflag::Load | iflag::Store | iflag::Atomic) || in.opcode == Opcode::Cvt ||
-                 spec.type.kind != OperandType::Fixed;
+    bool widen = table.has(in.opcode, iflag::Load | iflag::Store | iflag::Atomic) ||
+                 in.opcode == Opcode::Cvt || spec.type.kind != OperandType::Fixed;
     // Sub-word integer operations read and write wider registers too.
     if (!compatible(have, want, widen))
       error(in.loc, "operand " + std::to_string(index + 1) + " of " + describe(in) + ": register '" +
-                        registerName(m_, f, reg) + "' has type ." + std::string(spelling(have)) + ", expected ." +
-                        std::string(spelling(want)));
+                        registerName(m_, f, reg) + "' has type ." + std::string(spelling(have)) +
+                        ", expected ." + std::string(spelling(want)));
   }
 
   void checkOperand(const Function &f, const Instruction &in, const Form &form, const Operand &op,
@@ -335,20 +350,29 @@ private:
     if (op.negated() && !spec.negatable) return bad("a predicate without '!'");
     switch (spec.shape) {
     case OperandShape::Dest:
-      if (op.kind == OperandKind::Register) checkRegisterType(f, in, op.id, spec, index);
-      else if (op.kind == OperandKind::Vector) checkVector(f, in, op, spec, index);
-      else if (op.kind != OperandKind::Sink) bad("a register");
+      if (op.kind == OperandKind::Register)
+        checkRegisterType(f, in, op.id, spec, index);
+      else if (op.kind == OperandKind::Vector)
+        checkVector(f, in, op, spec, index);
+      else if (op.kind != OperandKind::Sink)
+        bad("a register");
       return;
     case OperandShape::Source:
-      if (op.kind == OperandKind::Register) checkRegisterType(f, in, op.id, spec, index);
-      else if (op.kind == OperandKind::Vector) checkVector(f, in, op, spec, index);
-      else if (op.kind == OperandKind::Symbol) checkSymbol(in, op, index);
-      else if (op.kind == OperandKind::Address || op.kind == OperandKind::AddressList || op.kind == OperandKind::List)
+      if (op.kind == OperandKind::Register)
+        checkRegisterType(f, in, op.id, spec, index);
+      else if (op.kind == OperandKind::Vector)
+        checkVector(f, in, op, spec, index);
+      else if (op.kind == OperandKind::Symbol)
+        checkSymbol(in, op, index);
+      else if (op.kind == OperandKind::Address || op.kind == OperandKind::AddressList ||
+               op.kind == OperandKind::List)
         bad("a register or an immediate");
       return;
     case OperandShape::SourceReg:
-      if (op.kind == OperandKind::Register) checkRegisterType(f, in, op.id, spec, index);
-      else if (op.kind != OperandKind::SpecialReg) bad("a register");
+      if (op.kind == OperandKind::Register)
+        checkRegisterType(f, in, op.id, spec, index);
+      else if (op.kind != OperandKind::SpecialReg)
+        bad("a register");
       return;
     case OperandShape::Imm:
       if (!op.isImmediate()) bad("an immediate");
@@ -361,8 +385,10 @@ private:
       }
       return;
     case OperandShape::Address:
-      if (op.kind == OperandKind::Address) checkAddress(f, in, op, index);
-      else if (op.kind != OperandKind::AddressList) bad("an address [..]");
+      if (op.kind == OperandKind::Address)
+        checkAddress(f, in, op, index);
+      else if (op.kind != OperandKind::AddressList)
+        bad("an address [..]");
       return;
     case OperandShape::Label:
       if (op.kind != OperandKind::Symbol) return bad("a label");
@@ -370,7 +396,8 @@ private:
           !s || (s->kind != SymbolInfo::Label && s->kind != SymbolInfo::BranchTargets))
         error(in.loc, "branch target '" + std::string(m_.str(op.id)) + "' is not a label of this function");
       else if (s->kind == SymbolInfo::Label && !labelVisible(op.id))
-        error(in.loc, "label '" + std::string(m_.str(op.id)) + "' is defined in a nested block, not visible here");
+        error(in.loc,
+              "label '" + std::string(m_.str(op.id)) + "' is defined in a nested block, not visible here");
       return;
     case OperandShape::Function:
       if (op.kind == OperandKind::Symbol) {
@@ -382,8 +409,10 @@ private:
       }
       return;
     case OperandShape::Symbol:
-      if (op.kind == OperandKind::Symbol) checkSymbol(in, op, index);
-      else if (op.kind != OperandKind::Register) bad("a symbol");
+      if (op.kind == OperandKind::Symbol)
+        checkSymbol(in, op, index);
+      else if (op.kind != OperandKind::Register)
+        bad("a symbol");
       return;
     case OperandShape::RegVector:
       if (op.kind != OperandKind::Vector && op.kind != OperandKind::Register) bad("a vector {..}");
@@ -413,7 +442,8 @@ private:
 
   void checkSymbol(const Instruction &in, const Operand &op, size_t index) {
     (void)index;
-    if (!find(op.id)) error(in.loc, "undefined symbol '" + std::string(m_.str(op.id)) + "' in " + describe(in));
+    if (!find(op.id))
+      error(in.loc, "undefined symbol '" + std::string(m_.str(op.id)) + "' in " + describe(in));
   }
 
   static bool sameSpace(Mod instr, Mod var) {
@@ -442,13 +472,13 @@ private:
     }
     Mod space = m_.desc(in).firstOfKind(ModKind::Space);
     const InstrTable &table = InstrTable::get();
-    if (space != Mod::None && s->kind == SymbolInfo::Variable && table.has(in.opcode, iflag::Load | iflag::Store) &&
-        !sameSpace(space, s->space))
+    if (space != Mod::None && s->kind == SymbolInfo::Variable &&
+        table.has(in.opcode, iflag::Load | iflag::Store) && !sameSpace(space, s->space))
       error(in.loc, "operand " + std::to_string(index + 1) + " of " + describe(in) + ": '" +
-                        std::string(m_.str(op.id)) + "' is in ." + std::string(spelling(s->space)) + ", not ." +
-                        std::string(spelling(space)));
-    if (table.has(in.opcode, iflag::Store) && !table.has(in.opcode, iflag::Load) && s->kind == SymbolInfo::Variable &&
-        s->space == Mod::Const)
+                        std::string(m_.str(op.id)) + "' is in ." + std::string(spelling(s->space)) +
+                        ", not ." + std::string(spelling(space)));
+    if (table.has(in.opcode, iflag::Store) && !table.has(in.opcode, iflag::Load) &&
+        s->kind == SymbolInfo::Variable && s->space == Mod::Const)
       error(in.loc, describe(in) + " cannot write to .const variable '" + std::string(m_.str(op.id)) + "'");
   }
 
@@ -474,8 +504,8 @@ private:
     if (!hasCount || ops[countIndex].kind != OperandKind::Int) return true;
     int64_t count = ops[countIndex].value;
     if (count < 0 || count % 32 != 0 || (isArrive && count == 0))
-      error(in.loc, "barrier thread count " + std::to_string(count) + " in " + describe(in) +
-                        " must be a " + (isArrive ? "non-zero " : "") + "multiple of 32");
+      error(in.loc, "barrier thread count " + std::to_string(count) + " in " + describe(in) + " must be a " +
+                        (isArrive ? "non-zero " : "") + "multiple of 32");
     return true;
   }
 

@@ -162,8 +162,10 @@ void appendInit(std::string &out, const Module &m, const std::vector<InitItem> &
     } else {
       out += m.str(it.symbol);
     }
-    if (it.value > 0) out += "+" + std::to_string(it.value);
-    else if (it.value < 0) out += "-" + std::to_string(-static_cast<uint64_t>(it.value));
+    if (it.value > 0)
+      out += "+" + std::to_string(it.value);
+    else if (it.value < 0)
+      out += "-" + std::to_string(-static_cast<uint64_t>(it.value));
     return;
   }
 }

@@ -1,11 +1,11 @@
 // Every corpus file parses and verifies without diagnostics; writing it and
 // parsing the result gives the identical IR; writing is idempotent; and
 // ptxas accepts what ptxvm writes.
+#include "tests/Corpus.h"
 #include "ptx/IRDump.h"
 #include "ptx/Parser.h"
 #include "ptx/Verifier.h"
 #include "ptx/Writer.h"
-#include "tests/Corpus.h"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +16,8 @@ namespace {
 
 class CorpusTest : public ::testing::TestWithParam<CorpusFile> {};
 
-std::unique_ptr<Module> parseOk(const std::string &text, const std::string &name, FrontEnd fe = FrontEnd::Fast) {
+std::unique_ptr<Module> parseOk(const std::string &text, const std::string &name,
+                                FrontEnd fe = FrontEnd::Fast) {
   DiagnosticList diags;
   ParseOptions o;
   o.frontEnd = fe;

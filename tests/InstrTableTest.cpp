@@ -29,7 +29,8 @@ TEST(InstrTable, NotationHasNoErrors) {
 TEST(InstrTable, EveryModifierSpellingIsUnique) {
   std::set<std::string_view> seen;
   for (unsigned m = 1; m < kNumMods; ++m)
-    EXPECT_TRUE(seen.insert(spelling(static_cast<Mod>(m))).second) << "duplicate ." << spelling(static_cast<Mod>(m));
+    EXPECT_TRUE(seen.insert(spelling(static_cast<Mod>(m))).second)
+        << "duplicate ." << spelling(static_cast<Mod>(m));
 }
 
 TEST(InstrTable, LongestPrefixNamesTheOpcode) {

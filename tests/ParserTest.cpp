@@ -1,8 +1,8 @@
 // The fast front end on every construct of the PTX grammar; each test parses
 // a small module and checks the IR it produced.
+#include "ptx/Parser.h"
 #include "ptx/IRDump.h"
 #include "ptx/Lexer.h"
-#include "ptx/Parser.h"
 #include "ptx/Writer.h"
 
 #include <gtest/gtest.h>
@@ -168,7 +168,8 @@ TEST(Parser, RegisterRangesAndScopes) {
 }
 
 TEST(Parser, UndeclaredAndOutOfRangeRegistersAreErrors) {
-  EXPECT_NE(firstError(body(".reg .b32 %r<3>;\nmov.u32 %r3, 1;")).find("unknown register '%r3'"), std::string::npos);
+  EXPECT_NE(firstError(body(".reg .b32 %r<3>;\nmov.u32 %r3, 1;")).find("unknown register '%r3'"),
+            std::string::npos);
   EXPECT_NE(firstError(body(".reg .b32 %r;\n.reg .b32 %r;")).find("already declared"), std::string::npos);
 }
 
@@ -416,7 +417,8 @@ TEST(ParserErrors, ModifiersThatMatchNoForm) {
 }
 
 TEST(ParserErrors, SaysWhatWasExpected) {
-  EXPECT_NE(firstError(body("  .reg .b32 %r;\n  mov.u32 %r 1;")).find("expected ',' or ';'"), std::string::npos);
+  EXPECT_NE(firstError(body("  .reg .b32 %r;\n  mov.u32 %r 1;")).find("expected ',' or ';'"),
+            std::string::npos);
   EXPECT_NE(firstError(".entry k( {").find("expected a parameter declaration"), std::string::npos);
   EXPECT_NE(firstError(".entry k()\n{\n  ret;\n").find("missing '}'"), std::string::npos);
 }
@@ -428,8 +430,8 @@ TEST(ParserErrors, RecoversAndReportsSeveralErrors) {
 }
 
 TEST(ParserErrors, HostileInputsTerminate) {
-  for (const char *text : {"{{{{{{{{", "}}}}", ".entry", ".entry k(", "\"unterminated", "/* open", "@", "[[[[",
-                           ".version 99999999999999999999", ".global .b8 x[99999999999999999999999];",
+  for (const char *text : {"{{{{{{{{", "}}}}", ".entry", ".entry k(", "\"unterminated", "/* open", "@",
+                           "[[[[", ".version 99999999999999999999", ".global .b8 x[99999999999999999999999];",
                            ".entry k() { .reg .b32 %r<4000000000>; }", "\x01\x02\xff"}) {
     DiagnosticList diags;
     parseModule(text, "x.ptx", diags);

@@ -48,8 +48,13 @@ std::string wrap(const std::string &line) {
   for (std::sregex_iterator it(line.begin(), line.end(), reg), end; it != end; ++it) {
     std::string prefix = (*it)[1], name = (*it)[0];
     if (prefix == "envreg" || !declared.insert(name).second) continue;
-    std::string type = prefix == "rd" ? "b64" : prefix == "f" ? "f32" : prefix == "fd" ? "f64" : prefix == "h" || prefix == "rs" ? "b16"
-                     : prefix == "p" ? "pred" : prefix == "rq" ? "b128" : "b32";
+    std::string type = prefix == "rd"                    ? "b64"
+                       : prefix == "f"                   ? "f32"
+                       : prefix == "fd"                  ? "f64"
+                       : prefix == "h" || prefix == "rs" ? "b16"
+                       : prefix == "p"                   ? "pred"
+                       : prefix == "rq"                  ? "b128"
+                                                         : "b32";
     decls += "  .reg ." + type + " " + name + ";\n";
   }
   return ".version 9.0\n.target sm_100a\n.address_size 64\n.entry k()\n{\n" + decls + "  " + line + ";\n}\n";

@@ -1,8 +1,8 @@
 // The verifier through the C++ API: each test parses a small module, verifies
 // it and checks the diagnostics' kind, line and message. The same cases (and
 // more) run from the command line in tests/lit/verify/.
-#include "ptx/Parser.h"
 #include "ptx/Verifier.h"
+#include "ptx/Parser.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,8 @@ namespace {
 
 /// A module for sm_80 / PTX 8.0 whose kernel body holds `statements`, one
 /// per line starting at line 7.
-std::string kernel(const std::string &statements, const std::string &header = ".version 8.0\n.target sm_80\n") {
+std::string kernel(const std::string &statements,
+                   const std::string &header = ".version 8.0\n.target sm_80\n") {
   return header + ".address_size 64\n.global .u32 g;\n.visible .entry k()\n{\n" + statements + "\n}\n";
 }
 
@@ -61,7 +62,8 @@ TEST(Verifier, BarrierCounts) {
   EXPECT_EQ(diags.all()[1].loc.line, 8u);
   EXPECT_EQ(diags.all()[1].message, "'bar.arrive' needs a thread count");
   EXPECT_EQ(diags.all()[2].loc.line, 9u);
-  EXPECT_EQ(diags.all()[2].message, "barrier thread count 0 in 'bar.arrive' must be a non-zero multiple of 32");
+  EXPECT_EQ(diags.all()[2].message,
+            "barrier thread count 0 in 'bar.arrive' must be a non-zero multiple of 32");
 }
 
 TEST(Verifier, RegisterTypeAndShape) {

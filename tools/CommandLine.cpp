@@ -6,14 +6,19 @@ namespace ptxvm {
 
 bool parseCommonOption(const std::string &arg, InputOptions &opts, std::string &error, bool &consumed) {
   consumed = true;
-  if (arg == "--parser=fast") opts.frontEnd = ptx::FrontEnd::Fast;
-  else if (arg == "--parser=antlr") opts.frontEnd = ptx::FrontEnd::Antlr;
+  if (arg == "--parser=fast")
+    opts.frontEnd = ptx::FrontEnd::Fast;
+  else if (arg == "--parser=antlr")
+    opts.frontEnd = ptx::FrontEnd::Antlr;
   else if (arg.starts_with("--parser=")) {
     error = "unknown parser '" + arg.substr(9) + "' (expected fast or antlr)";
     return false;
-  } else if (arg == "--diagnostics=json") opts.json = true;
-  else if (arg == "--diagnostics=text") opts.json = false;
-  else consumed = false;
+  } else if (arg == "--diagnostics=json")
+    opts.json = true;
+  else if (arg == "--diagnostics=text")
+    opts.json = false;
+  else
+    consumed = false;
   return true;
 }
 

@@ -44,10 +44,14 @@ ModuleStats computeStats(const ptx::Module &m) {
   ModuleStats s;
   for (const ptx::Variable &v : m.globals) {
     uint64_t b = variableBytes(v);
-    if (v.space == ptx::Mod::Global) s.globalBytes += b;
-    else if (v.space == ptx::Mod::Shared) s.sharedBytes += b;
-    else if (v.space == ptx::Mod::Const) s.constBytes += b;
-    else if (v.space == ptx::Mod::Local) s.localBytes += b;
+    if (v.space == ptx::Mod::Global)
+      s.globalBytes += b;
+    else if (v.space == ptx::Mod::Shared)
+      s.sharedBytes += b;
+    else if (v.space == ptx::Mod::Const)
+      s.constBytes += b;
+    else if (v.space == ptx::Mod::Local)
+      s.localBytes += b;
   }
   for (const ptx::Function &f : m.functions) {
     if (!f.hasBody) continue;
@@ -74,18 +78,20 @@ ModuleStats computeStats(const ptx::Module &m) {
 std::string renderStatsText(const ModuleStats &s, bool byOpcode) {
   std::string out;
   char line[512];
-  std::snprintf(line, sizeof line, "%-40s %6s %8s %6s %6s %6s %6s %6s %6s %6s %5s %8s %8s\n", "function", "kind",
-                "instrs", "arith", "mem", "ctrl", "sync", "tensor", "tex", "regs", "bbs", "local", "shared");
+  std::snprintf(line, sizeof line, "%-40s %6s %8s %6s %6s %6s %6s %6s %6s %6s %5s %8s %8s\n", "function",
+                "kind", "instrs", "arith", "mem", "ctrl", "sync", "tensor", "tex", "regs", "bbs", "local",
+                "shared");
   out += line;
   for (const FunctionStats &f : s.functions) {
     auto c = [&](InstrClass k) { return static_cast<unsigned long long>(f.byClass[static_cast<int>(k)]); };
     std::string name = f.name.size() > 40 ? f.name.substr(0, 37) + "..." : f.name;
-    std::snprintf(line, sizeof line, "%-40s %6s %8llu %6llu %6llu %6llu %6llu %6llu %6llu %6llu %5llu %8llu %8llu\n",
+    std::snprintf(line, sizeof line,
+                  "%-40s %6s %8llu %6llu %6llu %6llu %6llu %6llu %6llu %6llu %5llu %8llu %8llu\n",
                   name.c_str(), f.kernel ? "entry" : "func", (unsigned long long)f.instructions,
-                  c(InstrClass::Arithmetic), c(InstrClass::Memory), c(InstrClass::Control), c(InstrClass::Sync),
-                  c(InstrClass::Tensor), c(InstrClass::Texture), (unsigned long long)f.registers,
-                  (unsigned long long)f.basicBlocks, (unsigned long long)f.localBytes,
-                  (unsigned long long)f.sharedBytes);
+                  c(InstrClass::Arithmetic), c(InstrClass::Memory), c(InstrClass::Control),
+                  c(InstrClass::Sync), c(InstrClass::Tensor), c(InstrClass::Texture),
+                  (unsigned long long)f.registers, (unsigned long long)f.basicBlocks,
+                  (unsigned long long)f.localBytes, (unsigned long long)f.sharedBytes);
     out += line;
     if (byOpcode)
       for (auto &[op, n] : f.byOpcode) {
@@ -96,9 +102,9 @@ std::string renderStatsText(const ModuleStats &s, bool byOpcode) {
   std::snprintf(line, sizeof line,
                 "total: %zu functions, %llu instructions; module variables: global %llu B, shared %llu B, "
                 "const %llu B, local %llu B\n",
-                s.functions.size(), (unsigned long long)s.totalInstructions, (unsigned long long)s.globalBytes,
-                (unsigned long long)s.sharedBytes, (unsigned long long)s.constBytes,
-                (unsigned long long)s.localBytes);
+                s.functions.size(), (unsigned long long)s.totalInstructions,
+                (unsigned long long)s.globalBytes, (unsigned long long)s.sharedBytes,
+                (unsigned long long)s.constBytes, (unsigned long long)s.localBytes);
   out += line;
   return out;
 }
@@ -119,12 +125,15 @@ std::string renderStatsJson(const ModuleStats &s) {
       out += (first ? "\"" : ",\"") + op + "\":" + std::to_string(n);
       first = false;
     }
-    out += "},\"registers\":" + std::to_string(f.registers) + ",\"basic_blocks\":" + std::to_string(f.basicBlocks) +
-           ",\"local_bytes\":" + std::to_string(f.localBytes) + ",\"shared_bytes\":" + std::to_string(f.sharedBytes) +
-           "}";
+    out += "},\"registers\":" + std::to_string(f.registers) +
+           ",\"basic_blocks\":" + std::to_string(f.basicBlocks) +
+           ",\"local_bytes\":" + std::to_string(f.localBytes) +
+           ",\"shared_bytes\":" + std::to_string(f.sharedBytes) + "}";
   }
-  out += "],\"global_bytes\":" + std::to_string(s.globalBytes) + ",\"shared_bytes\":" + std::to_string(s.sharedBytes) +
-         ",\"const_bytes\":" + std::to_string(s.constBytes) + ",\"local_bytes\":" + std::to_string(s.localBytes) +
+  out += "],\"global_bytes\":" + std::to_string(s.globalBytes) +
+         ",\"shared_bytes\":" + std::to_string(s.sharedBytes) +
+         ",\"const_bytes\":" + std::to_string(s.constBytes) +
+         ",\"local_bytes\":" + std::to_string(s.localBytes) +
          ",\"instructions\":" + std::to_string(s.totalInstructions) + "}";
   return out;
 }

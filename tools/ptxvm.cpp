@@ -119,11 +119,16 @@ int runFmt(const std::vector<std::string> &args) {
   std::string outPath;
   bool verify = true;
   for (size_t i = 0; i < extra.size(); ++i) {
-    if (extra[i] == "-o") outPath = extra[++i];
-    else if (extra[i] == "--strip-debug") wo.debugInfo = false;
-    else if (extra[i] == "--comments") wo.comments = true;
-    else if (extra[i] == "--no-verify") verify = false;
-    else return usageError("fmt: unknown option '" + extra[i] + "'");
+    if (extra[i] == "-o")
+      outPath = extra[++i];
+    else if (extra[i] == "--strip-debug")
+      wo.debugInfo = false;
+    else if (extra[i] == "--comments")
+      wo.comments = true;
+    else if (extra[i] == "--no-verify")
+      verify = false;
+    else
+      return usageError("fmt: unknown option '" + extra[i] + "'");
   }
   ptx::DiagnosticList diags;
   auto m = loadModule(in, diags);
@@ -161,9 +166,12 @@ int runStats(const std::vector<std::string> &args) {
   if (!parseArgs(args, in, extra, error)) return usageError(error);
   bool byOpcode = false, json = false;
   for (const std::string &e : extra) {
-    if (e == "--by-opcode") byOpcode = true;
-    else if (e == "--json") json = true;
-    else return usageError("stats: unknown option '" + e + "'");
+    if (e == "--by-opcode")
+      byOpcode = true;
+    else if (e == "--json")
+      json = true;
+    else
+      return usageError("stats: unknown option '" + e + "'");
   }
   ptx::DiagnosticList diags;
   auto m = loadModule(in, diags);
@@ -181,8 +189,10 @@ int runDump(const std::vector<std::string> &args) {
   if (!parseArgs(args, in, extra, error)) return usageError(error);
   bool locations = true;
   for (const std::string &e : extra) {
-    if (e == "--no-locations") locations = false;
-    else return usageError("dump: unknown option '" + e + "'");
+    if (e == "--no-locations")
+      locations = false;
+    else
+      return usageError("dump: unknown option '" + e + "'");
   }
   ptx::DiagnosticList diags;
   auto m = loadModule(in, diags);
