@@ -1,5 +1,6 @@
 # The ANTLR4 front end: PTX.g4 -> C++ (generated at build time) plus the
-# visitor in AntlrFrontEnd.cpp, added to the `ptx` library.
+# visitor in AntlrFrontEnd.cpp and the files it is split into (AntlrImpl.h
+# says which holds what), added to the `ptx` library.
 # Included from ptx/CMakeLists.txt after `add_library(ptx ...)`:
 #   include(grammar/antlr.cmake)
 #
@@ -45,5 +46,10 @@ target_include_directories(ptx_antlr_generated SYSTEM PUBLIC ${PTX_ANTLR_OUT} ${
 target_link_libraries(ptx_antlr_generated PUBLIC ${PTXVM_ANTLR4_RUNTIME} ${PTXVM_UUID})
 set_target_properties(ptx_antlr_generated PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
-target_sources(ptx PRIVATE ${CMAKE_CURRENT_LIST_DIR}/AntlrFrontEnd.cpp)
+target_sources(ptx PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/AntlrFrontEnd.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/AntlrErrors.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/AntlrBody.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/AntlrOperands.cpp
+)
 target_link_libraries(ptx PRIVATE ptx_antlr_generated)
