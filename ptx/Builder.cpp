@@ -538,6 +538,33 @@ bool FunctionBuilder::resolveName(std::string_view name, Operand &out, std::stri
   return false;
 }
 
+InitItem initItemOf(const Operand &op) {
+  InitItem item;
+  item.kind = op.kind == OperandKind::Int   ? InitItem::Int
+              : op.kind == OperandKind::F32 ? InitItem::F32
+                                            : InitItem::F64;
+  item.flags = op.flags;
+  item.format = op.format();
+  item.value = op.value;
+  return item;
+}
+
+bool addressOf(const Operand &base, Operand &out) {
+  out = Operand{};
+  out.kind = OperandKind::Address;
+  out.id = base.id;
+  if (base.kind == OperandKind::Register) {
+    out.base = AddressBase::Register;
+    out.selector = base.selector;
+    return true;
+  }
+  if (base.kind == OperandKind::Symbol) {
+    out.base = AddressBase::Symbol;
+    return true;
+  }
+  return false;
+}
+
 std::string missingComponentError(const Operand &op, std::string_view name) {
   if (op.kind == OperandKind::SpecialReg && op.selector == Selector::None &&
       hasComponents(static_cast<SpecialReg>(op.id)))

@@ -154,6 +154,12 @@ private:
   size_t singleCount_ = 0;
 };
 
+/// An initializer element holding the literal or constant `op`.
+InitItem initItemOf(const Operand &op);
+/// The address `[base]` for a register or symbol operand; false for any
+/// other operand (the caller reports it).
+bool addressOf(const Operand &base, Operand &out);
+
 /// Whether a `.x`/`.b0`-style selector may follow this resolved name.
 inline bool takesSelector(const Operand &op) {
   return op.kind == OperandKind::Register ||

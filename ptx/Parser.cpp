@@ -444,13 +444,7 @@ void Parser::parseInitScalar(std::vector<InitItem> &out) {
   }
   if (!startsConstant()) expected("an initializer value");
   Operand op = parseConstant();
-  item.kind = op.kind == OperandKind::Int   ? InitItem::Int
-              : op.kind == OperandKind::F32 ? InitItem::F32
-                                            : InitItem::F64;
-  item.flags = op.flags;
-  item.format = op.format();
-  item.value = op.value;
-  out.push_back(item);
+  out.push_back(initItemOf(op));
 }
 
 } // namespace detail

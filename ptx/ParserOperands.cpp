@@ -268,16 +268,7 @@ Operand Parser::parseAddress(FunctionBuilder &fb, unsigned depth) {
   }
   Operand a;
   a.kind = OperandKind::Address;
-  if (first.kind == OperandKind::Register) {
-    a.base = AddressBase::Register;
-    a.id = first.id;
-    a.selector = first.selector;
-  } else if (first.kind == OperandKind::Symbol) {
-    a.base = AddressBase::Symbol;
-    a.id = first.id;
-  } else {
-    fail(loc, "an address is [register], [symbol] or [number], optionally + offset");
-  }
+  if (!addressOf(first, a)) fail(loc, "an address is [register], [symbol] or [number], optionally + offset");
   if (tok_.is('+') || tok_.is('-')) {
     bool minus = tok_.is('-');
     advance();

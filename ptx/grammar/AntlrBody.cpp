@@ -148,13 +148,7 @@ void Builder::initializer(P::InitializerContext *init, std::vector<InitItem> &ou
     return;
   }
   Operand op = constant(dynamic_cast<P::ConstInitContext *>(init)->constExpr());
-  item.kind = op.kind == OperandKind::Int   ? InitItem::Int
-              : op.kind == OperandKind::F32 ? InitItem::F32
-                                            : InitItem::F64;
-  item.flags = op.flags;
-  item.format = op.format();
-  item.value = op.value;
-  out.push_back(item);
+  out.push_back(initItemOf(op));
 }
 
 int64_t Builder::offset(Token *sign, TerminalNode *number) {

@@ -222,16 +222,7 @@ Operand Builder::address(P::BracketContentContext *ctx, unsigned depth) {
     a.value = first.value;
     return a;
   }
-  if (first.kind == OperandKind::Register) {
-    a.base = AddressBase::Register;
-    a.id = first.id;
-    a.selector = first.selector;
-  } else if (first.kind == OperandKind::Symbol) {
-    a.base = AddressBase::Symbol;
-    a.id = first.id;
-  } else {
-    fail(loc, "an address is [register], [symbol] or [number], optionally + offset");
-  }
+  if (!addressOf(first, a)) fail(loc, "an address is [register], [symbol] or [number], optionally + offset");
   if (base->sign) {
     bool minus = base->sign->getType() == P::MINUS;
     if (base->MINUS().size() == (minus ? 2u : 1u)) minus = !minus;
