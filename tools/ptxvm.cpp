@@ -5,6 +5,7 @@
 #include "ptx/Verifier.h"
 #include "ptx/Writer.h"
 #include "tools/CommandLine.h"
+#include "tools/Run.h"
 #include "tools/Stats.h"
 
 #include <cstdio>
@@ -24,6 +25,8 @@ commands:
   verify FILE           check PTX against the instruction table and PTX rules
   stats FILE            functions, instruction counts by class, registers, memory
   dump FILE             print the IR structure (for debugging ptxvm)
+  run FILE --kernel K --grid G --block B [--arg SPEC]...
+                        run a kernel on the SIMT emulator
 
 common options:
   --parser=fast|antlr   front end (default: fast)
@@ -219,12 +222,15 @@ int main(int argc, char **argv) {
     const char *name;
     int (*run)(const std::vector<std::string> &);
   };
-  const Entry commands[] = {{"fmt", runFmt}, {"verify", runVerify}, {"stats", runStats}, {"dump", runDump}};
+  const Entry commands[] = {{"fmt", runFmt},   {"verify", runVerify},
+                            {"stats", runStats}, {"dump", runDump},
+                            {"run", runKernelCommand}};
   for (const Entry &c : commands) {
     if (command != c.name) continue;
     if (wantsHelp(args)) {
       for (const CommandHelp &h : kHelp)
         if (command == h.name) std::fputs(h.text, stdout);
+      if (command == "run") std::fputs(kRunHelp, stdout);
       return kOk;
     }
     return c.run(args);

@@ -1,0 +1,160 @@
+// Operand reads (special registers included) and checked memory access for
+// instruction handlers.
+#include "emulator/Device.h"
+#include "emulator/Semantics.h"
+
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+
+namespace emu {
+namespace {
+
+uint32_t component(Dim3 d, ptx::Selector s) {
+  switch (s) {
+  case ptx::Selector::X: return d.x;
+  case ptx::Selector::Y: return d.y;
+  case ptx::Selector::Z: return d.z;
+  default: return 0;
+  }
+}
+
+uint64_t specialRegister(Exec &x, const DOp &op, unsigned lane) {
+  Cta &c = x.cta;
+  uint32_t t = x.warp.index * 32 + lane;
+  Dim3 tid{t % c.ntid.x, (t / c.ntid.x) % c.ntid.y, t / (c.ntid.x * c.ntid.y)};
+  using ptx::SpecialReg;
+  switch (static_cast<SpecialReg>(op.reg)) {
+  case SpecialReg::Tid: return component(tid, op.selector);
+  case SpecialReg::Ntid: return component(c.ntid, op.selector);
+  case SpecialReg::CtaId: return component(c.ctaid, op.selector);
+  case SpecialReg::NCtaId: return component(c.nctaid, op.selector);
+  case SpecialReg::LaneId: return lane;
+  case SpecialReg::WarpId: return x.warp.index;
+  case SpecialReg::NWarpId: return static_cast<uint32_t>(c.warps.size());
+  case SpecialReg::SmId: return 0;
+  case SpecialReg::NSmId: return 1;
+  case SpecialReg::GridId: return 1;
+  case SpecialReg::LanemaskEq: return 1u << lane;
+  case SpecialReg::LanemaskLe: return lane == 31 ? 0xFFFFFFFFu : (2u << lane) - 1;
+  case SpecialReg::LanemaskLt: return (1u << lane) - 1;
+  case SpecialReg::LanemaskGe: return ~((1u << lane) - 1);
+  case SpecialReg::LanemaskGt: return lane == 31 ? 0 : ~((2u << lane) - 1);
+  // Clocks: monotonic counters of this warp's progress (deterministic).
+  case SpecialReg::Clock:
+  case SpecialReg::ClockHi:
+  case SpecialReg::Clock64: return x.warp.warpInstructions * 4;
+  case SpecialReg::GlobalTimer:
+  case SpecialReg::GlobalTimerLo:
+  case SpecialReg::GlobalTimerHi: return x.warp.warpInstructions * 4;
+  case SpecialReg::DynamicSmemSize: return c.shared.size() - c.kernel.staticShared;
+  case SpecialReg::TotalSmemSize:
+  case SpecialReg::AggrSmemSize: return c.shared.size();
+  default: return 0;
+  }
+}
+
+std::string hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
+  return buf;
+}
+
+void reportFault(Exec &x, const MemoryFault &f, unsigned lane, bool write) {
+  ptx::DiagKind kind = f.kind == MemoryFault::Misaligned ? ptx::DiagKind::MisalignedAccess : ptx::DiagKind::OutOfBounds;
+  std::string what = f.kind == MemoryFault::Misaligned ? "misaligned" : f.kind == MemoryFault::UseAfterFree
+                                                                           ? "use-after-free"
+                                                                           : "out-of-bounds";
+  std::string msg = std::string(what) + " " + (write ? "write" : "read") + " of " + std::to_string(f.size) +
+                    " bytes at " + spaceName(f.space) + " address " + hex(f.address) + " by thread " +
+                    std::to_string(x.warp.index * 32 + lane);
+  std::vector<std::pair<std::string, std::string>> fields = {
+      {"address", hex(f.address)}, {"space", spaceName(f.space)}, {"size", std::to_string(f.size)},
+      {"thread", std::to_string(x.warp.index * 32 + lane)}};
+  if (!f.nearest.empty()) fields.emplace_back("nearest", f.nearest);
+  x.cta.report(kind, ptx::Severity::Error, x.pc, x.warp, 1u << lane, msg, fields);
+}
+
+/// A byte range inside a CTA- or thread-owned buffer, or nullptr.
+uint8_t *window(std::vector<uint8_t> &buffer, uint64_t offset, uint64_t base, uint64_t limit, unsigned size) {
+  if (offset < base || offset - base + size > limit) return nullptr;
+  return buffer.data() + offset;
+}
+
+} // namespace
+
+uint64_t readOperand(Exec &x, const DOp &op, unsigned lane) {
+  switch (op.kind) {
+  case DOp::Reg: return x.reg(op.reg, lane);
+  case DOp::Imm: return op.imm;
+  case DOp::SReg: return specialRegister(x, op, lane);
+  case DOp::Addr: return effectiveAddress(x, op, lane);
+  default: return 0;
+  }
+}
+
+uint8_t *accessBytes(Exec &x, Space space, uint64_t address, unsigned size, unsigned lane, bool write) {
+  Cta &c = x.cta;
+  MemoryFault fault{MemoryFault::OutOfBounds, space, address, size, ""};
+  // Generic addresses: find the window.
+  if (space == Space::Generic) {
+    if (address >= kSharedWindow && address < kSharedWindow + kWindowSize) {
+      space = Space::Shared;
+      address -= kSharedWindow;
+    } else if (address >= kLocalWindow && address < kLocalWindow + kWindowSize) {
+      space = Space::Local;
+      address -= kLocalWindow;
+    } else {
+      space = Space::Global;
+    }
+    fault.space = space;
+  }
+  if (size > 1 && (address & (size - 1)) && space != Space::Global) {
+    fault.kind = MemoryFault::Misaligned;
+    reportFault(x, fault, lane, write);
+    return nullptr;
+  }
+  uint8_t *p = nullptr;
+  switch (space) {
+  case Space::Global: p = c.device.global.translate(address, size, fault); break;
+  case Space::Shared:
+    p = window(c.shared, address, 0, c.shared.size(), size);
+    if (!p) fault.nearest = "shared memory of the CTA is " + std::to_string(c.shared.size()) + " bytes";
+    break;
+  case Space::Local: {
+    uint64_t frame = uint64_t{x.warp.index * 32 + lane} * c.kernel.localBytes;
+    p = address + size <= c.kernel.localBytes ? c.local.data() + frame + address : nullptr;
+    if (!p) fault.nearest = "local memory of a thread is " + std::to_string(c.kernel.localBytes) + " bytes";
+    break;
+  }
+  case Space::Param:
+    if (!write && address + size <= c.params.size()) p = const_cast<uint8_t *>(c.params.data()) + address;
+    if (!p) fault.nearest = "kernel parameters are " + std::to_string(c.params.size()) + " bytes";
+    break;
+  case Space::Const: {
+    const std::vector<uint8_t> &bank = c.device.constBank(*c.kernel.module);
+    if (!write && address + size <= bank.size()) p = const_cast<uint8_t *>(bank.data()) + address;
+    if (!p) fault.nearest = "the constant bank is " + std::to_string(bank.size()) + " bytes";
+    break;
+  }
+  case Space::Generic: break;
+  }
+  if (!p) reportFault(x, fault, lane, write);
+  return p;
+}
+
+bool loadBytes(Exec &x, Space space, uint64_t address, unsigned size, unsigned lane, void *out) {
+  uint8_t *p = accessBytes(x, space, address, size, lane, false);
+  if (!p) return false;
+  std::memcpy(out, p, size);
+  return true;
+}
+
+bool storeBytes(Exec &x, Space space, uint64_t address, unsigned size, unsigned lane, const void *in) {
+  uint8_t *p = accessBytes(x, space, address, size, lane, true);
+  if (!p) return false;
+  std::memcpy(p, in, size);
+  return true;
+}
+
+} // namespace emu

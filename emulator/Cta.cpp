@@ -1,0 +1,348 @@
+// The CTA scheduler: runs warps round-robin (each until it blocks, exits or
+// uses its quantum), moves them through the SIMT reconvergence stack, and
+// models the 16 named barriers with the rules of DESIGN.md §4.
+#include "emulator/Cta.h"
+
+#include "emulator/Device.h"
+#include "emulator/Semantics.h"
+#include "ptx/Writer.h"
+
+#include <bit>
+#include <cinttypes>
+
+namespace emu {
+namespace {
+constexpr uint64_t kQuantum = 4096; // warp instructions before the next warp runs
+
+std::string laneList(uint32_t mask) {
+  if (mask == 0xFFFFFFFFu) return "0-31";
+  std::string out;
+  for (unsigned l = 0; l < 32;) {
+    if (!(mask >> l & 1)) {
+      ++l;
+      continue;
+    }
+    unsigned e = l;
+    while (e + 1 < 32 && (mask >> (e + 1) & 1)) ++e;
+    out += (out.empty() ? "" : ",") + std::to_string(l) + (e > l ? "-" + std::to_string(e) : "");
+    l = e + 1;
+  }
+  return out;
+}
+} // namespace
+
+Cta::Cta(Device &device, const Kernel &kernel, Dim3 ctaid, Dim3 nctaid, Dim3 ntid, uint32_t dynamicShared,
+         const std::vector<uint8_t> &params, ptx::DiagnosticList &diags, uint64_t maxInstructions)
+    : kernel(kernel), device(device), ctaid(ctaid), nctaid(nctaid), ntid(ntid), params(params), diags_(diags),
+      maxInstructions_(maxInstructions) {
+  shared.assign(kernel.staticShared + dynamicShared, 0);
+  uint64_t threads = ntid.count();
+  local.assign(threads * kernel.localBytes, 0);
+  uint32_t numWarps = static_cast<uint32_t>((threads + 31) / 32);
+  warps.resize(numWarps);
+  for (uint32_t w = 0; w < numWarps; ++w) {
+    Warp &warp = warps[w];
+    warp.index = w;
+    uint64_t first = uint64_t{w} * 32;
+    uint64_t n = std::min<uint64_t>(32, threads - first);
+    warp.valid = n == 32 ? 0xFFFFFFFFu : ((1u << n) - 1);
+    warp.regs.assign(uint64_t{kernel.numRegisters} * 32, 0);
+    warp.stack.push_back({0, warp.valid, kernel.exitPc});
+  }
+}
+
+uint64_t Cta::warpInstructions() const {
+  uint64_t n = 0;
+  for (const Warp &w : warps) n += w.warpInstructions;
+  return n;
+}
+
+uint64_t Cta::threadInstructions() const {
+  uint64_t n = 0;
+  for (const Warp &w : warps) n += w.threadInstructions;
+  return n;
+}
+
+void Cta::report(ptx::DiagKind kind, ptx::Severity severity, uint32_t pc, const Warp &w, uint32_t mask,
+                 std::string message, std::vector<std::pair<std::string, std::string>> fields) {
+  ptx::Diagnostic d;
+  d.kind = kind;
+  d.severity = severity;
+  d.message = std::move(message);
+  d.loc.file = kernel.module->fileName;
+  d.loc.line = kernel.line(pc);
+  d.loc.function = kernel.name;
+  if (pc < kernel.code.size()) {
+    const ptx::Instruction &in = kernel.function->instrs[kernel.code[pc].irIndex];
+    if (in.debugLoc) {
+      const ptx::DebugLoc &dl = kernel.function->debugLocs[in.debugLoc];
+      for (const ptx::FileEntry &f : kernel.module->files)
+        if (f.index == dl.file) d.loc.cudaFile = f.path;
+      d.loc.cudaLine = dl.line;
+    }
+    d.sourceLine = ptx::writeInstruction(*kernel.module, *kernel.function, in);
+  }
+  d.fields.emplace_back("cta", std::to_string(ctaid.x) + "," + std::to_string(ctaid.y) + "," + std::to_string(ctaid.z));
+  d.fields.emplace_back("warp", std::to_string(w.index));
+  d.fields.emplace_back("lanes", laneList(mask));
+  for (auto &f : fields) d.fields.push_back(std::move(f));
+  diags_.add(std::move(d));
+  if (severity == ptx::Severity::Error) failed = true;
+}
+
+bool Cta::run() {
+  for (;;) {
+    bool progressed = false, anyBlocked = false;
+    for (Warp &w : warps) {
+      if (failed) return false;
+      if (w.state == Warp::State::Ready) {
+        step(w, kQuantum);
+        progressed = true;
+      } else if (w.state == Warp::State::AtBarrier) {
+        anyBlocked = true;
+      }
+    }
+    if (failed) return false;
+    if (!progressed) {
+      if (anyBlocked) {
+        reportDeadlock();
+        return false;
+      }
+      return true;
+    }
+    if (executed_ > maxInstructions_) {
+      report(ptx::DiagKind::InstructionLimit, ptx::Severity::Error, 0, warps[0], 0,
+             "stopped after " + std::to_string(executed_) + " warp instructions (--max-instructions)");
+      return false;
+    }
+  }
+}
+
+void Cta::step(Warp &w, uint64_t budget) {
+  const std::vector<DInstr> &code = kernel.code;
+  while (budget-- > 0 && w.state == Warp::State::Ready && !failed) {
+    if (w.stack.empty()) {
+      w.state = Warp::State::Done;
+      break;
+    }
+    SimtEntry &top = w.stack.back();
+    uint32_t active = top.mask & ~w.exited;
+    if (active == 0 || top.pc == top.reconverge || top.pc >= code.size()) {
+      if (top.pc >= code.size() && top.reconverge != top.pc) w.exited |= active; // fell off the end
+      w.stack.pop_back();
+      if (w.stack.empty()) w.state = Warp::State::Done;
+      continue;
+    }
+    uint32_t pc = top.pc;
+    const DInstr &in = code[pc];
+    uint32_t mask = active;
+    if (in.guard >= 0) {
+      uint32_t g = 0;
+      const uint64_t *p = &w.regs[static_cast<uint32_t>(in.guard) * 32];
+      for (unsigned l = 0; l < 32; ++l) g |= (p[l] & 1 ? 1u : 0u) << l;
+      mask &= in.guardNegated ? ~g : g;
+    }
+    ++executed_;
+    ++w.warpInstructions;
+    w.threadInstructions += static_cast<uint64_t>(std::popcount(mask));
+    switch (in.control) {
+    case Control::Next:
+      if (mask) {
+        Exec x{*this, w, mask, pc};
+        in.run(x, in);
+      }
+      w.stack.back().pc = pc + 1;
+      break;
+    case Control::Branch: {
+      uint32_t taken = mask, notTaken = active & ~mask;
+      if (taken == 0) {
+        top.pc = pc + 1;
+      } else if (notTaken == 0) {
+        top.pc = in.target;
+      } else {
+        // Divergence: both sides run to the immediate post-dominator, then
+        // the warp continues there with every lane.
+        uint32_t rpc = in.reconverge;
+        top.pc = rpc;
+        w.stack.push_back({pc + 1, notTaken, rpc});
+        w.stack.push_back({in.target, taken, rpc});
+      }
+      break;
+    }
+    case Control::Exit: {
+      w.exited |= mask;
+      w.stack.back().pc = pc + 1;
+      if ((w.valid & ~w.exited) == 0) {
+        w.state = Warp::State::Done;
+        w.stack.clear();
+        // Barriers waiting on every thread count this warp out now.
+        for (uint32_t id = 0; id < 16; ++id)
+          if (barriers[id].expected && !barriers[id].countGiven) {
+            barriers[id].expected = expectedAll();
+            tryComplete(id);
+          }
+      }
+      break;
+    }
+    case Control::Barrier:
+      w.stack.back().pc = pc + 1;
+      if (mask) executeBarrier(w, in, mask, pc);
+      break;
+    case Control::BranchIndexed:
+    case Control::Return:
+    case Control::Unsupported:
+      report(ptx::DiagKind::Unsupported, ptx::Severity::Error, pc, w, mask,
+             "the emulator cannot execute '" +
+                 ptx::instructionName(*kernel.module, kernel.function->instrs[in.irIndex]) + "' yet");
+      return;
+    }
+  }
+}
+
+uint32_t Cta::expectedAll() const {
+  uint32_t live = 0;
+  for (const Warp &w : warps)
+    if (w.state != Warp::State::Done) ++live;
+  return live * 32;
+}
+
+void Cta::executeBarrier(Warp &w, const DInstr &in, uint32_t mask, uint32_t pc) {
+  std::string_view name = ptx::InstrTable::get().info(in.opcode).name;
+  bool isArrive = name.ends_with(".arrive"), isRed = name.ends_with(".red");
+  // bar.* is barrier.*.aligned; barrier.* without .aligned may diverge.
+  bool aligned = name.starts_with("bar.") ||
+                 kernel.module->desc(kernel.function->instrs[in.irIndex]).has(ptx::Mod::Aligned);
+  Exec x{*this, w, mask, pc};
+  unsigned first = static_cast<unsigned>(std::countr_zero(mask));
+  unsigned idIndex = isRed ? 1 : 0;
+  uint64_t id = readOperand(x, kernel.op(in, idIndex), first);
+  bool hasCount = isRed ? in.numOps == 4 : in.numOps >= 2;
+  uint64_t count = hasCount ? readOperand(x, kernel.op(in, idIndex + 1), first) & 0xFFFFFFFFu : 0;
+  if (id >= 16) {
+    report(ptx::DiagKind::BarrierInvalidOperand, ptx::Severity::Error, pc, w, mask,
+           "barrier id " + std::to_string(id) + " is out of range 0..15", {{"barrier", std::to_string(id)}});
+    return;
+  }
+  if (hasCount && (count == 0 || count % 32 != 0)) {
+    report(ptx::DiagKind::BarrierInvalidOperand, ptx::Severity::Error, pc, w, mask,
+           "barrier thread count " + std::to_string(count) + " is not a positive multiple of 32",
+           {{"barrier", std::to_string(id)}, {"count", std::to_string(count)}});
+    return;
+  }
+  uint32_t live = w.valid & ~w.exited;
+  if (aligned && mask != live)
+    report(ptx::DiagKind::DivergentBarrier, ptx::Severity::Warning, pc, w, mask,
+           "'" + std::string(name) + "' is .aligned but only lanes " + laneList(mask) + " of the warp reached it",
+           {{"barrier", std::to_string(id)}});
+  NamedBarrier &b = barriers[id];
+  NamedBarrier::Op op = isRed ? NamedBarrier::Op::Red : isArrive ? NamedBarrier::Op::Arrive : NamedBarrier::Op::Sync;
+  uint64_t bit = uint64_t{1} << (w.index % 64);
+  if (b.expected != 0) {
+    if (b.arrivedWarps & bit) {
+      report(ptx::DiagKind::BarrierDoubleArrive, ptx::Severity::Error, pc, w, mask,
+             "warp " + std::to_string(w.index) + " arrives twice at barrier " + std::to_string(id) + " in generation " +
+                 std::to_string(b.generation),
+             {{"barrier", std::to_string(id)}, {"generation", std::to_string(b.generation)}});
+      return;
+    }
+    uint32_t want = hasCount ? static_cast<uint32_t>(count) : expectedAll();
+    if (hasCount != b.countGiven || (hasCount && want != b.expected)) {
+      report(ptx::DiagKind::BarrierCountMismatch, ptx::Severity::Error, pc, w, mask,
+             "barrier " + std::to_string(id) + ": this warp expects " +
+                 (hasCount ? std::to_string(want) : std::string("all")) + " threads, others of generation " +
+                 std::to_string(b.generation) + " expect " + std::to_string(b.expected),
+             {{"barrier", std::to_string(id)}});
+      return;
+    }
+    if ((b.op == NamedBarrier::Op::Red) != (op == NamedBarrier::Op::Red)) {
+      report(ptx::DiagKind::BarrierMixedOps, ptx::Severity::Error, pc, w, mask,
+             "barrier " + std::to_string(id) + " mixes bar.red with bar.sync/bar.arrive in one generation",
+             {{"barrier", std::to_string(id)}});
+      return;
+    }
+  } else {
+    b.expected = hasCount ? static_cast<uint32_t>(count) : expectedAll();
+    b.countGiven = hasCount;
+    b.op = op;
+    b.popc = 0;
+    b.andAll = true;
+    b.orAny = false;
+    b.redDests.clear();
+  }
+  if (op == NamedBarrier::Op::Red) {
+    const DOp &pred = kernel.op(in, in.numOps - 1);
+    forLanes(mask, [&](unsigned lane) {
+      bool v = (readOperand(x, pred, lane) & 1) != pred.negated;
+      b.popc += v;
+      b.andAll &= v;
+      b.orAny |= v;
+    });
+    b.redOp = in.op;
+    b.redDests.emplace_back(w.index, kernel.op(in, 0).reg);
+  }
+  // A warp's arrival counts 32 threads whatever its size (measured on H100).
+  b.arrived += 32;
+  b.arrivedWarps |= bit;
+  if (op != NamedBarrier::Op::Arrive) {
+    w.state = Warp::State::AtBarrier;
+    w.barrier = static_cast<uint32_t>(id);
+    w.generation = b.generation;
+    w.waitPc = pc;
+  }
+  tryComplete(static_cast<uint32_t>(id));
+}
+
+void Cta::tryComplete(uint32_t id) {
+  NamedBarrier &b = barriers[id];
+  if (b.expected == 0 || b.arrived < b.expected) return;
+  release(id);
+}
+
+void Cta::release(uint32_t id) {
+  NamedBarrier &b = barriers[id];
+  uint64_t result = b.redOp == ptx::Mod::Popc ? b.popc : b.redOp == ptx::Mod::And ? b.andAll : b.orAny;
+  for (auto [warp, reg] : b.redDests) {
+    Warp &w = warps[warp];
+    for (unsigned l = 0; l < 32; ++l) w.regs[reg * 32 + l] = result;
+  }
+  for (Warp &w : warps)
+    if (w.state == Warp::State::AtBarrier && w.barrier == id && w.generation == b.generation)
+      w.state = Warp::State::Ready;
+  uint32_t generation = b.generation + 1;
+  b = NamedBarrier{};
+  b.generation = generation;
+}
+
+void Cta::reportDeadlock() {
+  // The wait-for table: every blocked warp, and why the others are missing.
+  std::vector<std::pair<std::string, std::string>> fields;
+  std::string table;
+  for (const Warp &w : warps) {
+    std::string row = "warp " + std::to_string(w.index) + " lanes " + laneList(w.valid & ~w.exited) + ": ";
+    if (w.state == Warp::State::AtBarrier) {
+      const NamedBarrier &b = barriers[w.barrier];
+      row += "waits at barrier " + std::to_string(w.barrier) + " (generation " + std::to_string(b.generation) +
+             ", " + std::to_string(b.arrived) + " of " + std::to_string(b.expected) + " arrived) at line " +
+             std::to_string(kernel.line(w.waitPc));
+    } else if (w.state == Warp::State::Done) {
+      row += "exited";
+    } else {
+      row += "running";
+    }
+    table += "\n    " + row;
+    fields.emplace_back("warp" + std::to_string(w.index), row);
+  }
+  const Warp *first = nullptr;
+  for (const Warp &w : warps)
+    if (w.state == Warp::State::AtBarrier) {
+      first = &w;
+      break;
+    }
+  const NamedBarrier &b = barriers[first->barrier];
+  report(ptx::DiagKind::BarrierDeadlock, ptx::Severity::Error, first->waitPc, *first, first->valid & ~first->exited,
+         "deadlock: no warp of the CTA can run; barrier " + std::to_string(first->barrier) + " has " +
+             std::to_string(b.arrived) + " of " + std::to_string(b.expected) + " threads" + table,
+         fields);
+}
+
+} // namespace emu

@@ -1,0 +1,114 @@
+// The state of one running CTA: its warps (registers, SIMT reconvergence
+// stacks), shared and local memory, and the 16 named barriers; and the
+// scheduler that runs its warps until they exit, deadlock or fault.
+#pragma once
+
+#include "emulator/Kernel.h"
+#include "ptx/Diagnostic.h"
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace emu {
+
+class Device;
+
+struct Dim3 {
+  uint32_t x = 1, y = 1, z = 1;
+  uint64_t count() const { return uint64_t{x} * y * z; }
+};
+
+/// One entry of a warp's reconvergence stack: run `mask` from `pc` until it
+/// reaches `reconverge`, then pop.
+struct SimtEntry {
+  uint32_t pc;
+  uint32_t mask;
+  uint32_t reconverge;
+};
+
+struct Warp {
+  enum class State : uint8_t { Ready, AtBarrier, Done };
+  uint32_t index = 0;
+  uint32_t valid = 0;  // lanes that exist (the last warp may be partial)
+  uint32_t exited = 0; // lanes that executed exit/ret
+  State state = State::Ready;
+  std::vector<SimtEntry> stack;
+  std::vector<uint64_t> regs; // register r of lane l at regs[r * 32 + l]
+  // While at a barrier: which one, its generation, and where.
+  uint32_t barrier = 0, generation = 0, waitPc = 0;
+  uint64_t warpInstructions = 0, threadInstructions = 0;
+};
+
+/// A named barrier's current generation.
+struct NamedBarrier {
+  enum class Op : uint8_t { None, Sync, Arrive, Red };
+  uint32_t expected = 0;     // thread count of this generation, 0 = not started
+  uint32_t arrived = 0;      // threads (a warp counts 32)
+  uint32_t generation = 0;
+  uint64_t arrivedWarps = 0; // bit per warp (up to 64 warps)
+  bool countGiven = false;   // generation started with an explicit count
+  Op op = Op::None;
+  // bar.red accumulators.
+  ptx::Mod redOp = ptx::Mod::None;
+  uint32_t popc = 0;
+  bool andAll = true, orAny = false;
+  std::vector<std::pair<uint32_t, uint32_t>> redDests; // (warp, register) to fill on completion
+};
+
+class Cta {
+public:
+  Cta(Device &device, const Kernel &kernel, Dim3 ctaid, Dim3 nctaid, Dim3 ntid, uint32_t dynamicShared,
+      const std::vector<uint8_t> &params, ptx::DiagnosticList &diags, uint64_t maxInstructions);
+
+  /// Runs every warp to completion. False when the CTA faulted, deadlocked
+  /// or ran out of instructions (diagnostics say which).
+  bool run();
+
+  uint64_t warpInstructions() const;
+  uint64_t threadInstructions() const;
+
+  // ---- For instruction handlers ----
+  const Kernel &kernel;
+  Device &device;
+  Dim3 ctaid, nctaid, ntid;
+  std::vector<uint8_t> shared;
+  std::vector<uint8_t> local; // thread t's frame at t * kernel.localBytes
+  const std::vector<uint8_t> &params;
+  std::vector<Warp> warps;
+  std::array<NamedBarrier, 16> barriers{};
+  bool failed = false;
+
+  /// Reports a diagnostic at instruction `pc` of warp `w` (lanes `mask`).
+  void report(ptx::DiagKind kind, ptx::Severity severity, uint32_t pc, const Warp &w, uint32_t mask,
+              std::string message, std::vector<std::pair<std::string, std::string>> fields = {});
+
+private:
+  friend struct Exec;
+  /// Runs warp `w` until it blocks, exits or uses up `budget` instructions.
+  void step(Warp &w, uint64_t budget);
+  void executeBarrier(Warp &w, const DInstr &in, uint32_t mask, uint32_t pc);
+  void tryComplete(uint32_t id);
+  void release(uint32_t id);
+  /// Whether `id`'s expected arrivals are met, counting exited warps out.
+  uint32_t expectedAll() const;
+  void reportDeadlock();
+
+  ptx::DiagnosticList &diags_;
+  uint64_t maxInstructions_;
+  uint64_t executed_ = 0;
+};
+
+/// What an instruction handler sees: the CTA, the warp, and the lanes that
+/// execute this instruction (active and guard true).
+struct Exec {
+  Cta &cta;
+  Warp &warp;
+  uint32_t mask;
+  uint32_t pc;
+
+  uint64_t &reg(uint32_t r, unsigned lane) { return warp.regs[r * 32 + lane]; }
+  const Kernel &kernel() const { return cta.kernel; }
+};
+
+} // namespace emu

@@ -1,0 +1,78 @@
+// The decoded form of a kernel: the IR turned once into a flat array of
+// instructions with resolved registers, inline immediates, resolved symbol
+// addresses, branch targets with their reconvergence points, and a handler
+// chosen per (opcode, types, modifiers). Execution never looks at the IR.
+#pragma once
+
+#include "emulator/Memory.h"
+#include "ptx/IR.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace emu {
+
+struct Exec;
+struct DInstr;
+/// Executes one instruction for the lanes in Exec::mask.
+using Handler = void (*)(Exec &x, const DInstr &in);
+
+/// A decoded operand.
+struct DOp {
+  enum Kind : uint8_t { Reg, Imm, SReg, Addr, Vec, Sink } kind = Sink;
+  ptx::Selector selector = ptx::Selector::None;
+  Space space = Space::Generic; // Addr: where a symbol base lives
+  bool negated = false;         // !p
+  bool hasBase = false;         // Addr: a register base
+  uint16_t count = 0;           // Vec: elements, at Kernel::ops[reg]
+  uint32_t reg = 0;             // Reg/Addr base: register; SReg: ptx::SpecialReg; Vec: first element
+  uint64_t imm = 0;             // Imm: bits; Addr: offset, or resolved symbol address + offset
+};
+
+/// How control leaves an instruction, for the interpreter loop.
+enum class Control : uint8_t { Next, Branch, BranchIndexed, Exit, Return, Barrier, Unsupported };
+
+struct DInstr {
+  Handler run = nullptr;
+  Control control = Control::Next;
+  uint8_t numOps = 0;
+  bool guardNegated = false;
+  ptx::Opcode opcode{};
+  ptx::Type type = ptx::Type::None;  // the last type modifier
+  ptx::Type type0 = ptx::Type::None; // the first (cvt's destination)
+  Space space = Space::Generic;      // state-space modifier of memory instructions
+  uint8_t vec = 1;                   // .v2/.v4/.v8
+  ptx::Mod op = ptx::Mod::None;      // comparison / operation selector
+  ptx::Mod op2 = ptx::Mod::None;     // second selector (setp's boolean op)
+  ptx::Mod rounding = ptx::Mod::None;
+  bool ftz = false, sat = false, hi = false, wide = false, cc = false;
+  int32_t guard = -1;         // predicate register, -1 when unguarded
+  uint32_t firstOp = 0;       // into Kernel::ops
+  uint32_t target = 0;        // branch target pc
+  uint32_t reconverge = 0;    // immediate post-dominator pc of a branch
+  uint32_t irIndex = 0;       // into the function's instrs, for diagnostics
+};
+
+/// A kernel ready to run.
+struct Kernel {
+  const ptx::Module *module = nullptr;
+  const ptx::Function *function = nullptr;
+  std::string name;
+  std::vector<DInstr> code;
+  std::vector<DOp> ops;
+  std::vector<uint32_t> targetTables; // brx.idx targets, as pcs
+  uint32_t numRegisters = 0;
+  uint32_t staticShared = 0; // bytes of .shared declared by the kernel and module
+  uint32_t localBytes = 0;   // per thread
+  uint32_t paramBytes = 0;
+  std::vector<uint32_t> paramOffsets;
+  std::vector<uint32_t> paramSizes;
+  uint32_t exitPc = 0; // one past the last instruction: reconvergence at exit
+
+  const DOp &op(const DInstr &in, unsigned i) const { return ops[in.firstOp + i]; }
+  /// PTX line of instruction `pc`.
+  uint32_t line(uint32_t pc) const;
+};
+
+} // namespace emu

@@ -1,0 +1,80 @@
+// Kernel launches: CTAs run in parallel on a pool of host threads, each CTA
+// on one thread from start to end, so results of race-free kernels do not
+// depend on the thread count. Diagnostics are merged in CTA order.
+#include "emulator/Device.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+namespace emu {
+namespace {
+
+constexpr size_t kMaxDiagnostics = 100;
+
+/// The error a GPU's runtime would return for a launch that failed this way.
+std::string cudaErrorFor(ptx::DiagKind kind) {
+  switch (kind) {
+  case ptx::DiagKind::OutOfBounds: return "cudaErrorIllegalAddress";
+  case ptx::DiagKind::MisalignedAccess: return "cudaErrorMisalignedAddress";
+  case ptx::DiagKind::BarrierCountMismatch: return "cudaErrorIllegalInstruction";
+  case ptx::DiagKind::BarrierDeadlock:
+  case ptx::DiagKind::InstructionLimit: return "cudaErrorLaunchTimeout";
+  case ptx::DiagKind::Unsupported: return "cudaErrorNotSupported";
+  case ptx::DiagKind::Trap: return "cudaErrorLaunchFailure";
+  default: return "cudaErrorLaunchFailure";
+  }
+}
+
+} // namespace
+
+LaunchResult Device::launch(const Kernel &k, const LaunchConfig &config, ptx::DiagnosticList &diags) {
+  auto start = std::chrono::steady_clock::now();
+  LaunchResult result;
+  uint64_t numCtas = config.grid.count();
+  std::vector<uint8_t> params = config.params;
+  params.resize(std::max<size_t>(params.size(), k.paramBytes));
+  load(*k.module);
+
+  unsigned threads = config.threads ? config.threads : std::max(1u, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(std::min<uint64_t>(threads, std::max<uint64_t>(numCtas, 1)));
+  std::vector<ptx::DiagnosticList> ctaDiags(numCtas);
+  std::atomic<uint64_t> next{0}, warpInstrs{0}, threadInstrs{0};
+  std::atomic<bool> failed{false};
+  auto worker = [&] {
+    for (;;) {
+      uint64_t i = next.fetch_add(1);
+      if (i >= numCtas || failed.load()) return;
+      Dim3 ctaid{static_cast<uint32_t>(i % config.grid.x), static_cast<uint32_t>((i / config.grid.x) % config.grid.y),
+                 static_cast<uint32_t>(i / (uint64_t{config.grid.x} * config.grid.y))};
+      Cta cta(*this, k, ctaid, config.grid, config.block, config.dynamicShared, params, ctaDiags[i],
+              config.maxInstructions);
+      if (!cta.run()) failed = true;
+      warpInstrs += cta.warpInstructions();
+      threadInstrs += cta.threadInstructions();
+    }
+  };
+  if (threads <= 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
+    for (std::thread &t : pool) t.join();
+  }
+  size_t added = 0;
+  for (ptx::DiagnosticList &list : ctaDiags)
+    for (const ptx::Diagnostic &d : list.all()) {
+      if (added++ == kMaxDiagnostics) break;
+      if (d.severity == ptx::Severity::Error && result.error.empty()) result.error = cudaErrorFor(d.kind);
+      diags.add(d);
+    }
+  result.ok = !failed.load() && result.error.empty();
+  result.status = result.ok ? "completed" : "failed";
+  result.warpInstructions = warpInstrs;
+  result.threadInstructions = threadInstrs;
+  result.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+} // namespace emu

@@ -1,0 +1,112 @@
+#include "emulator/Memory.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
+namespace emu {
+
+const char *spaceName(Space s) {
+  switch (s) {
+  case Space::Generic: return "generic";
+  case Space::Global: return "global";
+  case Space::Shared: return "shared";
+  case Space::Local: return "local";
+  case Space::Param: return "param";
+  case Space::Const: return "const";
+  }
+  return "?";
+}
+
+namespace {
+constexpr uint64_t kGuard = 4096; // unmapped bytes between allocations
+std::string hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
+  return buf;
+}
+} // namespace
+
+uint64_t GlobalMemory::allocate(uint64_t bytes, uint64_t alignment) {
+  std::lock_guard lock(mutex_);
+  if (alignment == 0 || (alignment & (alignment - 1))) alignment = 256;
+  uint64_t base = (next_ + alignment - 1) & ~(alignment - 1);
+  next_ = base + bytes + kGuard;
+  Allocation a{base, bytes, std::vector<uint8_t>(bytes), true};
+  allocations_.emplace(base, std::move(a));
+  return base;
+}
+
+bool GlobalMemory::free(uint64_t address) {
+  std::lock_guard lock(mutex_);
+  auto it = allocations_.find(address);
+  if (it == allocations_.end() || !it->second.live) return false;
+  // Keep the range (and release the bytes) so later accesses are reported
+  // as use after free rather than out of bounds.
+  it->second.live = false;
+  std::vector<uint8_t>().swap(it->second.bytes);
+  return true;
+}
+
+const GlobalMemory::Allocation *GlobalMemory::find(uint64_t address) const {
+  auto it = allocations_.upper_bound(address);
+  if (it == allocations_.begin()) return nullptr;
+  --it;
+  const Allocation &a = it->second;
+  if (address >= a.base && address < a.base + a.size) return &a;
+  return nullptr;
+}
+
+std::string GlobalMemory::describeNearest(uint64_t address) const {
+  const Allocation *best = nullptr;
+  uint64_t bestDistance = UINT64_MAX;
+  for (const auto &[base, a] : allocations_) {
+    uint64_t end = a.base + a.size;
+    uint64_t d = address < a.base ? a.base - address : address >= end ? address - end + 1 : 0;
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = &a;
+    }
+  }
+  if (!best) return "no allocations";
+  std::string where = address < best->base ? std::to_string(best->base - address) + " bytes before it"
+                                           : std::to_string(address - (best->base + best->size)) + " bytes past its end";
+  return std::string(best->live ? "" : "freed ") + "allocation " + hex(best->base) + " of " +
+         std::to_string(best->size) + " bytes, " + where;
+}
+
+uint8_t *GlobalMemory::translate(uint64_t address, unsigned size, MemoryFault &fault) {
+  std::lock_guard lock(mutex_);
+  const Allocation *a = find(address);
+  if (a && address + size <= a->base + a->size) {
+    if (!a->live) {
+      fault = {MemoryFault::UseAfterFree, Space::Global, address, size, describeNearest(address)};
+      return nullptr;
+    }
+    if (size > 1 && (address & (size - 1))) {
+      fault = {MemoryFault::Misaligned, Space::Global, address, size, ""};
+      return nullptr;
+    }
+    return const_cast<uint8_t *>(a->bytes.data()) + (address - a->base);
+  }
+  fault = {MemoryFault::OutOfBounds, Space::Global, address, size, describeNearest(address)};
+  return nullptr;
+}
+
+bool GlobalMemory::write(uint64_t address, const void *data, uint64_t size) {
+  std::lock_guard lock(mutex_);
+  const Allocation *a = find(address);
+  if (!a || !a->live || address + size > a->base + a->size) return false;
+  std::memcpy(const_cast<uint8_t *>(a->bytes.data()) + (address - a->base), data, size);
+  return true;
+}
+
+bool GlobalMemory::read(uint64_t address, void *data, uint64_t size) const {
+  std::lock_guard lock(mutex_);
+  const Allocation *a = find(address);
+  if (!a || !a->live || address + size > a->base + a->size) return false;
+  std::memcpy(data, a->bytes.data() + (address - a->base), size);
+  return true;
+}
+
+} // namespace emu

@@ -1,0 +1,70 @@
+// Memory spaces of the emulated device: the global heap with its allocation
+// table, and the fixed windows that generic addresses use for shared and
+// local memory. Every access is checked; a bad one yields a MemoryFault that
+// the caller turns into a diagnostic, never a host crash.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace emu {
+
+/// Generic address layout. Global allocations live at kGlobalBase and up;
+/// the shared window maps the running CTA's shared memory, the local window
+/// the running thread's local memory.
+constexpr uint64_t kGlobalBase = 0x0000'7000'0000'0000ull;
+constexpr uint64_t kSharedWindow = 0x0000'0100'0000'0000ull;
+constexpr uint64_t kLocalWindow = 0x0000'0200'0000'0000ull;
+constexpr uint64_t kWindowSize = 0x0000'0001'0000'0000ull;
+
+enum class Space : uint8_t { Generic, Global, Shared, Local, Param, Const };
+const char *spaceName(Space s);
+
+struct MemoryFault {
+  enum Kind : uint8_t { OutOfBounds, Misaligned, UseAfterFree } kind;
+  Space space;
+  uint64_t address;
+  unsigned size;
+  std::string nearest; // "allocation 0x... of 256 bytes, 4 bytes past its end"
+};
+
+/// The device heap: allocations at synthetic addresses with guard gaps, so
+/// an access one past the end never lands in a neighbour.
+class GlobalMemory {
+public:
+  GlobalMemory() = default;
+  GlobalMemory(const GlobalMemory &) = delete;
+  GlobalMemory &operator=(const GlobalMemory &) = delete;
+
+  /// Returns the device address of `bytes` zeroed bytes.
+  uint64_t allocate(uint64_t bytes, uint64_t alignment = 256);
+  /// False when `address` is not the start of a live allocation.
+  bool free(uint64_t address);
+
+  /// The host pointer for [address, address+size), or nullopt with `fault`
+  /// describing why not.
+  uint8_t *translate(uint64_t address, unsigned size, MemoryFault &fault);
+
+  /// Copies to and from device memory (host side); false on a bad range.
+  bool write(uint64_t address, const void *data, uint64_t size);
+  bool read(uint64_t address, void *data, uint64_t size) const;
+
+private:
+  struct Allocation {
+    uint64_t base, size;
+    std::vector<uint8_t> bytes;
+    bool live = true;
+  };
+  const Allocation *find(uint64_t address) const;
+  std::string describeNearest(uint64_t address) const;
+
+  mutable std::mutex mutex_;
+  std::map<uint64_t, Allocation> allocations_; // by base
+  uint64_t next_ = kGlobalBase;
+};
+
+} // namespace emu

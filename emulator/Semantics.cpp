@@ -1,0 +1,12 @@
+// Handler dispatch: asks each instruction group for a handler.
+#include "emulator/Semantics.h"
+
+namespace emu {
+
+Handler selectHandler(const DInstr &in) {
+  for (Handler (*select)(const DInstr &) : {selectIntegerArith, selectMemory})
+    if (Handler h = select(in)) return h;
+  return nullptr;
+}
+
+} // namespace emu

@@ -1,0 +1,96 @@
+// What instruction semantics are written with: operand access per lane, lane
+// loops, and memory access with checking. Each group of instructions lives
+// in a file of its own (semantics/*.cpp) with a `select` function that picks
+// the handler for a decoded instruction, or nullptr when it cannot run it.
+#pragma once
+
+#include "emulator/Cta.h"
+
+#include <bit>
+#include <cstring>
+#include <type_traits>
+
+namespace emu {
+
+/// Calls f(lane) for every lane in `mask`; the all-lanes case is a plain
+/// loop the compiler can vectorise.
+template <typename F> inline void forLanes(uint32_t mask, F &&f) {
+  if (mask == 0xFFFFFFFFu) {
+    for (unsigned lane = 0; lane < 32; ++lane) f(lane);
+    return;
+  }
+  while (mask) {
+    unsigned lane = static_cast<unsigned>(std::countr_zero(mask));
+    f(lane);
+    mask &= mask - 1;
+  }
+}
+
+/// The value of a source operand in `lane`: register bits, immediate bits,
+/// or a special register.
+uint64_t readOperand(Exec &x, const DOp &op, unsigned lane);
+/// Writes a destination register (a sink discards).
+inline void writeOperand(Exec &x, const DOp &op, unsigned lane, uint64_t bits) {
+  if (op.kind == DOp::Reg) x.reg(op.reg, lane) = bits;
+}
+
+template <typename T> inline T as(uint64_t bits) {
+  if constexpr (std::is_same_v<T, float>) {
+    uint32_t b = static_cast<uint32_t>(bits);
+    float f;
+    std::memcpy(&f, &b, 4);
+    return f;
+  } else if constexpr (std::is_same_v<T, double>) {
+    double d;
+    std::memcpy(&d, &bits, 8);
+    return d;
+  } else {
+    return static_cast<T>(bits);
+  }
+}
+
+template <typename T> inline uint64_t bitsOf(T v) {
+  if constexpr (std::is_same_v<T, float>) {
+    uint32_t b;
+    std::memcpy(&b, &v, 4);
+    return b;
+  } else if constexpr (std::is_same_v<T, double>) {
+    uint64_t b;
+    std::memcpy(&b, &v, 8);
+    return b;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return v ? 1 : 0;
+  } else {
+    return static_cast<uint64_t>(static_cast<std::make_unsigned_t<T>>(v));
+  }
+}
+
+/// Effective address of an address operand in `lane`.
+inline uint64_t effectiveAddress(Exec &x, const DOp &op, unsigned lane) {
+  return (op.hasBase ? x.reg(op.reg, lane) : 0) + op.imm;
+}
+
+/// Loads/stores `size` bytes for one lane in `space`; on a bad access reports
+/// the fault, marks the CTA failed and returns false.
+bool loadBytes(Exec &x, Space space, uint64_t address, unsigned size, unsigned lane, void *out);
+bool storeBytes(Exec &x, Space space, uint64_t address, unsigned size, unsigned lane, const void *in);
+/// Host pointer for an access (atomics), or nullptr after reporting a fault.
+uint8_t *accessBytes(Exec &x, Space space, uint64_t address, unsigned size, unsigned lane, bool write);
+
+/// Size in bytes of a PTX type as stored in memory.
+inline unsigned byteSize(ptx::Type t) { return (ptx::bitWidth(t) + 7) / 8; }
+
+// Group selectors (semantics/*.cpp).
+Handler selectIntegerArith(const DInstr &in);
+Handler selectLogic(const DInstr &in);
+Handler selectFloatArith(const DInstr &in);
+Handler selectCompare(const DInstr &in);
+Handler selectConvert(const DInstr &in);
+Handler selectMemory(const DInstr &in);
+Handler selectWarp(const DInstr &in);
+Handler selectMisc(const DInstr &in);
+
+/// The handler for a decoded instruction, or nullptr when no group can run it.
+Handler selectHandler(const DInstr &in);
+
+} // namespace emu

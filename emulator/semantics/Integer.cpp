@@ -1,0 +1,305 @@
+// Integer arithmetic, logic, shifts, comparisons and selection (add, sub,
+// mul, mad, div, rem, min, max, abs, neg, and, or, xor, not, shl, shr, popc,
+// clz, brev, setp, selp), for every integer width.
+#include "emulator/Semantics.h"
+
+#include <limits>
+
+namespace emu {
+namespace {
+
+using ptx::Opcode;
+using ptx::Type;
+
+template <typename T> using Wide = std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>;
+
+/// Reads operand i of the instruction as T.
+template <typename T> inline T arg(Exec &x, const DInstr &in, unsigned i, unsigned lane) {
+  return as<T>(readOperand(x, x.kernel().op(in, i), lane));
+}
+
+template <typename T, typename F> inline void binary(Exec &x, const DInstr &in, F f) {
+  const DOp &d = x.kernel().op(in, 0);
+  forLanes(x.mask, [&](unsigned l) { writeOperand(x, d, l, bitsOf<T>(f(arg<T>(x, in, 1, l), arg<T>(x, in, 2, l)))); });
+}
+
+template <typename T, typename F> inline void unary(Exec &x, const DInstr &in, F f) {
+  const DOp &d = x.kernel().op(in, 0);
+  forLanes(x.mask, [&](unsigned l) { writeOperand(x, d, l, bitsOf<T>(f(arg<T>(x, in, 1, l)))); });
+}
+
+template <typename T> T saturate(int64_t v) {
+  return static_cast<T>(std::clamp<int64_t>(v, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+}
+
+template <typename T> struct Ops {
+  using U = std::make_unsigned_t<T>;
+  static constexpr unsigned kBits = sizeof(T) * 8;
+
+  static void add(Exec &x, const DInstr &in) {
+    if (in.sat) return binary<T>(x, in, [](T a, T b) { return saturate<T>(int64_t(a) + int64_t(b)); });
+    binary<T>(x, in, [](T a, T b) { return T(U(a) + U(b)); });
+  }
+  static void sub(Exec &x, const DInstr &in) {
+    if (in.sat) return binary<T>(x, in, [](T a, T b) { return saturate<T>(int64_t(a) - int64_t(b)); });
+    binary<T>(x, in, [](T a, T b) { return T(U(a) - U(b)); });
+  }
+  // mul.lo keeps the low half, mul.hi the high half of the double-width
+  // product, mul.wide the whole product in a register twice as wide.
+  static Wide<T> product(T a, T b) {
+    if constexpr (sizeof(T) == 8) return static_cast<Wide<T>>(static_cast<U>(a) * static_cast<U>(b));
+    else return static_cast<Wide<T>>(a) * static_cast<Wide<T>>(b);
+  }
+  static T mulHigh(T a, T b) {
+    if constexpr (sizeof(T) == 8) {
+      using W = std::conditional_t<std::is_signed_v<T>, __int128, unsigned __int128>;
+      return static_cast<T>((W(a) * W(b)) >> 64);
+    } else {
+      return static_cast<T>((static_cast<Wide<T>>(a) * static_cast<Wide<T>>(b)) >> kBits);
+    }
+  }
+  static void mul(Exec &x, const DInstr &in) {
+    const DOp &d = x.kernel().op(in, 0);
+    forLanes(x.mask, [&](unsigned l) {
+      T a = arg<T>(x, in, 1, l), b = arg<T>(x, in, 2, l);
+      uint64_t r = in.wide ? static_cast<uint64_t>(product(a, b)) : in.hi ? bitsOf<T>(mulHigh(a, b)) : bitsOf<T>(T(U(a) * U(b)));
+      writeOperand(x, d, l, r);
+    });
+  }
+  static void mad(Exec &x, const DInstr &in) {
+    const DOp &d = x.kernel().op(in, 0);
+    forLanes(x.mask, [&](unsigned l) {
+      T a = arg<T>(x, in, 1, l), b = arg<T>(x, in, 2, l);
+      uint64_t c = readOperand(x, x.kernel().op(in, 3), l);
+      uint64_t r;
+      if (in.wide) r = static_cast<uint64_t>(product(a, b)) + c;
+      else if (in.hi && in.sat) r = bitsOf<T>(saturate<T>(int64_t(mulHigh(a, b)) + int64_t(as<T>(c))));
+      else if (in.hi) r = bitsOf<T>(T(U(mulHigh(a, b)) + U(as<T>(c))));
+      else r = bitsOf<T>(T(U(a) * U(b) + U(as<T>(c))));
+      writeOperand(x, d, l, r);
+    });
+  }
+  // Division by zero gives all ones, as the hardware does; INT_MIN / -1
+  // wraps.
+  static void div(Exec &x, const DInstr &in) {
+    binary<T>(x, in, [](T a, T b) -> T {
+      if (b == 0) return T(~U(0));
+      if constexpr (std::is_signed_v<T>)
+        if (a == std::numeric_limits<T>::min() && b == -1) return a;
+      return a / b;
+    });
+  }
+  static void rem(Exec &x, const DInstr &in) {
+    binary<T>(x, in, [](T a, T b) -> T {
+      if (b == 0) return a;
+      if constexpr (std::is_signed_v<T>)
+        if (b == -1) return 0;
+      return a % b;
+    });
+  }
+  static void min(Exec &x, const DInstr &in) { binary<T>(x, in, [](T a, T b) { return a < b ? a : b; }); }
+  static void max(Exec &x, const DInstr &in) { binary<T>(x, in, [](T a, T b) { return a > b ? a : b; }); }
+  static void abs(Exec &x, const DInstr &in) { unary<T>(x, in, [](T a) { return a < 0 ? T(U(0) - U(a)) : a; }); }
+  static void neg(Exec &x, const DInstr &in) { unary<T>(x, in, [](T a) { return T(U(0) - U(a)); }); }
+  static void bitAnd(Exec &x, const DInstr &in) { binary<U>(x, in, [](U a, U b) { return U(a & b); }); }
+  static void bitOr(Exec &x, const DInstr &in) { binary<U>(x, in, [](U a, U b) { return U(a | b); }); }
+  static void bitXor(Exec &x, const DInstr &in) { binary<U>(x, in, [](U a, U b) { return U(a ^ b); }); }
+  static void bitNot(Exec &x, const DInstr &in) { unary<U>(x, in, [](U a) { return U(~a); }); }
+  static void cnot(Exec &x, const DInstr &in) { unary<U>(x, in, [](U a) { return U(a == 0); }); }
+  // Shift amounts are unsigned 32-bit and clamp at the register width.
+  static void shl(Exec &x, const DInstr &in) {
+    const DOp &d = x.kernel().op(in, 0);
+    forLanes(x.mask, [&](unsigned l) {
+      U a = arg<U>(x, in, 1, l);
+      uint32_t s = arg<uint32_t>(x, in, 2, l);
+      writeOperand(x, d, l, bitsOf<U>(s >= kBits ? U(0) : U(a << s)));
+    });
+  }
+  static void shr(Exec &x, const DInstr &in) {
+    const DOp &d = x.kernel().op(in, 0);
+    forLanes(x.mask, [&](unsigned l) {
+      T a = arg<T>(x, in, 1, l);
+      uint32_t s = arg<uint32_t>(x, in, 2, l);
+      T r = s >= kBits ? (a < 0 ? T(-1) : T(0)) : T(a >> s);
+      writeOperand(x, d, l, bitsOf<T>(r));
+    });
+  }
+  static void popc(Exec &x, const DInstr &in) { unary<U>(x, in, [](U a) { return U(std::popcount(a)); }); }
+  static void clz(Exec &x, const DInstr &in) { unary<U>(x, in, [](U a) { return U(std::countl_zero(a)); }); }
+  static void brev(Exec &x, const DInstr &in) {
+    unary<U>(x, in, [](U a) {
+      U r = 0;
+      for (unsigned i = 0; i < kBits; ++i) r |= U((a >> i) & 1) << (kBits - 1 - i);
+      return r;
+    });
+  }
+  static void mov(Exec &x, const DInstr &in) { unary<U>(x, in, [](U a) { return a; }); }
+  static void selp(Exec &x, const DInstr &in) {
+    const DOp &d = x.kernel().op(in, 0);
+    forLanes(x.mask, [&](unsigned l) {
+      bool c = (readOperand(x, x.kernel().op(in, 3), l) & 1) != x.kernel().op(in, 3).negated;
+      writeOperand(x, d, l, bitsOf<U>(c ? arg<U>(x, in, 1, l) : arg<U>(x, in, 2, l)));
+    });
+  }
+};
+
+template <typename T> bool compare(ptx::Mod op, T a, T b) {
+  using ptx::Mod;
+  bool unordered = false;
+  if constexpr (std::is_floating_point_v<T>) unordered = a != a || b != b;
+  switch (op) {
+  case Mod::Eq: return !unordered && a == b;
+  case Mod::Ne: return !unordered && a != b;
+  case Mod::Lt:
+  case Mod::Lo: return !unordered && a < b;
+  case Mod::Le:
+  case Mod::Ls: return !unordered && a <= b;
+  case Mod::Gt:
+  case Mod::Hi: return !unordered && a > b;
+  case Mod::Ge:
+  case Mod::Hs: return !unordered && a >= b;
+  case Mod::Equ: return unordered || a == b;
+  case Mod::Neu: return unordered || a != b;
+  case Mod::Ltu: return unordered || a < b;
+  case Mod::Leu: return unordered || a <= b;
+  case Mod::Gtu: return unordered || a > b;
+  case Mod::Geu: return unordered || a >= b;
+  case Mod::Num: return !unordered;
+  case Mod::Nan: return unordered;
+  default: return false;
+  }
+}
+
+bool combine(ptx::Mod op, bool r, bool c) {
+  switch (op) {
+  case ptx::Mod::And: return r && c;
+  case ptx::Mod::Or: return r || c;
+  case ptx::Mod::Xor: return r != c;
+  default: return r;
+  }
+}
+
+/// setp.cmp{.bool}.T p{|q}, a, b{, c}: operands are p, [q], a, b, [c].
+template <typename T> void setp(Exec &x, const DInstr &in) {
+  const Kernel &k = x.kernel();
+  // With a pair the decoder flattened `p|q` into two destinations.
+  bool pair = in.numOps == 5 || (in.numOps == 4 && in.op2 == ptx::Mod::None);
+  unsigned a = pair ? 2 : 1;
+  const DOp *c = in.numOps > a + 2 ? &k.op(in, a + 2) : nullptr;
+  forLanes(x.mask, [&](unsigned l) {
+    bool r = compare<T>(in.op, arg<T>(x, in, a, l), arg<T>(x, in, a + 1, l));
+    bool cv = c ? ((readOperand(x, *c, l) & 1) != c->negated) : true;
+    writeOperand(x, k.op(in, 0), l, combine(in.op2, r, cv));
+    if (pair) writeOperand(x, k.op(in, 1), l, combine(in.op2, !r, cv));
+  });
+}
+
+template <template <typename> class H> Handler byIntType(Type t, Handler (*pick)(const DInstr &) = nullptr) {
+  (void)pick;
+  switch (t) {
+  case Type::S8: return H<int8_t>::get();
+  case Type::S16: return H<int16_t>::get();
+  case Type::S32: return H<int32_t>::get();
+  case Type::S64: return H<int64_t>::get();
+  case Type::U8:
+  case Type::B8: return H<uint8_t>::get();
+  case Type::U16:
+  case Type::B16: return H<uint16_t>::get();
+  case Type::U32:
+  case Type::B32: return H<uint32_t>::get();
+  case Type::U64:
+  case Type::B64: return H<uint64_t>::get();
+  default: return nullptr;
+  }
+}
+
+#define PTXVM_PICK(Name, Fn)                                                                                           \
+  template <typename T> struct Name {                                                                                \
+    static Handler get() { return &Ops<T>::Fn; }                                                                       \
+  };
+PTXVM_PICK(PickAdd, add)
+PTXVM_PICK(PickSub, sub)
+PTXVM_PICK(PickMul, mul)
+PTXVM_PICK(PickMad, mad)
+PTXVM_PICK(PickDiv, div)
+PTXVM_PICK(PickRem, rem)
+PTXVM_PICK(PickMin, min)
+PTXVM_PICK(PickMax, max)
+PTXVM_PICK(PickAbs, abs)
+PTXVM_PICK(PickNeg, neg)
+PTXVM_PICK(PickAnd, bitAnd)
+PTXVM_PICK(PickOr, bitOr)
+PTXVM_PICK(PickXor, bitXor)
+PTXVM_PICK(PickNot, bitNot)
+PTXVM_PICK(PickCnot, cnot)
+PTXVM_PICK(PickShl, shl)
+PTXVM_PICK(PickShr, shr)
+PTXVM_PICK(PickPopc, popc)
+PTXVM_PICK(PickClz, clz)
+PTXVM_PICK(PickBrev, brev)
+PTXVM_PICK(PickMov, mov)
+PTXVM_PICK(PickSelp, selp)
+#undef PTXVM_PICK
+
+template <typename T> struct PickSetp {
+  static Handler get() { return &setp<T>; }
+};
+
+bool isIntegerType(Type t) {
+  ptx::TypeClass c = ptx::typeClass(t);
+  return c == ptx::TypeClass::Bits || c == ptx::TypeClass::Signed || c == ptx::TypeClass::Unsigned;
+}
+
+void movPred(Exec &x, const DInstr &in) {
+  forLanes(x.mask, [&](unsigned l) { writeOperand(x, x.kernel().op(in, 0), l, readOperand(x, x.kernel().op(in, 1), l) & 1); });
+}
+
+} // namespace
+
+Handler selectIntegerArith(const DInstr &in) {
+  Type t = in.type;
+  // Logic on predicates.
+  if (t == Type::Pred) {
+    switch (in.opcode) {
+    case Opcode::Mov: return movPred;
+    default: return nullptr;
+    }
+  }
+  if (in.opcode == Opcode::Setp) {
+    if (t == Type::F32) return PickSetp<float>::get();
+    if (t == Type::F64) return PickSetp<double>::get();
+    return byIntType<PickSetp>(t);
+  }
+  if (!isIntegerType(t) && !(in.opcode == Opcode::Mov || in.opcode == Opcode::Selp)) return nullptr;
+  if (ptx::bitWidth(t) > 64 || in.vec > 1) return nullptr;
+  // Moves and selects copy bits of any type of that width.
+  if (in.opcode == Opcode::Mov || in.opcode == Opcode::Selp) {
+    Type bits = ptx::bitWidth(t) == 16 ? Type::B16 : ptx::bitWidth(t) == 32 ? Type::B32 : ptx::bitWidth(t) == 64 ? Type::B64 : t;
+    return in.opcode == Opcode::Mov ? byIntType<PickMov>(bits) : byIntType<PickSelp>(bits);
+  }
+  switch (in.opcode) {
+  case Opcode::Add: return in.cc ? nullptr : byIntType<PickAdd>(t);
+  case Opcode::Sub: return in.cc ? nullptr : byIntType<PickSub>(t);
+  case Opcode::Mul: return byIntType<PickMul>(t);
+  case Opcode::Mad: return in.cc ? nullptr : byIntType<PickMad>(t);
+  case Opcode::Div: return byIntType<PickDiv>(t);
+  case Opcode::Rem: return byIntType<PickRem>(t);
+  case Opcode::Min: return byIntType<PickMin>(t);
+  case Opcode::Max: return byIntType<PickMax>(t);
+  case Opcode::Abs: return byIntType<PickAbs>(t);
+  case Opcode::Neg: return byIntType<PickNeg>(t);
+  case Opcode::And: return byIntType<PickAnd>(t);
+  case Opcode::Or: return byIntType<PickOr>(t);
+  case Opcode::Xor: return byIntType<PickXor>(t);
+  case Opcode::Not: return byIntType<PickNot>(t);
+  case Opcode::Cnot: return byIntType<PickCnot>(t);
+  case Opcode::Shl: return byIntType<PickShl>(t);
+  case Opcode::Shr: return byIntType<PickShr>(t);
+  case Opcode::Popc: return byIntType<PickPopc>(t);
+  case Opcode::Clz: return byIntType<PickClz>(t);
+  case Opcode::Brev: return byIntType<PickBrev>(t);
+  default: return nullptr;
+  }
+}
+
+} // namespace emu

@@ -1,0 +1,148 @@
+// Loads, stores, address conversion and atomics: ld, st, cvta, atom, red.
+#include "emulator/Semantics.h"
+
+#include <mutex>
+
+namespace emu {
+namespace {
+
+using ptx::Opcode;
+using ptx::Type;
+
+/// Registers receive loaded values zero- or sign-extended to 64 bits.
+uint64_t extend(uint64_t raw, Type t) {
+  switch (t) {
+  case Type::S8: return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int8_t>(raw)));
+  case Type::S16: return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int16_t>(raw)));
+  case Type::S32: return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(raw)));
+  default: return raw;
+  }
+}
+
+void load(Exec &x, const DInstr &in) {
+  const Kernel &k = x.kernel();
+  const DOp &dst = k.op(in, 0), &addr = k.op(in, 1);
+  unsigned size = byteSize(in.type);
+  Space space = in.space == Space::Generic && addr.space != Space::Generic && !addr.hasBase ? addr.space : in.space;
+  forLanes(x.mask, [&](unsigned l) {
+    uint64_t base = effectiveAddress(x, addr, l);
+    for (unsigned e = 0; e < in.vec; ++e) {
+      uint64_t raw = 0;
+      if (!loadBytes(x, space, base + e * size, size, l, &raw)) return;
+      const DOp &d = dst.kind == DOp::Vec ? k.ops[dst.reg + e] : dst;
+      writeOperand(x, d, l, extend(raw, in.type));
+    }
+  });
+}
+
+void store(Exec &x, const DInstr &in) {
+  const Kernel &k = x.kernel();
+  const DOp &addr = k.op(in, 0), &src = k.op(in, 1);
+  unsigned size = byteSize(in.type);
+  Space space = in.space == Space::Generic && addr.space != Space::Generic && !addr.hasBase ? addr.space : in.space;
+  forLanes(x.mask, [&](unsigned l) {
+    uint64_t base = effectiveAddress(x, addr, l);
+    for (unsigned e = 0; e < in.vec; ++e) {
+      const DOp &s = src.kind == DOp::Vec ? k.ops[src.reg + e] : src;
+      uint64_t v = readOperand(x, s, l);
+      if (!storeBytes(x, space, base + e * size, size, l, &v)) return;
+    }
+  });
+}
+
+/// cvta.to.space converts a generic address to the space's own; cvta.space
+/// the other way.
+void cvta(Exec &x, const DInstr &in) {
+  const Kernel &k = x.kernel();
+  const ptx::InstrDesc &desc = k.module->desc(k.function->instrs[in.irIndex]);
+  bool toSpace = desc.has(ptx::Mod::MemTo);
+  forLanes(x.mask, [&](unsigned l) {
+    uint64_t a = readOperand(x, k.op(in, 1), l);
+    uint64_t window = in.space == Space::Shared ? kSharedWindow : in.space == Space::Local ? kLocalWindow : 0;
+    uint64_t r = toSpace ? a - window : a + window;
+    if (in.type == Type::U32 || in.type == Type::B32) r &= 0xFFFFFFFFu;
+    writeOperand(x, k.op(in, 0), l, r);
+  });
+}
+
+// Atomics run under one lock per launch-wide memory: correct whatever the
+// host thread count; contention is not the emulator's bottleneck.
+std::mutex atomicMutex;
+
+template <typename T> T atomicApply(ptx::Mod op, T old, T a, T b) {
+  using ptx::Mod;
+  using U = std::make_unsigned_t<std::conditional_t<std::is_floating_point_v<T>, int64_t, T>>;
+  switch (op) {
+  case Mod::Add: return old + a;
+  case Mod::Min: return a < old ? a : old;
+  case Mod::Max: return a > old ? a : old;
+  case Mod::Exch: return a;
+  case Mod::Cas: return old == a ? b : old;
+  case Mod::Inc:
+    if constexpr (std::is_integral_v<T>) return (U(old) >= U(a)) ? T(0) : T(old + 1);
+    return old;
+  case Mod::Dec:
+    if constexpr (std::is_integral_v<T>) return (old == 0 || U(old) > U(a)) ? a : T(old - 1);
+    return old;
+  case Mod::And:
+    if constexpr (std::is_integral_v<T>) return old & a;
+    return old;
+  case Mod::Or:
+    if constexpr (std::is_integral_v<T>) return old | a;
+    return old;
+  case Mod::Xor:
+    if constexpr (std::is_integral_v<T>) return old ^ a;
+    return old;
+  default: return old;
+  }
+}
+
+/// atom{.space}.op.T d, [a], b{, c} and red{.space}.op.T [a], b.
+template <typename T, bool Returns> void atomic(Exec &x, const DInstr &in) {
+  const Kernel &k = x.kernel();
+  unsigned first = Returns ? 1 : 0;
+  const DOp &addr = k.op(in, first);
+  Space space = in.space == Space::Generic && addr.space != Space::Generic && !addr.hasBase ? addr.space : in.space;
+  std::lock_guard lock(atomicMutex);
+  forLanes(x.mask, [&](unsigned l) {
+    uint8_t *p = accessBytes(x, space, effectiveAddress(x, addr, l), sizeof(T), l, true);
+    if (!p) return;
+    T old;
+    std::memcpy(&old, p, sizeof(T));
+    T a = as<T>(readOperand(x, k.op(in, first + 1), l));
+    T b = in.numOps > first + 2 ? as<T>(readOperand(x, k.op(in, first + 2), l)) : T{};
+    T r = atomicApply<T>(in.op, old, a, b);
+    std::memcpy(p, &r, sizeof(T));
+    if constexpr (Returns) writeOperand(x, k.op(in, 0), l, bitsOf<T>(old));
+  });
+}
+
+template <bool Returns> Handler atomicFor(Type t) {
+  switch (t) {
+  case Type::S32: return atomic<int32_t, Returns>;
+  case Type::U32:
+  case Type::B32: return atomic<uint32_t, Returns>;
+  case Type::S64: return atomic<int64_t, Returns>;
+  case Type::U64:
+  case Type::B64: return atomic<uint64_t, Returns>;
+  case Type::F32: return atomic<float, Returns>;
+  case Type::F64: return atomic<double, Returns>;
+  default: return nullptr;
+  }
+}
+
+} // namespace
+
+Handler selectMemory(const DInstr &in) {
+  switch (in.opcode) {
+  case Opcode::Ld:
+  case Opcode::Ldu: return ptx::bitWidth(in.type) <= 64 ? load : nullptr;
+  case Opcode::St: return ptx::bitWidth(in.type) <= 64 ? store : nullptr;
+  case Opcode::Cvta: return cvta;
+  case Opcode::Atom: return in.vec == 1 ? atomicFor<true>(in.type) : nullptr;
+  case Opcode::Red: return in.vec == 1 ? atomicFor<false>(in.type) : nullptr;
+  default: return nullptr;
+  }
+}
+
+} // namespace emu

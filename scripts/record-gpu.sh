@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Record expected outputs and hang/complete outcomes on a real NVIDIA GPU (tests/gpu/README.md).
+#
+#   scripts/record-gpu.sh [--out DIR] [--timeout SEC] [CASE...]
+#
+# Builds tools/gpu-record/gpu_record with g++ (no CUDA toolkit needed: it loads libcuda.so.1 at
+# run time) into build-gpu-record/, then runs every tests/gpu/cases/*.case and
+# tests/gpu/barrier-table/*.case (or the CASE files given) on GPU 0, writing
+# DIR/<case>.out, DIR/ENVIRONMENT and DIR/SUMMARY (DIR defaults to tests/gpu/results).
+# Without a C++ compiler it uses an already built build-gpu-record/gpu_record.
+# Each case runs in its own process; one still running after --timeout seconds (default 5)
+# is killed and recorded as "hang".
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+OUT_DIR="tests/gpu/results"
+TIMEOUT=5
+CASES=()
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+    --out) OUT_DIR="$2"; shift 2 ;;
+    --timeout) TIMEOUT="$2"; shift 2 ;;
+    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "record-gpu.sh: unknown option $1" >&2; exit 1 ;;
+    *) CASES+=("$1"); shift ;;
+    esac
+done
+if [[ ${#CASES[@]} -eq 0 ]]; then
+    CASES=(tests/gpu/cases/*.case tests/gpu/barrier-table/*.case)
+fi
+
+BIN_DIR="$ROOT/build-gpu-record"
+BIN="$BIN_DIR/gpu_record"
+SRC="$ROOT/tools/gpu-record/gpu_record.cpp"
+CXX="${CXX:-}"
+if [[ -z "$CXX" ]]; then
+    for c in g++ clang++ c++; do
+        if command -v "$c" >/dev/null 2>&1; then CXX="$c"; break; fi
+    done
+fi
+mkdir -p "$BIN_DIR"
+if [[ -n "$CXX" ]]; then
+    echo "record-gpu.sh: building gpu_record with $CXX" >&2
+    "$CXX" -std=c++17 -O2 -Wall -static-libstdc++ -static-libgcc -o "$BIN.new" "$SRC" -ldl
+    mv "$BIN.new" "$BIN"
+elif [[ -x "$BIN" ]]; then
+    echo "record-gpu.sh: no C++ compiler; using the prebuilt $BIN" >&2
+else
+    echo "record-gpu.sh: no C++ compiler and no prebuilt $BIN" >&2
+    exit 1
+fi
+
+mkdir -p "$OUT_DIR"
+"$BIN" --root "$ROOT" --out-dir "$OUT_DIR" --timeout "$TIMEOUT" --env "$OUT_DIR/ENVIRONMENT" "${CASES[@]}"
+echo "recorded_utc $(date -u +%Y-%m-%dT%H:%M:%SZ)" >>"$OUT_DIR/ENVIRONMENT"
+if command -v nvidia-smi >/dev/null 2>&1; then
+    echo "nvidia_smi $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | head -1)" \
+        >>"$OUT_DIR/ENVIRONMENT"
+fi
+
+# SUMMARY: case, expected outcome (from the .case), recorded outcome.
+{
+    printf '%-36s %-38s %s\n' "# case" "expect" "outcome"
+    for c in "${CASES[@]}"; do
+        name="$(basename "$c" .case)"
+        f="$OUT_DIR/$name.out"
+        [[ -f "$f" ]] || continue
+        exp="$(awk '$1=="expect"{print $2}' "$f")"
+        out="$(awk '$1=="outcome"{print $2}' "$f")"
+        mark=""
+        if [[ -n "$exp" && "$exp" != "$out" ]]; then mark="  <-- differs"; fi
+        printf '%-36s %-38s %s%s\n' "$name" "${exp:--}" "$out" "$mark"
+    done
+} >"$OUT_DIR/SUMMARY"
+cat "$OUT_DIR/ENVIRONMENT"
+cat "$OUT_DIR/SUMMARY"

@@ -1,0 +1,241 @@
+#include "tools/Run.h"
+
+#include "emulator/Device.h"
+#include "ptx/Verifier.h"
+#include "tools/CommandLine.h"
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace ptxvm {
+
+const char kRunHelp[] = R"(usage: ptxvm run FILE.ptx --kernel NAME --grid X[,Y,Z] --block X[,Y,Z] [options]
+
+Runs one kernel on the SIMT emulator.
+  --kernel NAME          the .entry to launch
+  --grid X[,Y,Z]         CTAs in the grid
+  --block X[,Y,Z]        threads in a CTA
+  --shared BYTES         dynamic shared memory
+  --arg SPEC             one kernel argument, in parameter order:
+                           u32:5  s32:-1  u64:7  s64:-7  f32:1.5  f64:2.5   a scalar
+                           buf:BYTES[:INIT][>OUT]                          a device buffer (its address)
+                             INIT: zeros (default), iota.u32, iota.f32, fill.u32=V, fill.f32=V,
+                                   random=SEED (bytes), file=PATH
+                             >OUT: write the buffer to OUT after the run
+  --threads N            host threads (default: all cores)
+  --max-instructions N   stop a launch after N warp instructions per CTA
+  --report FILE.json     launches and diagnostics as JSON
+  --stats                print instruction counts and SIMD efficiency
+
+Exit status: 0 when the kernel completed without error diagnostics, 1 otherwise, 2 on usage errors.
+)";
+
+namespace {
+
+bool parseDim(const std::string &s, emu::Dim3 &out) {
+  uint32_t v[3] = {1, 1, 1};
+  std::stringstream ss(s);
+  std::string part;
+  int i = 0;
+  while (std::getline(ss, part, ',')) {
+    if (i == 3 || part.empty()) return false;
+    char *end;
+    unsigned long x = std::strtoul(part.c_str(), &end, 10);
+    if (*end || x == 0 || x > 0xFFFFFFFFul) return false;
+    v[i++] = static_cast<uint32_t>(x);
+  }
+  if (i == 0) return false;
+  out = {v[0], v[1], v[2]};
+  return true;
+}
+
+struct Buffer {
+  uint64_t address = 0, size = 0;
+  std::string out;
+};
+
+uint64_t splitmix(uint64_t &s) {
+  uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/// Builds one argument's bytes (and its buffer); false with `error`.
+bool buildArgument(const std::string &spec, emu::Device &dev, std::vector<uint8_t> &bytes, std::vector<Buffer> &buffers,
+                   std::string &error) {
+  size_t colon = spec.find(':');
+  std::string kind = spec.substr(0, colon), rest = colon == std::string::npos ? "" : spec.substr(colon + 1);
+  auto put = [&](const void *p, size_t n) { bytes.assign(static_cast<const uint8_t *>(p), static_cast<const uint8_t *>(p) + n); };
+  char *end = nullptr;
+  if (kind == "u32" || kind == "s32") {
+    uint32_t v = static_cast<uint32_t>(std::strtoll(rest.c_str(), &end, 0));
+    put(&v, 4);
+  } else if (kind == "u64" || kind == "s64") {
+    uint64_t v = static_cast<uint64_t>(std::strtoll(rest.c_str(), &end, 0));
+    put(&v, 8);
+  } else if (kind == "f32") {
+    float v = std::strtof(rest.c_str(), &end);
+    put(&v, 4);
+  } else if (kind == "f64") {
+    double v = std::strtod(rest.c_str(), &end);
+    put(&v, 8);
+  } else if (kind == "buf") {
+    Buffer b;
+    size_t gt = rest.find('>');
+    if (gt != std::string::npos) {
+      b.out = rest.substr(gt + 1);
+      rest = rest.substr(0, gt);
+    }
+    size_t c2 = rest.find(':');
+    std::string sizeText = rest.substr(0, c2), init = c2 == std::string::npos ? "zeros" : rest.substr(c2 + 1);
+    b.size = std::strtoull(sizeText.c_str(), &end, 0);
+    if (*end == 'K' || *end == 'k') b.size <<= 10, ++end;
+    else if (*end == 'M' || *end == 'm') b.size <<= 20, ++end;
+    if (*end || b.size == 0) {
+      error = "bad buffer size in '" + spec + "'";
+      return false;
+    }
+    std::vector<uint8_t> data(b.size);
+    if (init == "iota.u32") {
+      for (uint64_t i = 0; i + 4 <= b.size; i += 4) {
+        uint32_t v = static_cast<uint32_t>(i / 4);
+        std::memcpy(&data[i], &v, 4);
+      }
+    } else if (init == "iota.f32") {
+      for (uint64_t i = 0; i + 4 <= b.size; i += 4) {
+        float v = static_cast<float>(i / 4);
+        std::memcpy(&data[i], &v, 4);
+      }
+    } else if (init.starts_with("fill.u32=")) {
+      uint32_t v = static_cast<uint32_t>(std::strtoull(init.c_str() + 9, nullptr, 0));
+      for (uint64_t i = 0; i + 4 <= b.size; i += 4) std::memcpy(&data[i], &v, 4);
+    } else if (init.starts_with("fill.f32=")) {
+      float v = std::strtof(init.c_str() + 9, nullptr);
+      for (uint64_t i = 0; i + 4 <= b.size; i += 4) std::memcpy(&data[i], &v, 4);
+    } else if (init.starts_with("random=")) {
+      uint64_t seed = std::strtoull(init.c_str() + 7, nullptr, 0);
+      for (uint64_t i = 0; i < b.size; ++i) data[i] = static_cast<uint8_t>(splitmix(seed));
+    } else if (init.starts_with("file=")) {
+      std::ifstream in(init.substr(5), std::ios::binary);
+      if (!in) {
+        error = "cannot read '" + init.substr(5) + "'";
+        return false;
+      }
+      in.read(reinterpret_cast<char *>(data.data()), static_cast<std::streamsize>(b.size));
+    } else if (init != "zeros") {
+      error = "unknown buffer contents '" + init + "'";
+      return false;
+    }
+    b.address = dev.global.allocate(b.size);
+    dev.global.write(b.address, data.data(), b.size);
+    put(&b.address, 8);
+    buffers.push_back(b);
+    return true;
+  } else {
+    error = "unknown argument kind '" + kind + "' in '" + spec + "' (see ptxvm run --help)";
+    return false;
+  }
+  if (!end || *end) {
+    error = "bad number in '" + spec + "'";
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+int runKernelCommand(const std::vector<std::string> &args) {
+  InputOptions in;
+  std::string kernelName, reportPath, error;
+  emu::LaunchConfig config;
+  bool haveGrid = false, haveBlock = false, stats = false;
+  std::vector<std::string> argSpecs;
+  auto fail = [](const std::string &m) {
+    std::fprintf(stderr, "ptxvm run: %s\n(run 'ptxvm run --help' for usage)\n", m.c_str());
+    return kUsage;
+  };
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string &a = args[i];
+    bool consumed = false;
+    if (!parseCommonOption(a, in, error, consumed)) return fail(error);
+    if (consumed) continue;
+    auto value = [&]() -> const std::string * { return i + 1 < args.size() ? &args[++i] : nullptr; };
+    const std::string *v = nullptr;
+    if (a == "--kernel" && (v = value())) kernelName = *v;
+    else if (a == "--grid" && (v = value())) {
+      if (!parseDim(*v, config.grid)) return fail("bad --grid '" + *v + "'");
+      haveGrid = true;
+    } else if (a == "--block" && (v = value())) {
+      if (!parseDim(*v, config.block)) return fail("bad --block '" + *v + "'");
+      if (config.block.count() > 1024) return fail("a CTA has at most 1024 threads");
+      haveBlock = true;
+    } else if (a == "--shared" && (v = value())) config.dynamicShared = static_cast<uint32_t>(std::stoul(*v));
+    else if (a == "--arg" && (v = value())) argSpecs.push_back(*v);
+    else if (a == "--threads" && (v = value())) config.threads = static_cast<unsigned>(std::stoul(*v));
+    else if (a == "--max-instructions" && (v = value())) config.maxInstructions = std::stoull(*v);
+    else if (a == "--report" && (v = value())) reportPath = *v;
+    else if (a == "--stats") stats = true;
+    else if (!a.starts_with("--") && in.file.empty()) in.file = a;
+    else return fail("unknown or incomplete option '" + a + "'");
+  }
+  if (in.file.empty() || kernelName.empty() || !haveGrid || !haveBlock)
+    return fail("FILE, --kernel, --grid and --block are required");
+
+  ptx::DiagnosticList diags;
+  auto m = loadModule(in, diags);
+  if (m && !diags.hasErrors()) ptx::verifyModule(*m, diags);
+  if (!m || diags.hasErrors()) {
+    printDiagnostics(diags, in.json);
+    return kDiagnostics;
+  }
+  emu::Device device;
+  auto kernel = device.decode(*m, kernelName, diags);
+  if (!kernel) {
+    printDiagnostics(diags, in.json);
+    return kDiagnostics;
+  }
+  if (argSpecs.size() != kernel->paramOffsets.size())
+    return fail("kernel '" + kernelName + "' takes " + std::to_string(kernel->paramOffsets.size()) + " arguments, " +
+                std::to_string(argSpecs.size()) + " given");
+  std::vector<Buffer> buffers;
+  config.params.assign(kernel->paramBytes, 0);
+  for (size_t i = 0; i < argSpecs.size(); ++i) {
+    std::vector<uint8_t> bytes;
+    if (!buildArgument(argSpecs[i], device, bytes, buffers, error)) return fail(error);
+    if (bytes.size() > kernel->paramSizes[i])
+      return fail("argument " + std::to_string(i + 1) + " ('" + argSpecs[i] + "') is " + std::to_string(bytes.size()) +
+                  " bytes; the parameter is " + std::to_string(kernel->paramSizes[i]));
+    std::memcpy(config.params.data() + kernel->paramOffsets[i], bytes.data(), bytes.size());
+  }
+  emu::LaunchResult r = device.launch(*kernel, config, diags);
+  for (const Buffer &b : buffers) {
+    if (b.out.empty()) continue;
+    std::vector<uint8_t> data(b.size);
+    device.global.read(b.address, data.data(), b.size);
+    std::ofstream out(b.out, std::ios::binary);
+    out.write(reinterpret_cast<const char *>(data.data()), static_cast<std::streamsize>(b.size));
+  }
+  printDiagnostics(diags, false);
+  auto dim = [](emu::Dim3 d) { return "[" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + "]"; };
+  if (stats || !r.ok) {
+    double simd = r.warpInstructions ? double(r.threadInstructions) / (32.0 * r.warpInstructions) : 0;
+    std::fprintf(stderr, "%s: %s%s%s; %llu warp instructions, %llu thread instructions, SIMD efficiency %.1f%%, %.3f s\n",
+                 kernelName.c_str(), r.status.c_str(), r.error.empty() ? "" : " with ", r.error.c_str(),
+                 (unsigned long long)r.warpInstructions, (unsigned long long)r.threadInstructions, simd * 100,
+                 r.wallSeconds);
+  }
+  if (!reportPath.empty()) {
+    std::ofstream out(reportPath);
+    out << "{\"launches\":[{\"kernel\":\"" << ptx::jsonEscape(kernelName) << "\",\"grid\":" << dim(config.grid)
+        << ",\"block\":" << dim(config.block) << ",\"status\":\"" << r.status << "\",\"error\":"
+        << (r.error.empty() ? "null" : "\"" + r.error + "\"") << ",\"thread_instructions\":" << r.threadInstructions
+        << ",\"warp_instructions\":" << r.warpInstructions << ",\"wall_seconds\":" << r.wallSeconds
+        << "}],\"diagnostics\":" << diags.renderJson() << "}\n";
+  }
+  return r.ok && !diags.hasErrors() ? kOk : kDiagnostics;
+}
+
+} // namespace ptxvm
