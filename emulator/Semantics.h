@@ -84,7 +84,6 @@ inline unsigned byteSize(ptx::Type t) { return (ptx::bitWidth(t) + 7) / 8; }
 Handler selectIntegerArith(const DInstr &in);
 Handler selectLogic(const DInstr &in);
 Handler selectFloatArith(const DInstr &in);
-Handler selectCompare(const DInstr &in);
 Handler selectConvert(const DInstr &in);
 Handler selectMemory(const DInstr &in);
 Handler selectWarp(const DInstr &in);

@@ -1,0 +1,62 @@
+#include "tests/emulator/Harness.h"
+
+#include "ptx/Parser.h"
+#include "ptx/Verifier.h"
+
+namespace ptxvm::test {
+
+bool EmuRun::has(ptx::DiagKind kind) const { return first(kind) != nullptr; }
+
+const ptx::Diagnostic *EmuRun::first(ptx::DiagKind kind) const {
+  for (const ptx::Diagnostic &d : diags.all())
+    if (d.kind == kind) return &d;
+  return nullptr;
+}
+
+std::string ptxModule(const std::string &body, const std::string &target, const std::string &version) {
+  return ".version " + version + "\n.target " + target + "\n.address_size 64\n" + body;
+}
+
+EmuRun runKernel(const std::string &ptxText, const std::string &kernel, emu::Dim3 grid, emu::Dim3 block,
+                 const std::vector<Arg> &args, unsigned hostThreads, uint32_t dynamicShared, uint64_t maxInstructions) {
+  EmuRun run;
+  auto m = ptx::parseModule(ptxText, "test.ptx", run.diags);
+  if (run.diags.hasErrors()) return run;
+  ptx::verifyModule(*m, run.diags);
+  if (run.diags.hasErrors()) return run;
+  run.parsed = true;
+  emu::Device device;
+  auto k = device.decode(*m, kernel, run.diags);
+  if (!k) return run;
+  emu::LaunchConfig config;
+  config.grid = grid;
+  config.block = block;
+  config.threads = hostThreads;
+  config.dynamicShared = dynamicShared;
+  config.maxInstructions = maxInstructions;
+  config.params.assign(k->paramBytes, 0);
+  std::vector<std::pair<uint64_t, size_t>> buffers;
+  for (size_t i = 0; i < args.size() && i < k->paramOffsets.size(); ++i) {
+    std::vector<uint8_t> bytes = args[i].bytes;
+    if (args[i].buffer) {
+      uint64_t address = device.global.allocate(std::max<size_t>(bytes.size(), 1));
+      device.global.write(address, bytes.data(), bytes.size());
+      buffers.emplace_back(address, bytes.size());
+      bytes.resize(8);
+      std::memcpy(bytes.data(), &address, 8);
+    }
+    std::memcpy(config.params.data() + k->paramOffsets[i], bytes.data(),
+                std::min<size_t>(bytes.size(), k->paramSizes[i]));
+  }
+  run.result = device.launch(*k, config, run.diags);
+  for (auto [address, size] : buffers) {
+    std::vector<uint8_t> data(size);
+    device.global.read(address, data.data(), size);
+    run.buffers.push_back(std::move(data));
+  }
+  // Keep the module alive as long as the diagnostics refer to it: they are
+  // copies, so nothing to do.
+  return run;
+}
+
+} // namespace ptxvm::test

@@ -1,0 +1,59 @@
+// Runs PTX kernels on the emulator from tests: parse, verify, decode, launch,
+// and read the buffers back.
+#pragma once
+
+#include "emulator/Device.h"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace ptxvm::test {
+
+/// One kernel argument: a scalar, or a device buffer with initial contents
+/// (its address is passed; its final contents come back in EmuRun).
+struct Arg {
+  std::vector<uint8_t> bytes;
+  bool buffer = false;
+
+  template <typename T> static Arg scalar(T v) {
+    Arg a;
+    a.bytes.resize(sizeof(T));
+    std::memcpy(a.bytes.data(), &v, sizeof(T));
+    return a;
+  }
+  template <typename T> static Arg array(const std::vector<T> &v) {
+    Arg a;
+    a.buffer = true;
+    a.bytes.resize(v.size() * sizeof(T));
+    if (!v.empty()) std::memcpy(a.bytes.data(), v.data(), a.bytes.size());
+    return a;
+  }
+};
+
+struct EmuRun {
+  emu::LaunchResult result;
+  ptx::DiagnosticList diags;
+  std::vector<std::vector<uint8_t>> buffers; // per buffer argument, in order
+  bool parsed = false;
+
+  template <typename T> std::vector<T> buffer(size_t i) const {
+    std::vector<T> out(buffers.at(i).size() / sizeof(T));
+    if (!out.empty()) std::memcpy(out.data(), buffers[i].data(), out.size() * sizeof(T));
+    return out;
+  }
+  /// Whether a diagnostic of this kind was reported.
+  bool has(ptx::DiagKind kind) const;
+  const ptx::Diagnostic *first(ptx::DiagKind kind) const;
+};
+
+/// Parses and verifies `ptx` (parse or verify errors end up in diags with
+/// parsed = false), then launches `kernel`.
+EmuRun runKernel(const std::string &ptx, const std::string &kernel, emu::Dim3 grid, emu::Dim3 block,
+                 const std::vector<Arg> &args, unsigned hostThreads = 1, uint32_t dynamicShared = 0,
+                 uint64_t maxInstructions = 100'000'000);
+
+/// `.version 8.0 / .target sm_80 / .address_size 64` followed by `body`.
+std::string ptxModule(const std::string &body, const std::string &target = "sm_80", const std::string &version = "8.0");
+
+} // namespace ptxvm::test
