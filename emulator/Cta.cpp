@@ -7,6 +7,7 @@
 #include "emulator/Semantics.h"
 #include "ptx/Writer.h"
 
+#include <algorithm>
 #include <bit>
 #include <cinttypes>
 
@@ -90,10 +91,22 @@ void Cta::report(ptx::DiagKind kind, ptx::Severity severity, uint32_t pc, const 
   if (severity == ptx::Severity::Error) failed = true;
 }
 
+uint64_t Cta::nextRandom() {
+  uint64_t z = (rng_ += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
 bool Cta::run() {
+  std::vector<uint32_t> order(warps.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
   for (;;) {
     bool progressed = false, anyBlocked = false;
-    for (Warp &w : warps) {
+    if (random_)
+      for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[nextRandom() % i]);
+    for (uint32_t wi : order) {
+      Warp &w = warps[wi];
       if (failed) return false;
       if (w.state == Warp::State::Ready) {
         step(w, kQuantum);
@@ -164,9 +177,53 @@ void Cta::step(Warp &w, uint64_t budget) {
         // the warp continues there with every lane.
         uint32_t rpc = in.reconverge;
         top.pc = rpc;
-        w.stack.push_back({pc + 1, notTaken, rpc});
-        w.stack.push_back({in.target, taken, rpc});
+        ++stats.divergentBranches;
+        if (random_ && (nextRandom() & 1)) {
+          w.stack.push_back({in.target, taken, rpc});
+          w.stack.push_back({pc + 1, notTaken, rpc});
+        } else {
+          w.stack.push_back({pc + 1, notTaken, rpc});
+          w.stack.push_back({in.target, taken, rpc});
+        }
       }
+      break;
+    }
+    case Control::BranchIndexed: {
+      // Lanes go to the target their index selects; each distinct target
+      // runs to the reconvergence point like a side of a branch.
+      if (!mask) {
+        top.pc = pc + 1;
+        break;
+      }
+      Exec x{*this, w, mask, pc};
+      std::vector<std::pair<uint32_t, uint32_t>> groups; // (target pc, lanes)
+      bool bad = false;
+      forLanes(mask, [&](unsigned lane) {
+        uint64_t index = readOperand(x, kernel.op(in, 0), lane) & 0xFFFFFFFFu;
+        if (index >= in.numTargets) {
+          if (!bad)
+            report(ptx::DiagKind::Trap, ptx::Severity::Error, pc, w, 1u << lane,
+                   "brx.idx index " + std::to_string(index) + " is outside its " + std::to_string(in.numTargets) +
+                       " targets");
+          bad = true;
+          return;
+        }
+        uint32_t target = kernel.targetTables[in.target + index];
+        auto it = std::find_if(groups.begin(), groups.end(), [&](auto &g) { return g.first == target; });
+        if (it == groups.end()) groups.emplace_back(target, 1u << lane);
+        else it->second |= 1u << lane;
+      });
+      if (bad) return;
+      if (groups.size() == 1 && groups[0].second == active) {
+        top.pc = groups[0].first;
+        break;
+      }
+      uint32_t rpc = in.reconverge;
+      top.pc = rpc;
+      ++stats.divergentBranches;
+      // Inactive lanes (guard false) continue after the brx.idx.
+      if (active & ~mask) w.stack.push_back({pc + 1, active & ~mask, rpc});
+      for (auto it = groups.rbegin(); it != groups.rend(); ++it) w.stack.push_back({it->first, it->second, rpc});
       break;
     }
     case Control::Exit: {
@@ -188,7 +245,6 @@ void Cta::step(Warp &w, uint64_t budget) {
       w.stack.back().pc = pc + 1;
       if (mask) executeBarrier(w, in, mask, pc);
       break;
-    case Control::BranchIndexed:
     case Control::Return:
     case Control::Unsupported:
       report(ptx::DiagKind::Unsupported, ptx::Severity::Error, pc, w, mask,
@@ -284,6 +340,7 @@ void Cta::executeBarrier(Warp &w, const DInstr &in, uint32_t mask, uint32_t pc) 
   b.arrived += 32;
   b.arrivedWarps |= bit;
   if (op != NamedBarrier::Op::Arrive) {
+    ++stats.barrierWaits[id];
     w.state = Warp::State::AtBarrier;
     w.barrier = static_cast<uint32_t>(id);
     w.generation = b.generation;

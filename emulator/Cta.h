@@ -27,6 +27,13 @@ struct SimtEntry {
   uint32_t reconverge;
 };
 
+/// What a CTA counts while it runs (the launch adds them up).
+struct CtaStats {
+  uint64_t divergentBranches = 0;
+  std::array<uint64_t, 16> barrierWaits{}; // warps that waited, per barrier id
+  std::array<uint64_t, 6> memoryOps{};     // thread accesses per emu::Space
+};
+
 struct Warp {
   enum class State : uint8_t { Ready, AtBarrier, Done };
   uint32_t index = 0;
@@ -61,6 +68,13 @@ public:
   Cta(Device &device, const Kernel &kernel, Dim3 ctaid, Dim3 nctaid, Dim3 ntid, uint32_t dynamicShared,
       const std::vector<uint8_t> &params, ptx::DiagnosticList &diags, uint64_t maxInstructions);
 
+  /// Randomises the order in which warps run and in which the two sides of
+  /// a divergent branch run, from `seed` (deterministic for a seed).
+  void randomizeSchedule(uint64_t seed) {
+    random_ = true;
+    rng_ = seed ^ (0x9E3779B97F4A7C15ull * (ctaid.x + 1 + 65536ull * (ctaid.y + 65536ull * ctaid.z)));
+  }
+
   /// Runs every warp to completion. False when the CTA faulted, deadlocked
   /// or ran out of instructions (diagnostics say which).
   bool run();
@@ -77,6 +91,7 @@ public:
   const std::vector<uint8_t> &params;
   std::vector<Warp> warps;
   std::array<NamedBarrier, 16> barriers{};
+  CtaStats stats;
   bool failed = false;
 
   /// Reports a diagnostic at instruction `pc` of warp `w` (lanes `mask`).
@@ -94,8 +109,12 @@ private:
   uint32_t expectedAll() const;
   void reportDeadlock();
 
+  uint64_t nextRandom();
+
   ptx::DiagnosticList &diags_;
   uint64_t maxInstructions_;
+  bool random_ = false;
+  uint64_t rng_ = 0;
   uint64_t executed_ = 0;
 };
 

@@ -351,6 +351,22 @@ private:
       d.target = it == labelPc_.end() ? k_->exitPc : it->second;
       return d;
     }
+    if (in.opcode == ptx::Opcode::BrxIdx) {
+      // brx.idx index, list: the list names a .branchtargets directive.
+      d.control = Control::BranchIndexed;
+      d.target = static_cast<uint32_t>(k_->targetTables.size());
+      ptx::Name list = fn_.operandsOf(in)[1].id;
+      for (const ptx::TargetList &t : fn_.targetLists) {
+        if (t.name != list || t.calls) continue;
+        for (ptx::Name label : t.targets) {
+          auto it = labelPc_.find(label);
+          k_->targetTables.push_back(it == labelPc_.end() ? k_->exitPc : it->second);
+        }
+        break;
+      }
+      d.numTargets = static_cast<uint32_t>(k_->targetTables.size()) - d.target;
+      return d;
+    }
     if (flags & ptx::iflag::Exit) {
       d.control = Control::Exit;
       return d;

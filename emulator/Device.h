@@ -24,7 +24,9 @@ struct LaunchConfig {
   uint32_t dynamicShared = 0;
   std::vector<uint8_t> params; // laid out per Kernel::paramOffsets
   unsigned threads = 0;        // host threads; 0 = all cores
-  uint64_t maxInstructions = 20'000'000'000ull; // per launch, warp instructions
+  uint64_t maxInstructions = 20'000'000'000ull; // per CTA, warp instructions
+  bool randomSchedule = false; // --schedule=random
+  uint64_t seed = 0;
 };
 
 struct LaunchResult {
@@ -33,6 +35,7 @@ struct LaunchResult {
   std::string error;  // the CUDA error a GPU would return, e.g. cudaErrorIllegalAddress
   uint64_t warpInstructions = 0, threadInstructions = 0;
   double wallSeconds = 0;
+  CtaStats stats; // summed over CTAs
 };
 
 /// Where a module-level symbol lives on the device.

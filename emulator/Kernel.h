@@ -49,7 +49,8 @@ struct DInstr {
   bool ftz = false, sat = false, hi = false, wide = false, cc = false;
   int32_t guard = -1;         // predicate register, -1 when unguarded
   uint32_t firstOp = 0;       // into Kernel::ops
-  uint32_t target = 0;        // branch target pc
+  uint32_t target = 0;        // branch target pc; brx.idx: first entry in Kernel::targetTables
+  uint32_t numTargets = 0;    // brx.idx: entries in its table
   uint32_t reconverge = 0;    // immediate post-dominator pc of a branch
   uint32_t irIndex = 0;       // into the function's instrs, for diagnostics
 };

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <mutex>
 #include <thread>
 
 namespace emu {
@@ -42,6 +43,7 @@ LaunchResult Device::launch(const Kernel &k, const LaunchConfig &config, ptx::Di
   std::vector<ptx::DiagnosticList> ctaDiags(numCtas);
   std::atomic<uint64_t> next{0}, warpInstrs{0}, threadInstrs{0};
   std::atomic<bool> failed{false};
+  std::mutex statsMutex;
   auto worker = [&] {
     for (;;) {
       uint64_t i = next.fetch_add(1);
@@ -50,9 +52,14 @@ LaunchResult Device::launch(const Kernel &k, const LaunchConfig &config, ptx::Di
                  static_cast<uint32_t>(i / (uint64_t{config.grid.x} * config.grid.y))};
       Cta cta(*this, k, ctaid, config.grid, config.block, config.dynamicShared, params, ctaDiags[i],
               config.maxInstructions);
+      if (config.randomSchedule) cta.randomizeSchedule(config.seed);
       if (!cta.run()) failed = true;
       warpInstrs += cta.warpInstructions();
       threadInstrs += cta.threadInstructions();
+      std::lock_guard lock(statsMutex);
+      result.stats.divergentBranches += cta.stats.divergentBranches;
+      for (size_t b = 0; b < 16; ++b) result.stats.barrierWaits[b] += cta.stats.barrierWaits[b];
+      for (size_t s = 0; s < result.stats.memoryOps.size(); ++s) result.stats.memoryOps[s] += cta.stats.memoryOps[s];
     }
   };
   if (threads <= 1) {

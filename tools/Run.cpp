@@ -25,6 +25,8 @@ Runs one kernel on the SIMT emulator.
                                    random=SEED (bytes), file=PATH
                              >OUT: write the buffer to OUT after the run
   --threads N            host threads (default: all cores)
+  --schedule=random      randomise warp order and divergent-side order ...
+  --seed S               ... from this seed (default 1)
   --max-instructions N   stop a launch after N warp instructions per CTA
   --report FILE.json     launches and diagnostics as JSON
   --stats                print instruction counts and SIMD efficiency
@@ -178,6 +180,9 @@ int runKernelCommand(const std::vector<std::string> &args) {
     else if (a == "--max-instructions" && (v = value())) config.maxInstructions = std::stoull(*v);
     else if (a == "--report" && (v = value())) reportPath = *v;
     else if (a == "--stats") stats = true;
+    else if (a == "--schedule=random") config.randomSchedule = true;
+    else if (a == "--schedule=deterministic") config.randomSchedule = false;
+    else if (a == "--seed" && (v = value())) config.seed = std::stoull(*v);
     else if (!a.starts_with("--") && in.file.empty()) in.file = a;
     else return fail("unknown or incomplete option '" + a + "'");
   }
@@ -227,12 +232,23 @@ int runKernelCommand(const std::vector<std::string> &args) {
                  (unsigned long long)r.warpInstructions, (unsigned long long)r.threadInstructions, simd * 100,
                  r.wallSeconds);
   }
+  if (stats) {
+    std::fprintf(stderr, "  divergent branches: %llu\n", (unsigned long long)r.stats.divergentBranches);
+    for (size_t b = 0; b < 16; ++b)
+      if (r.stats.barrierWaits[b])
+        std::fprintf(stderr, "  barrier %zu: %llu warp waits\n", b, (unsigned long long)r.stats.barrierWaits[b]);
+    for (size_t s = 0; s < r.stats.memoryOps.size(); ++s)
+      if (r.stats.memoryOps[s])
+        std::fprintf(stderr, "  %s memory: %llu thread accesses\n", emu::spaceName(static_cast<emu::Space>(s)),
+                     (unsigned long long)r.stats.memoryOps[s]);
+  }
   if (!reportPath.empty()) {
     std::ofstream out(reportPath);
     out << "{\"launches\":[{\"kernel\":\"" << ptx::jsonEscape(kernelName) << "\",\"grid\":" << dim(config.grid)
         << ",\"block\":" << dim(config.block) << ",\"status\":\"" << r.status << "\",\"error\":"
         << (r.error.empty() ? "null" : "\"" + r.error + "\"") << ",\"thread_instructions\":" << r.threadInstructions
         << ",\"warp_instructions\":" << r.warpInstructions << ",\"wall_seconds\":" << r.wallSeconds
+        << ",\"divergent_branches\":" << r.stats.divergentBranches
         << "}],\"diagnostics\":" << diags.renderJson() << "}\n";
   }
   return r.ok && !diags.hasErrors() ? kOk : kDiagnostics;

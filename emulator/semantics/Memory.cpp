@@ -24,6 +24,7 @@ void load(Exec &x, const DInstr &in) {
   const DOp &dst = k.op(in, 0), &addr = k.op(in, 1);
   unsigned size = byteSize(in.type);
   Space space = in.space == Space::Generic && addr.space != Space::Generic && !addr.hasBase ? addr.space : in.space;
+  x.cta.stats.memoryOps[static_cast<size_t>(space)] += static_cast<uint64_t>(std::popcount(x.mask));
   forLanes(x.mask, [&](unsigned l) {
     uint64_t base = effectiveAddress(x, addr, l);
     for (unsigned e = 0; e < in.vec; ++e) {
@@ -40,6 +41,7 @@ void store(Exec &x, const DInstr &in) {
   const DOp &addr = k.op(in, 0), &src = k.op(in, 1);
   unsigned size = byteSize(in.type);
   Space space = in.space == Space::Generic && addr.space != Space::Generic && !addr.hasBase ? addr.space : in.space;
+  x.cta.stats.memoryOps[static_cast<size_t>(space)] += static_cast<uint64_t>(std::popcount(x.mask));
   forLanes(x.mask, [&](unsigned l) {
     uint64_t base = effectiveAddress(x, addr, l);
     for (unsigned e = 0; e < in.vec; ++e) {

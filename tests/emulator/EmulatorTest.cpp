@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <numeric>
+#include <sstream>
 
 using namespace ptxvm::test;
 using ptx::DiagKind;
@@ -198,6 +200,50 @@ LOOP:
   EmuRun r = runKernel(ptxModule(body), "k", {1}, {32}, {}, 1, 0, 100000);
   EXPECT_FALSE(r.result.ok);
   EXPECT_TRUE(r.has(DiagKind::InstructionLimit)) << r.diags.renderText();
+}
+
+} // namespace
+
+namespace {
+
+std::string readSource(const std::string &relative) {
+  std::ifstream in(std::string(PTXVM_SOURCE_DIR) + "/" + relative);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(Emulator, IndexedBranchesSplitTheWarpPerTarget) {
+  const uint32_t n = 200;
+  std::vector<int32_t> ops(256), vals(256), out(256);
+  uint64_t seed = 42;
+  for (uint32_t i = 0; i < 256; ++i) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    ops[i] = static_cast<int32_t>(seed >> 33);
+    vals[i] = static_cast<int32_t>(seed >> 7);
+  }
+  for (bool random : {false, true}) {
+    EmuRun r = runKernel(readSource("kernels/ptx/brx_idx.ptx"), "jt_dispatch", {2}, {128},
+                         {Arg::array(ops), Arg::array(vals), Arg::array(out), Arg::scalar(n)}, random ? 2 : 1, 0,
+                         100'000'000, random, 7);
+    ASSERT_TRUE(r.result.ok) << r.diags.renderText();
+    auto got = r.buffer<int32_t>(2);
+    for (uint32_t i = 0; i < 256; ++i) {
+      int32_t x = vals[i], want = 0;
+      switch (ops[i] & 7) {
+      case 0: want = x + 1; break;
+      case 1: want = static_cast<int32_t>(static_cast<uint32_t>(x) * 3u); break;
+      case 2: want = x - 7; break;
+      case 3: want = x ^ 0x5a; break;
+      case 4: want = static_cast<int32_t>(static_cast<uint32_t>(x) << 2); break;
+      case 5: want = x >> 1; break;
+      case 6: want = ~x; break;
+      case 7: want = static_cast<int32_t>(0u - static_cast<uint32_t>(x)); break;
+      }
+      ASSERT_EQ(got[i], i < n ? want : 0) << "element " << i;
+    }
+    EXPECT_GT(r.result.stats.divergentBranches, 0u);
+  }
 }
 
 } // namespace
