@@ -116,7 +116,15 @@ uint8_t *accessBytes(Exec &x, Space space, uint64_t address, unsigned size, unsi
   }
   uint8_t *p = nullptr;
   switch (space) {
-  case Space::Global: p = c.device.global.translate(address, size, fault); break;
+  case Space::Global: {
+    const GlobalMemory::Range &r = c.globalRange(address);
+    if (r.bytes && address + size <= r.end && !(address & (size - 1))) {
+      p = r.bytes + (address - r.base);
+      break;
+    }
+    p = c.device.global.translate(address, size, fault); // reports what is wrong
+    break;
+  }
   case Space::Shared:
     p = window(c.shared, address, 0, c.shared.size(), size);
     if (!p) fault.nearest = "shared memory of the CTA is " + std::to_string(c.shared.size()) + " bytes";

@@ -52,6 +52,18 @@ Cta::Cta(Device &device, const Kernel &kernel, Dim3 ctaid, Dim3 nctaid, Dim3 nti
   }
 }
 
+const GlobalMemory::Range &Cta::globalRange(uint64_t address) {
+  for (const GlobalMemory::Range &r : recentGlobals)
+    if (address >= r.base && address < r.end) return r;
+  static const GlobalMemory::Range kNone{};
+  GlobalMemory::Range r = device.global.rangeOf(address);
+  if (!r.bytes) return kNone;
+  GlobalMemory::Range &slot = recentGlobals[nextRecent];
+  nextRecent = (nextRecent + 1) % recentGlobals.size();
+  slot = r;
+  return slot;
+}
+
 uint64_t Cta::warpInstructions() const {
   uint64_t n = 0;
   for (const Warp &w : warps) n += w.warpInstructions;

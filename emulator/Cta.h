@@ -92,6 +92,13 @@ public:
   std::vector<Warp> warps;
   std::array<NamedBarrier, 16> barriers{};
   CtaStats stats;
+  /// Global allocations accessed recently: most accesses hit one, and then
+  /// need neither the allocation table nor its lock.
+  std::array<GlobalMemory::Range, 4> recentGlobals{};
+  unsigned nextRecent = 0;
+  /// The recent allocation containing `address`, looking it up (and
+  /// remembering it) when needed; an empty range when there is none.
+  const GlobalMemory::Range &globalRange(uint64_t address);
   bool failed = false;
 
   /// Reports a diagnostic at instruction `pc` of warp `w` (lanes `mask`).

@@ -93,6 +93,13 @@ uint8_t *GlobalMemory::translate(uint64_t address, unsigned size, MemoryFault &f
   return nullptr;
 }
 
+GlobalMemory::Range GlobalMemory::rangeOf(uint64_t address) {
+  std::lock_guard lock(mutex_);
+  const Allocation *a = find(address);
+  if (!a || !a->live) return {};
+  return {a->base, a->base + a->size, const_cast<uint8_t *>(a->bytes.data())};
+}
+
 bool GlobalMemory::write(uint64_t address, const void *data, uint64_t size) {
   std::lock_guard lock(mutex_);
   const Allocation *a = find(address);

@@ -45,9 +45,18 @@ public:
   /// False when `address` is not the start of a live allocation.
   bool free(uint64_t address);
 
-  /// The host pointer for [address, address+size), or nullopt with `fault`
+  /// The host pointer for [address, address+size), or nullptr with `fault`
   /// describing why not.
   uint8_t *translate(uint64_t address, unsigned size, MemoryFault &fault);
+
+  /// A live allocation's range and bytes, which a CTA may cache while a
+  /// launch runs (allocations change only between launches).
+  struct Range {
+    uint64_t base = 0, end = 0;
+    uint8_t *bytes = nullptr;
+  };
+  /// The live allocation containing `address`, if any.
+  Range rangeOf(uint64_t address);
 
   /// Copies to and from device memory (host side); false on a bad range.
   bool write(uint64_t address, const void *data, uint64_t size);

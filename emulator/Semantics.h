@@ -65,6 +65,31 @@ template <typename T> inline uint64_t bitsOf(T v) {
   }
 }
 
+/// Reads an operand for all 32 lanes (inactive lanes too: harmless, and it
+/// keeps the loop branch-free), converting to T.
+template <typename T> inline void gather(Exec &x, const DOp &op, T (&out)[32]) {
+  if (op.kind == DOp::Reg) {
+    const uint64_t *r = &x.warp.regs[op.reg * 32];
+    for (unsigned l = 0; l < 32; ++l) out[l] = as<T>(r[l]);
+  } else if (op.kind == DOp::Imm) {
+    T v = as<T>(op.imm);
+    for (unsigned l = 0; l < 32; ++l) out[l] = v;
+  } else {
+    for (unsigned l = 0; l < 32; ++l) out[l] = as<T>(readOperand(x, op, l));
+  }
+}
+
+/// Writes a destination register in the executing lanes.
+template <typename T> inline void scatter(Exec &x, const DOp &op, const T (&v)[32]) {
+  if (op.kind != DOp::Reg) return;
+  uint64_t *r = &x.warp.regs[op.reg * 32];
+  if (x.mask == 0xFFFFFFFFu) {
+    for (unsigned l = 0; l < 32; ++l) r[l] = bitsOf<T>(v[l]);
+    return;
+  }
+  forLanes(x.mask, [&](unsigned l) { r[l] = bitsOf<T>(v[l]); });
+}
+
 /// Effective address of an address operand in `lane`.
 inline uint64_t effectiveAddress(Exec &x, const DOp &op, unsigned lane) {
   return (op.hasBase ? x.reg(op.reg, lane) : 0) + op.imm;

@@ -18,14 +18,23 @@ template <typename T> inline T arg(Exec &x, const DInstr &in, unsigned i, unsign
   return as<T>(readOperand(x, x.kernel().op(in, i), lane));
 }
 
+// Operands are gathered for all 32 lanes, computed in a branch-free loop the
+// compiler vectorises, and written back to the executing lanes.
 template <typename T, typename F> inline void binary(Exec &x, const DInstr &in, F f) {
-  const DOp &d = x.kernel().op(in, 0);
-  forLanes(x.mask, [&](unsigned l) { writeOperand(x, d, l, bitsOf<T>(f(arg<T>(x, in, 1, l), arg<T>(x, in, 2, l)))); });
+  const Kernel &k = x.kernel();
+  T a[32], b[32], r[32];
+  gather(x, k.op(in, 1), a);
+  gather(x, k.op(in, 2), b);
+  for (unsigned l = 0; l < 32; ++l) r[l] = f(a[l], b[l]);
+  scatter(x, k.op(in, 0), r);
 }
 
 template <typename T, typename F> inline void unary(Exec &x, const DInstr &in, F f) {
-  const DOp &d = x.kernel().op(in, 0);
-  forLanes(x.mask, [&](unsigned l) { writeOperand(x, d, l, bitsOf<T>(f(arg<T>(x, in, 1, l)))); });
+  const Kernel &k = x.kernel();
+  T a[32], r[32];
+  gather(x, k.op(in, 1), a);
+  for (unsigned l = 0; l < 32; ++l) r[l] = f(a[l]);
+  scatter(x, k.op(in, 0), r);
 }
 
 template <typename T> T saturate(int64_t v) {

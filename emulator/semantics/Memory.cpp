@@ -19,12 +19,59 @@ uint64_t extend(uint64_t raw, Type t) {
   }
 }
 
+/// The fast path of scalar loads and stores: every executing lane's address
+/// lies in the global allocation the CTA used last, naturally aligned. Then
+/// no lane needs the allocation table. Returns the host base for address 0
+/// of that allocation (so lane l's bytes are at base + address[l]), or
+/// nullptr when some lane needs the checked path.
+uint8_t *fastGlobal(Exec &x, Space space, const uint64_t (&address)[32], unsigned size) {
+  if (space != Space::Global && space != Space::Generic) return nullptr;
+  const GlobalMemory::Range &r = x.cta.globalRange(address[std::countr_zero(x.mask)]);
+  if (!r.bytes) return nullptr;
+  bool ok = true;
+  forLanes(x.mask, [&](unsigned l) {
+    ok &= address[l] >= r.base && address[l] + size <= r.end && !(address[l] & (size - 1));
+  });
+  return ok ? r.bytes - r.base : nullptr;
+}
+
+void addresses(Exec &x, const DOp &addr, uint64_t (&out)[32]) {
+  if (addr.hasBase) {
+    const uint64_t *b = &x.warp.regs[addr.reg * 32];
+    for (unsigned l = 0; l < 32; ++l) out[l] = b[l] + addr.imm;
+  } else {
+    for (unsigned l = 0; l < 32; ++l) out[l] = addr.imm;
+  }
+}
+
 void load(Exec &x, const DInstr &in) {
   const Kernel &k = x.kernel();
   const DOp &dst = k.op(in, 0), &addr = k.op(in, 1);
   unsigned size = byteSize(in.type);
   Space space = in.space == Space::Generic && addr.space != Space::Generic && !addr.hasBase ? addr.space : in.space;
   x.cta.stats.memoryOps[static_cast<size_t>(space)] += static_cast<uint64_t>(std::popcount(x.mask));
+  if (in.vec == 1 && dst.kind == DOp::Reg) {
+    uint64_t a[32];
+    addresses(x, addr, a);
+    uint64_t *d = &x.warp.regs[dst.reg * 32];
+    // A uniform parameter or constant: one checked read for the warp.
+    if (!addr.hasBase && (space == Space::Param || space == Space::Const)) {
+      uint64_t raw = 0;
+      unsigned first = static_cast<unsigned>(std::countr_zero(x.mask));
+      if (!loadBytes(x, space, a[first], size, first, &raw)) return;
+      uint64_t v = extend(raw, in.type);
+      forLanes(x.mask, [&](unsigned l) { d[l] = v; });
+      return;
+    }
+    if (uint8_t *base = fastGlobal(x, space, a, size)) {
+      forLanes(x.mask, [&](unsigned l) {
+        uint64_t raw = 0;
+        std::memcpy(&raw, base + a[l], size);
+        d[l] = extend(raw, in.type);
+      });
+      return;
+    }
+  }
   forLanes(x.mask, [&](unsigned l) {
     uint64_t base = effectiveAddress(x, addr, l);
     for (unsigned e = 0; e < in.vec; ++e) {
@@ -42,6 +89,16 @@ void store(Exec &x, const DInstr &in) {
   unsigned size = byteSize(in.type);
   Space space = in.space == Space::Generic && addr.space != Space::Generic && !addr.hasBase ? addr.space : in.space;
   x.cta.stats.memoryOps[static_cast<size_t>(space)] += static_cast<uint64_t>(std::popcount(x.mask));
+  if (in.vec == 1 && src.kind != DOp::Vec) {
+    uint64_t a[32];
+    addresses(x, addr, a);
+    if (uint8_t *base = fastGlobal(x, space, a, size)) {
+      uint64_t v[32];
+      gather(x, src, v);
+      forLanes(x.mask, [&](unsigned l) { std::memcpy(base + a[l], &v[l], size); });
+      return;
+    }
+  }
   forLanes(x.mask, [&](unsigned l) {
     uint64_t base = effectiveAddress(x, addr, l);
     for (unsigned e = 0; e < in.vec; ++e) {

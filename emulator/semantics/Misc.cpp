@@ -1,11 +1,352 @@
-// Everything else nvcc emits: predicate logic, bit-field and byte operations, fences, sleeps, prefetches, traps.
+// Everything else nvcc emits: predicate logic, bit-field and byte operations
+// (bfe, bfi, prmt, lop3, shf, bfind, fns), 24-bit multiplies, sad, and the
+// instructions that do nothing in this emulator (fences, sleeps, prefetches,
+// cache hints, performance events) or stop it (trap, brkpt).
+// Semantics follow the pseudocode of the PTX ISA for each instruction.
 #include "emulator/Semantics.h"
 
+#include <limits>
+
 namespace emu {
+namespace {
+
+using ptx::Mod;
+using ptx::Opcode;
+using ptx::Type;
+
+bool hasMod(const Exec &x, const DInstr &in, Mod m) {
+  const Kernel &k = x.kernel();
+  return k.module->desc(k.function->instrs[in.irIndex]).has(m);
+}
+
+template <typename T> inline T arg(Exec &x, const DInstr &in, unsigned i, unsigned lane) {
+  return as<T>(readOperand(x, x.kernel().op(in, i), lane));
+}
+
+/// Writes f(lane) to operand 0 of every executing lane.
+template <typename F> inline void each(Exec &x, const DInstr &in, F f) {
+  const DOp &d = x.kernel().op(in, 0);
+  forLanes(x.mask, [&](unsigned l) { writeOperand(x, d, l, f(l)); });
+}
+
+// ---- Predicate logic: registers hold 0/1; a source may be written !p ----
+
+bool pred(Exec &x, const DInstr &in, unsigned i, unsigned lane) {
+  const DOp &p = x.kernel().op(in, i);
+  return (readOperand(x, p, lane) & 1) != p.negated;
+}
+void predAnd(Exec &x, const DInstr &in) { each(x, in, [&](unsigned l) { return uint64_t{pred(x, in, 1, l) && pred(x, in, 2, l)}; }); }
+void predOr(Exec &x, const DInstr &in) { each(x, in, [&](unsigned l) { return uint64_t{pred(x, in, 1, l) || pred(x, in, 2, l)}; }); }
+void predXor(Exec &x, const DInstr &in) { each(x, in, [&](unsigned l) { return uint64_t{pred(x, in, 1, l) != pred(x, in, 2, l)}; }); }
+void predNot(Exec &x, const DInstr &in) { each(x, in, [&](unsigned l) { return uint64_t{!pred(x, in, 1, l)}; }); }
+
+// ---- Bit fields ----
+
+/// bfe.T d, a, pos, len: pos and len use their low 8 bits; the field is
+/// sign-extended from bit min(pos+len-1, msb) for signed types; a zero
+/// length gives 0.
+template <typename T> void bfe(Exec &x, const DInstr &in) {
+  using U = std::make_unsigned_t<T>;
+  constexpr unsigned msb = sizeof(T) * 8 - 1;
+  each(x, in, [&](unsigned l) {
+    U a = arg<U>(x, in, 1, l);
+    unsigned pos = arg<uint32_t>(x, in, 2, l) & 0xFF, len = arg<uint32_t>(x, in, 3, l) & 0xFF;
+    bool sbit = std::is_signed_v<T> && len != 0 && ((a >> std::min(pos + len - 1, msb)) & 1);
+    U field = pos > msb ? U(0) : U(a >> pos);                         // bits pos.. of a
+    unsigned have = pos > msb ? 0 : std::min(len, msb + 1 - pos);     // bits of a in the field
+    U keep = have > msb ? U(~U(0)) : U((U(1) << have) - 1);
+    U r = U(field & keep);
+    if (sbit) r |= U(~keep);
+    return bitsOf<U>(r);
+  });
+}
+
+/// bfi.T f, a, b, pos, len: b with bits [pos, pos+len) (clipped at msb)
+/// replaced by the low bits of a.
+template <typename U> void bfi(Exec &x, const DInstr &in) {
+  constexpr unsigned bits = sizeof(U) * 8;
+  each(x, in, [&](unsigned l) {
+    U a = arg<U>(x, in, 1, l), b = arg<U>(x, in, 2, l);
+    unsigned pos = arg<uint32_t>(x, in, 3, l) & 0xFF, len = arg<uint32_t>(x, in, 4, l) & 0xFF;
+    if (len == 0 || pos >= bits) return bitsOf<U>(b);
+    unsigned n = std::min(len, bits - pos);
+    U mask = n >= bits ? U(~U(0)) : U((U(1) << n) - 1);
+    return bitsOf<U>(U((b & ~U(mask << pos)) | U((a & mask) << pos)));
+  });
+}
+
+/// prmt.b32{.mode} d, a, b, c: bytes of {b, a} picked by c. Without a mode,
+/// each nibble of c[15:0] selects a byte (bit 3: replicate its sign bit);
+/// with a mode, c[1:0] selects a row of the ISA's table (entries give
+/// d.b0..d.b3).
+constexpr uint8_t kPrmtTable[6][4][4] = {
+    {{0, 1, 2, 3}, {1, 2, 3, 4}, {2, 3, 4, 5}, {3, 4, 5, 6}}, // f4e
+    {{0, 7, 6, 5}, {1, 0, 7, 6}, {2, 1, 0, 7}, {3, 2, 1, 0}}, // b4e
+    {{0, 0, 0, 0}, {1, 1, 1, 1}, {2, 2, 2, 2}, {3, 3, 3, 3}}, // rc8
+    {{0, 1, 2, 3}, {1, 1, 2, 3}, {2, 2, 2, 3}, {3, 3, 3, 3}}, // ecl
+    {{0, 0, 0, 0}, {0, 1, 1, 1}, {0, 1, 2, 2}, {0, 1, 2, 3}}, // ecr
+    {{0, 1, 0, 1}, {2, 3, 2, 3}, {0, 1, 0, 1}, {2, 3, 2, 3}}, // rc16
+};
+
+uint32_t prmtGeneric(uint64_t src, uint32_t c) {
+  uint32_t r = 0;
+  for (unsigned i = 0; i < 4; ++i) {
+    unsigned sel = (c >> (4 * i)) & 0xF;
+    uint32_t byte = static_cast<uint32_t>(src >> (8 * (sel & 7))) & 0xFF;
+    if (sel & 8) byte = (byte & 0x80) ? 0xFF : 0;
+    r |= byte << (8 * i);
+  }
+  return r;
+}
+
+template <int Mode> void prmt(Exec &x, const DInstr &in) {
+  each(x, in, [&](unsigned l) {
+    uint64_t src = uint64_t{arg<uint32_t>(x, in, 2, l)} << 32 | arg<uint32_t>(x, in, 1, l);
+    uint32_t c = arg<uint32_t>(x, in, 3, l);
+    if constexpr (Mode < 0) {
+      return uint64_t{prmtGeneric(src, c)};
+    } else {
+      const uint8_t *row = kPrmtTable[Mode][c & 3];
+      uint32_t r = 0;
+      for (unsigned i = 0; i < 4; ++i) r |= (static_cast<uint32_t>(src >> (8 * row[i])) & 0xFF) << (8 * i);
+      return uint64_t{r};
+    }
+  });
+}
+
+/// lop3.b32 d, a, b, c, lut: bit i of d is lut[(a_i << 2) | (b_i << 1) | c_i]
+/// (the ISA's ta = 0xF0, tb = 0xCC, tc = 0xAA encoding).
+uint32_t lop3Bits(uint32_t a, uint32_t b, uint32_t c, uint32_t lut) {
+  uint32_t r = 0;
+  for (unsigned k = 0; k < 8; ++k) {
+    if (!(lut >> k & 1)) continue;
+    r |= ((k & 4) ? a : ~a) & ((k & 2) ? b : ~b) & ((k & 1) ? c : ~c);
+  }
+  return r;
+}
+
+void lop3(Exec &x, const DInstr &in) {
+  each(x, in, [&](unsigned l) {
+    return uint64_t{lop3Bits(arg<uint32_t>(x, in, 1, l), arg<uint32_t>(x, in, 2, l), arg<uint32_t>(x, in, 3, l),
+                             arg<uint32_t>(x, in, 4, l))};
+  });
+}
+
+/// lop3.boolop.b32 d|p, a, b, c, lut, {!}q: p = (d != 0) boolop q.
+void lop3Pred(Exec &x, const DInstr &in) {
+  const Kernel &k = x.kernel();
+  forLanes(x.mask, [&](unsigned l) {
+    uint32_t d = lop3Bits(arg<uint32_t>(x, in, 2, l), arg<uint32_t>(x, in, 3, l), arg<uint32_t>(x, in, 4, l),
+                          arg<uint32_t>(x, in, 5, l));
+    bool q = pred(x, in, 6, l);
+    bool p = in.op == Mod::And ? (d != 0 && q) : (d != 0 || q);
+    writeOperand(x, k.op(in, 0), l, d);
+    writeOperand(x, k.op(in, 1), l, p);
+  });
+}
+
+/// shf.{l,r}.{clamp,wrap}.b32 d, a, b, c: a funnel shift of {b, a}; the
+/// amount is min(c, 32) (clamp) or c & 31 (wrap).
+template <bool Left, bool Clamp> void shf(Exec &x, const DInstr &in) {
+  each(x, in, [&](unsigned l) {
+    uint64_t v = uint64_t{arg<uint32_t>(x, in, 2, l)} << 32 | arg<uint32_t>(x, in, 1, l);
+    uint32_t c = arg<uint32_t>(x, in, 3, l);
+    unsigned n = Clamp ? std::min<uint32_t>(c, 32) : (c & 31);
+    return Left ? uint64_t{static_cast<uint32_t>((v << n) >> 32)} : uint64_t{static_cast<uint32_t>(v >> n)};
+  });
+}
+
+void shfAny(Exec &x, const DInstr &in) {
+  bool left = hasMod(x, in, Mod::Left), clamp = hasMod(x, in, Mod::Clamp);
+  if (left) return clamp ? shf<true, true>(x, in) : shf<true, false>(x, in);
+  return clamp ? shf<false, true>(x, in) : shf<false, false>(x, in);
+}
+
+/// bfind{.shiftamt}.T d, a: the position of the most significant non-sign
+/// bit, 0xFFFFFFFF when there is none; .shiftamt gives msb - position.
+template <typename T> void bfind(Exec &x, const DInstr &in) {
+  using U = std::make_unsigned_t<T>;
+  constexpr unsigned msb = sizeof(T) * 8 - 1;
+  bool shiftamt = hasMod(x, in, Mod::Shiftamt);
+  each(x, in, [&](unsigned l) {
+    U a = arg<U>(x, in, 1, l);
+    if (std::is_signed_v<T> && (a >> msb)) a = U(~a);
+    if (a == 0) return uint64_t{0xFFFFFFFFu};
+    unsigned pos = msb - static_cast<unsigned>(std::countl_zero(a));
+    return uint64_t{shiftamt ? msb - pos : pos};
+  });
+}
+
+/// fns.b32 d, mask, base, offset: the position of the |offset|-th set bit
+/// of mask counting from base upwards (offset > 0) or downwards (< 0);
+/// offset 0 asks whether bit base is set. 0xFFFFFFFF when not found. A base
+/// above 31 is undefined in the ISA: the emulator then finds nothing.
+void fns(Exec &x, const DInstr &in) {
+  each(x, in, [&](unsigned l) {
+    uint32_t mask = arg<uint32_t>(x, in, 1, l), base = arg<uint32_t>(x, in, 2, l);
+    int32_t offset = arg<int32_t>(x, in, 3, l);
+    if (base > 31) return uint64_t{0xFFFFFFFFu};
+    if (offset == 0) return uint64_t{(mask >> base & 1) ? base : 0xFFFFFFFFu};
+    int inc = offset > 0 ? 1 : -1;
+    int64_t count = (offset > 0 ? int64_t{offset} : -int64_t{offset}) - 1;
+    for (int pos = static_cast<int>(base); pos >= 0 && pos < 32; pos += inc)
+      if (mask >> pos & 1) {
+        if (count == 0) return uint64_t(static_cast<uint32_t>(pos));
+        --count;
+      }
+    return uint64_t{0xFFFFFFFFu};
+  });
+}
+
+// ---- 24-bit multiplies and sad ----
+
+/// The 48-bit product of the low 24 bits of a and b (sign-extended for s32).
+template <typename T> int64_t product24(uint32_t a, uint32_t b) {
+  if constexpr (std::is_signed_v<T>) {
+    int64_t sa = static_cast<int32_t>(a << 8) >> 8, sb = static_cast<int32_t>(b << 8) >> 8;
+    return sa * sb;
+  } else {
+    return static_cast<int64_t>(uint64_t{a & 0xFFFFFFu} * uint64_t{b & 0xFFFFFFu});
+  }
+}
+
+/// mul24.{hi,lo}.T d, a, b: bits 47..16 (hi) or 31..0 (lo) of the product.
+template <typename T, bool Hi> void mul24(Exec &x, const DInstr &in) {
+  each(x, in, [&](unsigned l) {
+    int64_t t = product24<T>(arg<uint32_t>(x, in, 1, l), arg<uint32_t>(x, in, 2, l));
+    return uint64_t{static_cast<uint32_t>(static_cast<uint64_t>(Hi ? t >> 16 : t))};
+  });
+}
+
+/// mad24.{hi,lo}{.sat}.T d, a, b, c: the mul24 result plus c; .sat (hi.s32
+/// only) clamps the sum to the s32 range.
+template <typename T, bool Hi, bool Sat> void mad24(Exec &x, const DInstr &in) {
+  each(x, in, [&](unsigned l) {
+    int64_t t = product24<T>(arg<uint32_t>(x, in, 1, l), arg<uint32_t>(x, in, 2, l));
+    uint32_t part = static_cast<uint32_t>(static_cast<uint64_t>(Hi ? t >> 16 : t));
+    uint32_t c = arg<uint32_t>(x, in, 3, l);
+    if constexpr (Sat) {
+      int64_t s = int64_t{static_cast<int32_t>(part)} + int64_t{static_cast<int32_t>(c)};
+      s = std::clamp<int64_t>(s, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max());
+      return uint64_t{static_cast<uint32_t>(s)};
+    }
+    return uint64_t{part + c};
+  });
+}
+
+/// sad.T d, a, b, c: c + |a - b|, wrapping at the type's width.
+template <typename T> void sad(Exec &x, const DInstr &in) {
+  using U = std::make_unsigned_t<T>;
+  each(x, in, [&](unsigned l) {
+    T a = arg<T>(x, in, 1, l), b = arg<T>(x, in, 2, l);
+    U diff = a < b ? U(U(b) - U(a)) : U(U(a) - U(b));
+    return bitsOf<U>(U(arg<U>(x, in, 3, l) + diff));
+  });
+}
+
+// ---- No-ops and traps ----
+
+void nothing(Exec &, const DInstr &) {}
+
+/// trap and brkpt: the kernel stops with an error (on hardware the launch
+/// fails with cudaErrorLaunchFailure / an illegal-instruction style error).
+void trap(Exec &x, const DInstr &in) {
+  bool brkpt = in.opcode == Opcode::Brkpt;
+  x.cta.report(ptx::DiagKind::Trap, ptx::Severity::Error, x.pc, x.warp, x.mask,
+               brkpt ? std::string("brkpt executed (reported as a trap)") : std::string("trap executed"));
+}
+
+template <template <typename> class H> Handler byInt32_64(Type t) {
+  switch (t) {
+  case Type::U32: return H<uint32_t>::get();
+  case Type::S32: return H<int32_t>::get();
+  case Type::U64: return H<uint64_t>::get();
+  case Type::S64: return H<int64_t>::get();
+  default: return nullptr;
+  }
+}
+template <typename T> struct PickBfe {
+  static Handler get() { return bfe<T>; }
+};
+template <typename T> struct PickBfind {
+  static Handler get() { return bfind<T>; }
+};
+
+Handler sadFor(Type t) {
+  switch (t) {
+  case Type::U16: return sad<uint16_t>;
+  case Type::S16: return sad<int16_t>;
+  case Type::U32: return sad<uint32_t>;
+  case Type::S32: return sad<int32_t>;
+  case Type::U64: return sad<uint64_t>;
+  case Type::S64: return sad<int64_t>;
+  default: return nullptr;
+  }
+}
+
+template <typename T> Handler mul24For(const DInstr &in) {
+  if (in.op == Mod::Hi) return in.opcode == Opcode::Mul24 ? mul24<T, true> : in.sat ? mad24<T, true, true> : mad24<T, true, false>;
+  if (in.op == Mod::Lo) return in.opcode == Opcode::Mul24 ? mul24<T, false> : in.sat ? nullptr : mad24<T, false, false>;
+  return nullptr;
+}
+
+/// prmt's mode is not in DInstr: the handler asks the description once per
+/// warp instruction.
+void prmtAny(Exec &x, const DInstr &in) {
+  static constexpr Mod kModes[6] = {Mod::PrmtF4e, Mod::PrmtB4e, Mod::PrmtRc8, Mod::PrmtEcl, Mod::PrmtEcr, Mod::PrmtRc16};
+  static constexpr Handler kHandlers[6] = {prmt<0>, prmt<1>, prmt<2>, prmt<3>, prmt<4>, prmt<5>};
+  for (unsigned m = 0; m < 6; ++m)
+    if (hasMod(x, in, kModes[m])) return kHandlers[m](x, in);
+  prmt<-1>(x, in);
+}
+
+} // namespace
 
 Handler selectMisc(const DInstr &in) {
-  (void)in;
-  return nullptr; // this group's instructions are added in this file
+  Type t = in.type;
+  switch (in.opcode) {
+  case Opcode::And: return t == Type::Pred ? predAnd : nullptr;
+  case Opcode::Or: return t == Type::Pred ? predOr : nullptr;
+  case Opcode::Xor: return t == Type::Pred ? predXor : nullptr;
+  case Opcode::Not: return t == Type::Pred ? predNot : nullptr;
+  case Opcode::Bfe: return byInt32_64<PickBfe>(t);
+  case Opcode::Bfi: return t == Type::B32 ? bfi<uint32_t> : t == Type::B64 ? bfi<uint64_t> : nullptr;
+  case Opcode::Prmt: return t == Type::B32 ? prmtAny : nullptr;
+  case Opcode::Lop3:
+    if (t != Type::B32) return nullptr;
+    if (in.op == Mod::None) return lop3;
+    return in.op == Mod::And || in.op == Mod::Or ? lop3Pred : nullptr;
+  case Opcode::Shf: return t == Type::B32 ? shfAny : nullptr;
+  case Opcode::Bfind: return byInt32_64<PickBfind>(t);
+  case Opcode::Fns: return t == Type::B32 ? fns : nullptr;
+  case Opcode::Mul24:
+  case Opcode::Mad24:
+    if (t == Type::U32) return mul24For<uint32_t>(in);
+    if (t == Type::S32) return mul24For<int32_t>(in);
+    return nullptr;
+  case Opcode::Sad: return sadFor(t);
+  // Extended-precision carry chains need a per-lane carry flag the warp does
+  // not have yet: addc, subc, madc and the .cc forms stay unsupported.
+  case Opcode::Addc:
+  case Opcode::Subc:
+  case Opcode::Madc: return nullptr;
+  // Memory ordering: each CTA runs on one host thread and atomics are
+  // serialised, so every fence is already satisfied.
+  case Opcode::Membar:
+  case Opcode::Fence:
+  // Hints and scheduling: no effect on results.
+  case Opcode::Nanosleep:
+  case Opcode::Prefetch:
+  case Opcode::Prefetchu:
+  case Opcode::Applypriority:
+  case Opcode::Discard: // the line's contents become undefined; keeping them is one valid outcome
+  case Opcode::Pmevent:
+  case Opcode::Setmaxnreg:
+  case Opcode::Griddepcontrol: return nothing;
+  case Opcode::Trap:
+  case Opcode::Brkpt: return trap;
+  default: return nullptr;
+  }
 }
 
 } // namespace emu
