@@ -151,6 +151,11 @@ void Cta::step(Warp &w, uint64_t budget) {
       break;
     }
     SimtEntry &top = w.stack.back();
+    if (top.waitBarrier >= 0) {
+      // This group waits at a barrier and no other group can run.
+      w.state = Warp::State::AtBarrier;
+      break;
+    }
     uint32_t active = top.mask & ~w.exited;
     if (active == 0 || top.pc == top.reconverge || top.pc >= code.size()) {
       if (top.pc >= code.size() && top.reconverge != top.pc) w.exited |= active; // fell off the end
@@ -305,6 +310,16 @@ void Cta::executeBarrier(Warp &w, const DInstr &in, uint32_t mask, uint32_t pc) 
   NamedBarrier &b = barriers[id];
   NamedBarrier::Op op = isRed ? NamedBarrier::Op::Red : isArrive ? NamedBarrier::Op::Arrive : NamedBarrier::Op::Sync;
   uint64_t bit = uint64_t{1} << (w.index % 64);
+  unsigned slot = w.index % 64;
+  if (b.expected != 0 && (b.arrivedWarps & bit) && !(b.arrivedLanes[slot] & mask)) {
+    // Another group of a warp that already arrived (its halves reached the
+    // barrier from two places): it joins the warp's arrival, which counted
+    // once for the whole warp.
+    b.arrivedLanes[slot] |= mask;
+    if (op == NamedBarrier::Op::Red) accumulateRed(b, in, x, mask);
+    if (op != NamedBarrier::Op::Arrive) park(w, static_cast<uint32_t>(id), b.generation, pc);
+    return;
+  }
   if (b.expected != 0) {
     if (b.arrivedWarps & bit) {
       report(ptx::DiagKind::BarrierDoubleArrive, ptx::Severity::Error, pc, w, mask,
@@ -337,28 +352,45 @@ void Cta::executeBarrier(Warp &w, const DInstr &in, uint32_t mask, uint32_t pc) 
     b.orAny = false;
     b.redDests.clear();
   }
-  if (op == NamedBarrier::Op::Red) {
-    const DOp &pred = kernel.op(in, in.numOps - 1);
-    forLanes(mask, [&](unsigned lane) {
-      bool v = (readOperand(x, pred, lane) & 1) != pred.negated;
-      b.popc += v;
-      b.andAll &= v;
-      b.orAny |= v;
-    });
-    b.redOp = in.op;
-    b.redDests.emplace_back(w.index, kernel.op(in, 0).reg);
-  }
+  if (op == NamedBarrier::Op::Red) accumulateRed(b, in, x, mask);
   // A warp's arrival counts 32 threads whatever its size (measured on H100).
   b.arrived += 32;
   b.arrivedWarps |= bit;
+  b.arrivedLanes[slot] |= mask;
   if (op != NamedBarrier::Op::Arrive) {
     ++stats.barrierWaits[id];
-    w.state = Warp::State::AtBarrier;
-    w.barrier = static_cast<uint32_t>(id);
-    w.generation = b.generation;
-    w.waitPc = pc;
+    park(w, static_cast<uint32_t>(id), b.generation, pc);
   }
   tryComplete(static_cast<uint32_t>(id));
+}
+
+void Cta::accumulateRed(NamedBarrier &b, const DInstr &in, Exec &x, uint32_t mask) {
+  const DOp &pred = kernel.op(in, in.numOps - 1);
+  forLanes(mask, [&](unsigned lane) {
+    bool v = (readOperand(x, pred, lane) & 1) != pred.negated;
+    b.popc += v;
+    b.andAll &= v;
+    b.orAny |= v;
+  });
+  b.redOp = in.op;
+  b.redDests.emplace_back(x.warp.index, kernel.op(in, 0).reg);
+}
+
+void Cta::park(Warp &w, uint32_t id, uint32_t generation, uint32_t pc) {
+  SimtEntry &top = w.stack.back();
+  top.waitBarrier = static_cast<int32_t>(id);
+  top.waitGeneration = generation;
+  w.barrier = id;
+  w.generation = generation;
+  w.waitPc = pc;
+  // Let the other side of a divergent branch run meanwhile (independent
+  // thread scheduling): move the waiting group under its sibling.
+  if (w.stack.size() >= 2) {
+    SimtEntry &below = w.stack[w.stack.size() - 2];
+    if (below.reconverge == top.reconverge && below.waitBarrier < 0 && (below.mask & ~w.exited))
+      std::swap(top, below);
+  }
+  if (w.stack.back().waitBarrier >= 0) w.state = Warp::State::AtBarrier;
 }
 
 void Cta::tryComplete(uint32_t id) {
@@ -372,11 +404,14 @@ void Cta::release(uint32_t id) {
   uint64_t result = b.redOp == ptx::Mod::Popc ? b.popc : b.redOp == ptx::Mod::And ? b.andAll : b.orAny;
   for (auto [warp, reg] : b.redDests) {
     Warp &w = warps[warp];
-    for (unsigned l = 0; l < 32; ++l) w.regs[reg * 32 + l] = result;
+    forLanes(b.arrivedLanes[warp % 64], [&](unsigned l) { w.regs[reg * 32 + l] = result; });
   }
-  for (Warp &w : warps)
-    if (w.state == Warp::State::AtBarrier && w.barrier == id && w.generation == b.generation)
+  for (Warp &w : warps) {
+    for (SimtEntry &e : w.stack)
+      if (e.waitBarrier == static_cast<int32_t>(id) && e.waitGeneration == b.generation) e.waitBarrier = -1;
+    if (w.state == Warp::State::AtBarrier && (w.stack.empty() || w.stack.back().waitBarrier < 0))
       w.state = Warp::State::Ready;
+  }
   uint32_t generation = b.generation + 1;
   b = NamedBarrier{};
   b.generation = generation;

@@ -25,6 +25,10 @@ struct SimtEntry {
   uint32_t pc;
   uint32_t mask;
   uint32_t reconverge;
+  // A group waiting at a barrier (sm_70+ independent thread scheduling: the
+  // other groups of its warp may still run): the barrier and generation.
+  int32_t waitBarrier = -1;
+  uint32_t waitGeneration = 0;
 };
 
 /// What a CTA counts while it runs (the launch adds them up).
@@ -54,6 +58,7 @@ struct NamedBarrier {
   uint32_t arrived = 0;      // threads (a warp counts 32)
   uint32_t generation = 0;
   uint64_t arrivedWarps = 0; // bit per warp (up to 64 warps)
+  std::array<uint32_t, 64> arrivedLanes{}; // per warp: the lanes that arrived this generation
   bool countGiven = false;   // generation started with an explicit count
   Op op = Op::None;
   // bar.red accumulators.
@@ -110,6 +115,9 @@ private:
   /// Runs warp `w` until it blocks, exits or uses up `budget` instructions.
   void step(Warp &w, uint64_t budget);
   void executeBarrier(Warp &w, const DInstr &in, uint32_t mask, uint32_t pc);
+  void accumulateRed(NamedBarrier &b, const DInstr &in, Exec &x, uint32_t mask);
+  /// Makes the running group of `w` wait at barrier `id`.
+  void park(Warp &w, uint32_t id, uint32_t generation, uint32_t pc);
   void tryComplete(uint32_t id);
   void release(uint32_t id);
   /// Whether `id`'s expected arrivals are met, counting exited warps out.
