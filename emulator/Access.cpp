@@ -145,6 +145,12 @@ uint8_t *accessBytes(Exec &x, Space space, uint64_t address, unsigned size, unsi
     if (!p) fault.nearest = "the constant bank is " + std::to_string(bank.size()) + " bytes";
     break;
   }
+  case Space::Frame: {
+    uint32_t bytes = c.kernel.regions[x.warp.region].frameBytes;
+    if (address + size <= bytes) p = x.warp.frame.data() + size_t{lane} * bytes + address;
+    if (!p) fault.nearest = "the call frame is " + std::to_string(bytes) + " bytes";
+    break;
+  }
   case Space::Generic: break;
   }
   if (!p) reportFault(x, fault, lane, write);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <bit>
 #include <cinttypes>
+#include <cstring>
 
 namespace emu {
 namespace {
@@ -48,6 +49,7 @@ Cta::Cta(Device &device, const Kernel &kernel, Dim3 ctaid, Dim3 nctaid, Dim3 nti
     uint64_t n = std::min<uint64_t>(32, threads - first);
     warp.valid = n == 32 ? 0xFFFFFFFFu : ((1u << n) - 1);
     warp.regs.assign(uint64_t{kernel.numRegisters} * 32, 0);
+    warp.frame.assign(uint64_t{kernel.regions[0].frameBytes} * 32, 0);
     warp.stack.push_back({0, warp.valid, kernel.exitPc});
   }
 }
@@ -86,14 +88,16 @@ void Cta::report(ptx::DiagKind kind, ptx::Severity severity, uint32_t pc, const 
   d.loc.line = kernel.line(pc);
   d.loc.function = kernel.name;
   if (pc < kernel.code.size()) {
-    const ptx::Instruction &in = kernel.function->instrs[kernel.code[pc].irIndex];
+    const ptx::Instruction &in = kernel.instr(kernel.code[pc]);
+    const ptx::Function &fn = kernel.functionOf(kernel.code[pc]);
+    d.loc.function = std::string(kernel.module->str(fn.name));
     if (in.debugLoc) {
-      const ptx::DebugLoc &dl = kernel.function->debugLocs[in.debugLoc];
+      const ptx::DebugLoc &dl = fn.debugLocs[in.debugLoc];
       for (const ptx::FileEntry &f : kernel.module->files)
         if (f.index == dl.file) d.loc.cudaFile = f.path;
       d.loc.cudaLine = dl.line;
     }
-    d.sourceLine = ptx::writeInstruction(*kernel.module, *kernel.function, in);
+    d.sourceLine = ptx::writeInstruction(*kernel.module, fn, in);
   }
   d.fields.emplace_back("cta", std::to_string(ctaid.x) + "," + std::to_string(ctaid.y) + "," + std::to_string(ctaid.z));
   d.fields.emplace_back("warp", std::to_string(w.index));
@@ -156,10 +160,11 @@ void Cta::step(Warp &w, uint64_t budget) {
       w.state = Warp::State::AtBarrier;
       break;
     }
-    uint32_t active = top.mask & ~w.exited;
+    uint32_t active = top.mask & ~w.exited & ~(w.calls.empty() ? 0u : w.calls.back().returned);
     if (active == 0 || top.pc == top.reconverge || top.pc >= code.size()) {
       if (top.pc >= code.size() && top.reconverge != top.pc) w.exited |= active; // fell off the end
       w.stack.pop_back();
+      if (!w.calls.empty() && w.stack.size() == w.calls.back().stackDepth) finishCall(w);
       if (w.stack.empty()) w.state = Warp::State::Done;
       continue;
     }
@@ -262,14 +267,126 @@ void Cta::step(Warp &w, uint64_t budget) {
       w.stack.back().pc = pc + 1;
       if (mask) executeBarrier(w, in, mask, pc);
       break;
+    case Control::Call:
+      top.pc = pc + 1; // where the caller goes on once the callee returns
+      if (mask && !call(w, in, mask, pc)) return;
+      break;
     case Control::Return:
+      w.calls.back().returned |= mask;
+      w.stack.back().pc = pc + 1;
+      break;
     case Control::Unsupported:
       report(ptx::DiagKind::Unsupported, ptx::Severity::Error, pc, w, mask,
              "the emulator cannot execute '" +
-                 ptx::instructionName(*kernel.module, kernel.function->instrs[in.irIndex]) + "' yet");
+                 ptx::instructionName(*kernel.module, kernel.instr(in)) + "' yet");
       return;
     }
   }
+}
+
+bool Cta::call(Warp &w, const DInstr &in, uint32_t mask, uint32_t pc) {
+  const DOp &target = kernel.op(in, static_cast<unsigned>(in.callTarget));
+  Exec x{*this, w, mask, pc};
+  auto unsupported = [&](const std::string &why) {
+    report(ptx::DiagKind::Unsupported, ptx::Severity::Error, pc, w, mask, why);
+    return false;
+  };
+  // The callee: a function symbol, or a register holding one (the same for
+  // every calling lane).
+  uint64_t value = readOperand(x, target, static_cast<unsigned>(std::countr_zero(mask)));
+  bool uniform = true;
+  forLanes(mask, [&](unsigned l) { uniform &= readOperand(x, target, l) == value; });
+  if (!uniform) return unsupported("indirect call whose target differs between lanes");
+  const ptx::Instruction &ir = kernel.instr(in);
+  const ptx::Function &caller = kernel.functionOf(in);
+  if ((value >> 48) != 0xF00D || (value & 0xFFFF) >= kernel.regions.size()) {
+    std::string name = "the callee";
+    auto ops = caller.operandsOf(ir);
+    if (ops[static_cast<size_t>(in.callTarget)].kind == ptx::OperandKind::Symbol)
+      name = "'" + std::string(kernel.module->str(ops[static_cast<size_t>(in.callTarget)].id)) + "'";
+    return unsupported("call to " + name + ", which has no body in this module (device-side services such as "
+                                          "vprintf and malloc come with the runtime)");
+  }
+  uint32_t r = static_cast<uint32_t>(value & 0xFFFF);
+  const CodeRegion &callee = kernel.regions[r];
+  if (callee.recursiveWithLocals)
+    return unsupported("recursive call to '" + std::string(kernel.module->str(callee.function->name)) +
+                       "', which has .local variables: per-call local frames are not modelled yet");
+  if (w.calls.size() >= 1024) {
+    report(ptx::DiagKind::Trap, ptx::Severity::Error, pc, w, mask, "call depth exceeds 1024: stack overflow");
+    return false;
+  }
+  const CodeRegion &here = kernel.regions[w.region];
+  std::vector<uint8_t> frame(size_t{callee.frameBytes} * 32, 0);
+  std::vector<uint64_t> regs(size_t{callee.numRegisters} * 32, 0);
+  // Arguments: call-site .param variables (bytes of the caller's frame) or,
+  // in the old non-ABI convention, registers into .reg parameters.
+  if (in.callArgs >= 0) {
+    const DOp &list = kernel.op(in, static_cast<unsigned>(in.callArgs));
+    for (unsigned i = 0; i < list.count && i < callee.function->params.size(); ++i) {
+      const DOp &arg = kernel.ops[list.reg + i];
+      const ptx::Variable &formal = callee.function->params[i];
+      forLanes(mask, [&](unsigned l) {
+        if (formal.space == ptx::Mod::Reg) {
+          uint32_t reg = static_cast<uint32_t>(callee.function->returns.size() + i);
+          regs[reg * 32 + l] = readOperand(x, arg, l);
+        } else if (arg.kind == DOp::Imm && arg.space == Space::Frame) {
+          std::memcpy(frame.data() + size_t{l} * callee.frameBytes + callee.paramOffsets[i],
+                      w.frame.data() + size_t{l} * here.frameBytes + arg.imm, callee.paramSizes[i]);
+        } else {
+          uint64_t v = readOperand(x, arg, l);
+          std::memcpy(frame.data() + size_t{l} * callee.frameBytes + callee.paramOffsets[i], &v,
+                      std::min<uint32_t>(callee.paramSizes[i], 8));
+        }
+      });
+    }
+  }
+  CallFrame cf;
+  cf.callerRegs = std::move(w.regs);
+  cf.callerFrame = std::move(w.frame);
+  cf.region = r;
+  cf.callerRegion = w.region;
+  cf.stackDepth = w.stack.size();
+  cf.lanes = mask;
+  cf.resultsOp = in.callResults;
+  cf.callPc = pc;
+  w.regs = std::move(regs);
+  w.frame = std::move(frame);
+  w.region = r;
+  w.calls.push_back(std::move(cf));
+  w.stack.push_back({callee.entry, mask, callee.end});
+  return true;
+}
+
+void Cta::finishCall(Warp &w) {
+  CallFrame cf = std::move(w.calls.back());
+  w.calls.pop_back();
+  const DInstr &in = kernel.code[cf.callPc];
+  const CodeRegion &callee = kernel.regions[cf.region];
+  const CodeRegion &caller = kernel.regions[cf.callerRegion];
+  uint32_t lanes = cf.lanes & ~w.exited;
+  if (cf.resultsOp >= 0) {
+    const DOp &list = kernel.op(in, static_cast<unsigned>(cf.resultsOp));
+    for (unsigned i = 0; i < list.count && i < callee.function->returns.size(); ++i) {
+      const DOp &dst = kernel.ops[list.reg + i];
+      bool inRegister = callee.function->returns[i].space == ptx::Mod::Reg;
+      forLanes(lanes, [&](unsigned l) {
+        uint64_t v = 0;
+        if (inRegister) v = w.regs[i * 32 + l];
+        else std::memcpy(&v, w.frame.data() + size_t{l} * callee.frameBytes + callee.returnOffsets[i],
+                         std::min<uint32_t>(callee.returnSizes[i], 8));
+        if (dst.kind == DOp::Reg) {
+          cf.callerRegs[dst.reg * 32 + l] = v;
+        } else if (dst.kind == DOp::Imm && dst.space == Space::Frame && !inRegister) {
+          std::memcpy(cf.callerFrame.data() + size_t{l} * caller.frameBytes + dst.imm,
+                      w.frame.data() + size_t{l} * callee.frameBytes + callee.returnOffsets[i], callee.returnSizes[i]);
+        }
+      });
+    }
+  }
+  w.regs = std::move(cf.callerRegs);
+  w.frame = std::move(cf.callerFrame);
+  w.region = cf.callerRegion;
 }
 
 uint32_t Cta::expectedAll() const {
@@ -284,7 +401,7 @@ void Cta::executeBarrier(Warp &w, const DInstr &in, uint32_t mask, uint32_t pc) 
   bool isArrive = name.ends_with(".arrive"), isRed = name.ends_with(".red");
   // bar.* is barrier.*.aligned; barrier.* without .aligned may diverge.
   bool aligned = name.starts_with("bar.") ||
-                 kernel.module->desc(kernel.function->instrs[in.irIndex]).has(ptx::Mod::Aligned);
+                 kernel.desc(in).has(ptx::Mod::Aligned);
   Exec x{*this, w, mask, pc};
   unsigned first = static_cast<unsigned>(std::countr_zero(mask));
   unsigned idIndex = isRed ? 1 : 0;

@@ -35,7 +35,21 @@ struct SimtEntry {
 struct CtaStats {
   uint64_t divergentBranches = 0;
   std::array<uint64_t, 16> barrierWaits{}; // warps that waited, per barrier id
-  std::array<uint64_t, 6> memoryOps{};     // thread accesses per emu::Space
+  std::array<uint64_t, 7> memoryOps{};     // thread accesses per emu::Space
+};
+
+/// A device-function call in progress: what the caller had, and how to
+/// return.
+struct CallFrame {
+  std::vector<uint64_t> callerRegs;
+  std::vector<uint8_t> callerFrame;
+  uint32_t region = 0;       // the callee
+  uint32_t callerRegion = 0;
+  size_t stackDepth = 0;     // SIMT stack size when the call began
+  uint32_t lanes = 0;        // lanes that made the call
+  uint32_t returned = 0;     // lanes that executed ret
+  int32_t resultsOp = -1;    // the call's result list (in the caller's frame)
+  uint32_t callPc = 0;
 };
 
 struct Warp {
@@ -45,7 +59,10 @@ struct Warp {
   uint32_t exited = 0; // lanes that executed exit/ret
   State state = State::Ready;
   std::vector<SimtEntry> stack;
-  std::vector<uint64_t> regs; // register r of lane l at regs[r * 32 + l]
+  std::vector<uint64_t> regs;  // register r of lane l at regs[r * 32 + l], of the running function
+  std::vector<uint8_t> frame;  // the running function's .param frame, lane l at l * frameBytes
+  uint32_t region = 0;         // the running function's CodeRegion
+  std::vector<CallFrame> calls;
   // While at a barrier: which one, its generation, and where.
   uint32_t barrier = 0, generation = 0, waitPc = 0;
   uint64_t warpInstructions = 0, threadInstructions = 0;
@@ -115,6 +132,10 @@ private:
   /// Runs warp `w` until it blocks, exits or uses up `budget` instructions.
   void step(Warp &w, uint64_t budget);
   void executeBarrier(Warp &w, const DInstr &in, uint32_t mask, uint32_t pc);
+  /// Starts a device-function call; false after reporting why it cannot.
+  bool call(Warp &w, const DInstr &in, uint32_t mask, uint32_t pc);
+  /// Ends the innermost call once all its lanes returned.
+  void finishCall(Warp &w);
   void accumulateRed(NamedBarrier &b, const DInstr &in, Exec &x, uint32_t mask);
   /// Makes the running group of `w` wait at barrier `id`.
   void park(Warp &w, uint32_t id, uint32_t generation, uint32_t pc);

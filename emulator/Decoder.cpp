@@ -7,12 +7,13 @@
 #include "ptx/Writer.h"
 
 #include <cstring>
+#include <unordered_set>
 
 namespace emu {
 
 uint32_t Kernel::line(uint32_t pc) const {
   if (pc >= code.size()) return 0;
-  return function->instrs[code[pc].irIndex].loc.line;
+  return instr(code[pc]).loc.line;
 }
 
 namespace {
@@ -112,100 +113,185 @@ const SymbolLocation *Device::symbol(const ptx::Module &m, ptx::Name name) {
 
 const std::vector<uint8_t> &Device::constBank(const ptx::Module &m) { return load(m).constBank; }
 
-/// Turns one function's IR into a Kernel.
+/// Function "addresses" held in registers for indirect calls: a tag and the
+/// callee's region.
+constexpr uint64_t kFunctionTag = 0xF00D'0000'0000'0000ull;
+
+/// Turns a kernel, and every device function of its module, into a Kernel:
+/// region 0 is the kernel, the functions follow.
 class Decoder {
 public:
-  Decoder(Device &device, const ptx::Module &m, const ptx::Function &fn, ptx::DiagnosticList &diags)
-      : device_(device), m_(m), fn_(fn), diags_(diags), lm_(device.load(m)) {}
+  Decoder(Device &device, const ptx::Module &m, ptx::DiagnosticList &diags)
+      : m_(m), diags_(diags), lm_(device.load(m)) {}
 
-  std::unique_ptr<Kernel> run() {
+  std::unique_ptr<Kernel> run(const ptx::Function &kernelFn) {
     auto k = std::make_unique<Kernel>();
     k_ = k.get();
     k->module = &m_;
-    k->function = &fn_;
-    k->name = std::string(m_.str(fn_.name));
-    k->numRegisters = fn_.numRegisters;
-    layoutParams();
-    layoutLocals();
-    mapLabels();
-    analysis::PostDominatorTree pdt(fn_);
-    k->exitPc = static_cast<uint32_t>(fn_.instrs.size());
-    blockOf_.assign(fn_.instrs.size(), 0);
-    for (uint32_t b = 0; b < fn_.blocks.size(); ++b)
-      for (uint32_t i = 0; i < fn_.blocks[b].numInstrs; ++i) blockOf_[fn_.blocks[b].firstInstr + i] = b;
-    k->code.reserve(fn_.instrs.size());
-    for (uint32_t i = 0; i < fn_.instrs.size(); ++i) {
-      DInstr d = decode(i);
-      if (d.control == Control::Branch || d.control == Control::BranchIndexed) {
-        uint32_t ip = pdt.ipdom(blockOf_[i]);
-        d.reconverge = ip == pdt.virtualExit() ? k->exitPc : blockPc(ip);
-      }
-      k->code.push_back(d);
+    k->function = &kernelFn;
+    k->name = std::string(m_.str(kernelFn.name));
+    // Regions: the kernel, then the device functions with bodies.
+    std::vector<const ptx::Function *> fns{&kernelFn};
+    for (const ptx::Function &f : m_.functions)
+      if (!f.isKernel && f.hasBody && f.bodyParsed) fns.push_back(&f);
+    uint32_t pc = 0;
+    for (uint32_t r = 0; r < fns.size(); ++r) {
+      CodeRegion region;
+      region.function = fns[r];
+      region.entry = pc;
+      pc += static_cast<uint32_t>(fns[r]->instrs.size());
+      region.end = pc;
+      region.numRegisters = fns[r]->numRegisters;
+      k->regions.push_back(region);
+      regionOf_[fns[r]->name] = r;
     }
+    k->exitPc = k->regions[0].end;
+    k->numRegisters = kernelFn.numRegisters;
+    sharedCursor_ = lm_.sharedBytes;
+    states_.resize(fns.size());
+    for (uint32_t r = 0; r < fns.size(); ++r) layout(r);
+    sharedCursor_ = (sharedCursor_ + 15) / 16 * 16;
+    for (RegionState &st : states_)
+      for (ptx::Name n : st.dynamicShared) st.locals[n] = SymbolLocation{Space::Shared, sharedCursor_, 0};
+    k->staticShared = sharedCursor_;
+    k->localBytes = (localCursor_ + 7) / 8 * 8;
+    markRecursion();
+    k->code.reserve(pc);
+    for (uint32_t r = 0; r < fns.size(); ++r) decodeRegion(r);
     return k;
   }
 
 private:
-  uint32_t blockPc(uint32_t b) const {
-    const ptx::BasicBlock &bb = fn_.blocks[b];
-    // An empty labelled block starts where the next instruction is.
-    return bb.numInstrs ? bb.firstInstr : std::min<uint32_t>(bb.firstInstr, k_->exitPc);
-  }
+  struct RegionState {
+    std::unordered_map<ptx::Name, SymbolLocation> locals;
+    std::unordered_map<ptx::Name, uint32_t> labelPc;
+    std::vector<ptx::Name> dynamicShared;
+  };
 
-  void layoutParams() {
-    uint32_t off = 0;
-    for (const ptx::Variable &p : fn_.params) {
-      uint32_t size = static_cast<uint32_t>(variableBytes(p));
-      off = alignUp(off, naturalAlignment(p));
-      locals_.emplace(p.name, SymbolLocation{Space::Param, off, size});
-      k_->paramOffsets.push_back(off);
-      k_->paramSizes.push_back(size);
-      off += size;
-    }
-    k_->paramBytes = off;
-  }
+  const ptx::Function &fn(uint32_t r) const { return *k_->regions[r].function; }
 
-  void layoutLocals() {
-    uint32_t shared = lm_.sharedBytes, local = 0;
-    std::vector<ptx::Name> dynamic;
-    for (const ptx::Variable &v : fn_.locals) {
-      uint32_t size = static_cast<uint32_t>(variableBytes(v));
-      if (v.space == ptx::Mod::Shared) {
-        if (size == 0) {
-          dynamic.push_back(v.name); // extern .shared x[]: the dynamic region
-          continue;
-        }
-        shared = alignUp(shared, naturalAlignment(v));
-        locals_.emplace(v.name, SymbolLocation{Space::Shared, shared, size});
-        shared += size;
-      } else if (v.space == ptx::Mod::Local) {
-        local = alignUp(local, naturalAlignment(v));
-        locals_.emplace(v.name, SymbolLocation{Space::Local, local, size});
-        local += size;
+  /// Parameters, locals and labels of region `r`.
+  void layout(uint32_t r) {
+    CodeRegion &region = k_->regions[r];
+    RegionState &st = states_[r];
+    const ptx::Function &f = fn(r);
+    uint32_t frame = 0;
+    auto place = [&](const ptx::Variable &v, uint32_t &cursor) {
+      cursor = alignUp(cursor, naturalAlignment(v));
+      uint32_t at = cursor;
+      cursor += static_cast<uint32_t>(variableBytes(v));
+      return at;
+    };
+    if (r == 0) {
+      // Kernel parameters live in the launch's parameter buffer.
+      uint32_t off = 0;
+      for (const ptx::Variable &p : f.params) {
+        uint32_t at = place(p, off);
+        st.locals.emplace(p.name, SymbolLocation{Space::Param, at, variableBytes(p)});
+        k_->paramOffsets.push_back(at);
+        k_->paramSizes.push_back(static_cast<uint32_t>(variableBytes(p)));
+      }
+      k_->paramBytes = off;
+    } else {
+      for (const ptx::Variable &p : f.params) {
+        uint32_t at = place(p, frame);
+        st.locals.emplace(p.name, SymbolLocation{Space::Frame, at, variableBytes(p)});
+        region.paramOffsets.push_back(at);
+        region.paramSizes.push_back(static_cast<uint32_t>(variableBytes(p)));
+      }
+      for (const ptx::Variable &p : f.returns) {
+        uint32_t at = place(p, frame);
+        st.locals.emplace(p.name, SymbolLocation{Space::Frame, at, variableBytes(p)});
+        region.returnOffsets.push_back(at);
+        region.returnSizes.push_back(static_cast<uint32_t>(variableBytes(p)));
       }
     }
-    // Module-level `.extern .shared` arrays are unsized too.
-    for (const ptx::Variable &v : m_.globals)
-      if (v.space == ptx::Mod::Shared && variableBytes(v) == 0) dynamic.push_back(v.name);
-    shared = alignUp(shared, 16);
-    for (ptx::Name n : dynamic) locals_[n] = SymbolLocation{Space::Shared, shared, 0};
-    k_->staticShared = shared;
-    k_->localBytes = alignUp(local, 8);
+    for (const ptx::Variable &v : f.locals) {
+      uint64_t size = variableBytes(v);
+      if (v.space == ptx::Mod::Shared) {
+        if (size == 0) st.dynamicShared.push_back(v.name); // extern .shared x[]: the dynamic region
+        else st.locals.emplace(v.name, SymbolLocation{Space::Shared, place(v, sharedCursor_), size});
+      } else if (v.space == ptx::Mod::Local) {
+        st.locals.emplace(v.name, SymbolLocation{Space::Local, place(v, localCursor_), size});
+        if (r != 0) hasLocals_.insert(r);
+      } else if (v.space == ptx::Mod::Param) {
+        // Call-site variables (`.param .b32 param0;`) are per thread, in
+        // the frame of the function that declares them.
+        st.locals.emplace(v.name, SymbolLocation{Space::Frame, place(v, frame), size});
+      }
+    }
+    if (r == 0)
+      for (const ptx::Variable &v : m_.globals)
+        if (v.space == ptx::Mod::Shared && variableBytes(v) == 0) st.dynamicShared.push_back(v.name);
+    region.frameBytes = (frame + 7) / 8 * 8;
+    for (const ptx::BasicBlock &b : f.blocks)
+      if (b.label != UINT32_MAX) st.labelPc[f.labels[b.label].name] = region.entry + b.firstInstr;
   }
 
-  void mapLabels() {
-    for (const ptx::BasicBlock &b : fn_.blocks)
-      if (b.label != UINT32_MAX) labelPc_[fn_.labels[b.label].name] = b.numInstrs ? b.firstInstr : b.firstInstr;
+  /// A function that can reach itself through direct calls keeps one copy of
+  /// its .local variables: calls to such a function are reported rather
+  /// than run with shared local memory.
+  void markRecursion() {
+    size_t n = k_->regions.size();
+    std::vector<std::vector<uint32_t>> callees(n);
+    for (uint32_t r = 0; r < n; ++r)
+      for (const ptx::Instruction &in : fn(r).instrs) {
+        if (in.opcode != ptx::Opcode::Call) continue;
+        for (const ptx::Operand &o : fn(r).operandsOf(in))
+          if (o.kind == ptx::OperandKind::Symbol)
+            if (auto it = regionOf_.find(o.id); it != regionOf_.end()) callees[r].push_back(it->second);
+      }
+    for (uint32_t r : hasLocals_) {
+      std::vector<char> seen(n, 0);
+      std::vector<uint32_t> work = callees[r];
+      while (!work.empty()) {
+        uint32_t v = work.back();
+        work.pop_back();
+        if (v == r) {
+          k_->regions[r].recursiveWithLocals = true;
+          break;
+        }
+        if (seen[v]) continue;
+        seen[v] = 1;
+        work.insert(work.end(), callees[v].begin(), callees[v].end());
+      }
+    }
+  }
+
+  void decodeRegion(uint32_t r) {
+    const ptx::Function &f = fn(r);
+    region_ = r;
+    analysis::PostDominatorTree pdt(f);
+    std::vector<uint32_t> blockOf(f.instrs.size(), 0);
+    for (uint32_t b = 0; b < f.blocks.size(); ++b)
+      for (uint32_t i = 0; i < f.blocks[b].numInstrs; ++i) blockOf[f.blocks[b].firstInstr + i] = b;
+    const CodeRegion &region = k_->regions[r];
+    for (uint32_t i = 0; i < f.instrs.size(); ++i) {
+      DInstr d = decode(i);
+      if (d.control == Control::Branch || d.control == Control::BranchIndexed) {
+        uint32_t ip = pdt.ipdom(blockOf[i]);
+        d.reconverge = ip == pdt.virtualExit() ? region.end : region.entry + blockStart(f, ip);
+      }
+      k_->code.push_back(d);
+    }
+  }
+
+  static uint32_t blockStart(const ptx::Function &f, uint32_t b) {
+    const ptx::BasicBlock &bb = f.blocks[b];
+    // An empty labelled block starts where the next instruction is.
+    return std::min<uint32_t>(bb.firstInstr, static_cast<uint32_t>(f.instrs.size()));
   }
 
   const SymbolLocation *findSymbol(ptx::Name n) const {
-    auto it = locals_.find(n);
-    if (it != locals_.end()) return &it->second;
+    const RegionState &st = states_[region_];
+    auto it = st.locals.find(n);
+    if (it != st.locals.end()) return &it->second;
     auto g = lm_.symbols.find(n);
     return g == lm_.symbols.end() ? nullptr : &g->second;
   }
 
   DOp decodeOperand(const ptx::Operand &o, const DInstr &d) {
+    const ptx::Function &f = fn(region_);
     DOp op;
     op.negated = o.negated();
     op.selector = o.selector;
@@ -227,32 +313,34 @@ private:
       op.kind = DOp::Imm;
       op.imm = static_cast<uint64_t>(o.value) & 0xFFFFFFFFu;
       if (d.type == ptx::Type::F64) {
-        float f;
+        float v;
         uint32_t b = static_cast<uint32_t>(op.imm);
-        std::memcpy(&f, &b, 4);
-        double v = f;
-        std::memcpy(&op.imm, &v, 8);
+        std::memcpy(&v, &b, 4);
+        double w = v;
+        std::memcpy(&op.imm, &w, 8);
       }
       break;
-    case ptx::OperandKind::F64: {
+    case ptx::OperandKind::F64:
       op.kind = DOp::Imm;
       op.imm = static_cast<uint64_t>(o.value);
       if (d.type == ptx::Type::F32) {
         double v;
         std::memcpy(&v, &op.imm, 8);
-        float f = static_cast<float>(v);
+        float w = static_cast<float>(v);
         uint32_t b;
-        std::memcpy(&b, &f, 4);
+        std::memcpy(&b, &w, 4);
         op.imm = b;
       }
       break;
-    }
     case ptx::OperandKind::Symbol: {
       op.kind = DOp::Imm;
       if (const SymbolLocation *s = findSymbol(o.id)) {
+        op.space = s->space;
         op.imm = s->address;
-      } else if (auto it = labelPc_.find(o.id); it != labelPc_.end()) {
+      } else if (auto it = states_[region_].labelPc.find(o.id); it != states_[region_].labelPc.end()) {
         op.imm = it->second;
+      } else if (auto fnIt = regionOf_.find(o.id); fnIt != regionOf_.end()) {
+        op.imm = kFunctionTag | fnIt->second;
       }
       break;
     }
@@ -278,7 +366,7 @@ private:
     case ptx::OperandKind::AddressList:
     case ptx::OperandKind::List: {
       op.kind = DOp::Vec;
-      auto kids = fn_.children(o);
+      auto kids = f.children(o);
       op.count = static_cast<uint16_t>(kids.size());
       std::vector<DOp> elems;
       for (const ptx::Operand &c : kids) elems.push_back(decodeOperand(c, d));
@@ -286,22 +374,23 @@ private:
       k_->ops.insert(k_->ops.end(), elems.begin(), elems.end());
       break;
     }
-    case ptx::OperandKind::Pair: {
-      // d|p: decoded as two consecutive operands by the caller.
-      break;
-    }
+    case ptx::OperandKind::Pair: break; // flattened by the caller
     case ptx::OperandKind::Sink: op.kind = DOp::Sink; break;
     }
     return op;
   }
 
   DInstr decode(uint32_t index) {
-    const ptx::Instruction &in = fn_.instrs[index];
+    const ptx::Function &f = fn(region_);
+    const CodeRegion &region = k_->regions[region_];
+    const ptx::Instruction &in = f.instrs[index];
     const ptx::InstrDesc &desc = m_.desc(in);
     const ptx::InstrTable &table = ptx::InstrTable::get();
     DInstr d;
     d.opcode = in.opcode;
     d.irIndex = index;
+    d.desc = in.desc;
+    d.function = static_cast<uint16_t>(region_);
     d.type = desc.lastType();
     d.type0 = desc.type(0);
     if (in.hasGuard) {
@@ -329,16 +418,21 @@ private:
       if (mod == ptx::Mod::Wide) d.wide = true;
       if (mod == ptx::Mod::Cc) d.cc = true;
     }
-    // Operands, with pairs flattened (d|p -> d, p).
-    d.firstOp = static_cast<uint32_t>(k_->ops.size());
+    // .param accesses in a device function (or to call-site variables) go
+    // to the thread's call frame, not the kernel's parameter buffer.
     std::vector<DOp> ops;
-    for (const ptx::Operand &o : fn_.operandsOf(in)) {
+    auto irOps = f.operandsOf(in);
+    for (size_t i = 0; i < irOps.size(); ++i) {
+      const ptx::Operand &o = irOps[i];
       if (o.kind == ptx::OperandKind::Pair) {
-        for (const ptx::Operand &c : fn_.children(o)) ops.push_back(decodeOperand(c, d));
+        for (const ptx::Operand &c : f.children(o)) ops.push_back(decodeOperand(c, d));
       } else {
         ops.push_back(decodeOperand(o, d));
       }
     }
+    if (d.space == Space::Param)
+      for (const DOp &op : ops)
+        if (op.kind == DOp::Addr && op.space == Space::Frame) d.space = Space::Frame;
     d.firstOp = static_cast<uint32_t>(k_->ops.size());
     k_->ops.insert(k_->ops.end(), ops.begin(), ops.end());
     d.numOps = static_cast<uint8_t>(ops.size());
@@ -346,25 +440,37 @@ private:
     uint32_t flags = table.info(in.opcode).flags;
     if (in.opcode == ptx::Opcode::Bra) {
       d.control = Control::Branch;
-      const ptx::Operand &target = fn_.operandsOf(in)[0];
-      auto it = labelPc_.find(target.id);
-      d.target = it == labelPc_.end() ? k_->exitPc : it->second;
+      auto it = states_[region_].labelPc.find(irOps[0].id);
+      d.target = it == states_[region_].labelPc.end() ? region.end : it->second;
       return d;
     }
     if (in.opcode == ptx::Opcode::BrxIdx) {
       // brx.idx index, list: the list names a .branchtargets directive.
       d.control = Control::BranchIndexed;
       d.target = static_cast<uint32_t>(k_->targetTables.size());
-      ptx::Name list = fn_.operandsOf(in)[1].id;
-      for (const ptx::TargetList &t : fn_.targetLists) {
-        if (t.name != list || t.calls) continue;
+      for (const ptx::TargetList &t : f.targetLists) {
+        if (t.name != irOps[1].id || t.calls) continue;
         for (ptx::Name label : t.targets) {
-          auto it = labelPc_.find(label);
-          k_->targetTables.push_back(it == labelPc_.end() ? k_->exitPc : it->second);
+          auto it = states_[region_].labelPc.find(label);
+          k_->targetTables.push_back(it == states_[region_].labelPc.end() ? region.end : it->second);
         }
         break;
       }
       d.numTargets = static_cast<uint32_t>(k_->targetTables.size()) - d.target;
+      return d;
+    }
+    if (in.opcode == ptx::Opcode::Call) {
+      // call (results), target, (arguments){, prototype}: find the parts.
+      d.control = Control::Call;
+      for (size_t i = 0; i < irOps.size(); ++i) {
+        const ptx::Operand &o = irOps[i];
+        if (o.kind == ptx::OperandKind::List) {
+          if (d.callTarget < 0) d.callResults = static_cast<int8_t>(i);
+          else if (d.callArgs < 0) d.callArgs = static_cast<int8_t>(i);
+        } else if (d.callTarget < 0) {
+          d.callTarget = static_cast<int8_t>(i);
+        }
+      }
       return d;
     }
     if (flags & ptx::iflag::Exit) {
@@ -372,8 +478,8 @@ private:
       return d;
     }
     if (flags & ptx::iflag::Return) {
-      // A kernel's ret ends its threads; device-function calls come later.
-      d.control = Control::Exit;
+      // ret ends a kernel's threads, or returns from a device function.
+      d.control = region_ == 0 ? Control::Exit : Control::Return;
       return d;
     }
     if (flags & ptx::iflag::Barrier) {
@@ -385,15 +491,15 @@ private:
     return d;
   }
 
-  [[maybe_unused]] Device &device_;
   const ptx::Module &m_;
-  const ptx::Function &fn_;
   [[maybe_unused]] ptx::DiagnosticList &diags_;
   Device::LoadedModule &lm_;
   Kernel *k_ = nullptr;
-  std::unordered_map<ptx::Name, SymbolLocation> locals_;
-  std::unordered_map<ptx::Name, uint32_t> labelPc_;
-  std::vector<uint32_t> blockOf_;
+  uint32_t region_ = 0;
+  std::vector<RegionState> states_;
+  std::unordered_map<ptx::Name, uint32_t> regionOf_;
+  std::unordered_set<uint32_t> hasLocals_;
+  uint32_t sharedCursor_ = 0, localCursor_ = 0;
 };
 
 std::unique_ptr<Kernel> Device::decode(const ptx::Module &m, std::string_view name, ptx::DiagnosticList &diags) {
@@ -406,7 +512,7 @@ std::unique_ptr<Kernel> Device::decode(const ptx::Module &m, std::string_view na
     diags.add(std::move(d));
     return nullptr;
   }
-  return Decoder(*this, m, *fn, diags).run();
+  return Decoder(*this, m, diags).run(*fn);
 }
 
 } // namespace emu

@@ -31,7 +31,7 @@ struct DOp {
 };
 
 /// How control leaves an instruction, for the interpreter loop.
-enum class Control : uint8_t { Next, Branch, BranchIndexed, Exit, Return, Barrier, Unsupported };
+enum class Control : uint8_t { Next, Branch, BranchIndexed, Exit, Return, Call, Barrier, Unsupported };
 
 struct DInstr {
   Handler run = nullptr;
@@ -52,13 +52,30 @@ struct DInstr {
   uint32_t target = 0;        // branch target pc; brx.idx: first entry in Kernel::targetTables
   uint32_t numTargets = 0;    // brx.idx: entries in its table
   uint32_t reconverge = 0;    // immediate post-dominator pc of a branch
-  uint32_t irIndex = 0;       // into the function's instrs, for diagnostics
+  uint32_t irIndex = 0;       // into its function's instrs, for diagnostics
+  uint32_t desc = 0;          // into Module::descs
+  uint16_t function = 0;      // into Kernel::functions
+  // call: operand positions of the result list, the target, the argument
+  // list (-1 when absent).
+  int8_t callResults = -1, callTarget = -1, callArgs = -1;
+};
+
+/// A device function's place in a kernel's code, and its frame layout.
+struct CodeRegion {
+  const ptx::Function *function = nullptr;
+  uint32_t entry = 0, end = 0;       // pcs [entry, end)
+  uint32_t numRegisters = 0;
+  uint32_t frameBytes = 0;           // per-lane .param frame: formals, returns, call arguments
+  std::vector<uint32_t> paramOffsets, paramSizes;   // formal parameters in the frame
+  std::vector<uint32_t> returnOffsets, returnSizes; // return parameters in the frame
+  bool recursiveWithLocals = false;  // calls to it are reported unsupported
 };
 
 /// A kernel ready to run.
 struct Kernel {
   const ptx::Module *module = nullptr;
-  const ptx::Function *function = nullptr;
+  const ptx::Function *function = nullptr; // the kernel
+  std::vector<CodeRegion> regions;         // [0] is the kernel, then device functions
   std::string name;
   std::vector<DInstr> code;
   std::vector<DOp> ops;
@@ -72,6 +89,9 @@ struct Kernel {
   uint32_t exitPc = 0; // one past the last instruction: reconvergence at exit
 
   const DOp &op(const DInstr &in, unsigned i) const { return ops[in.firstOp + i]; }
+  const ptx::InstrDesc &desc(const DInstr &in) const { return module->descs[in.desc]; }
+  const ptx::Function &functionOf(const DInstr &in) const { return *regions[in.function].function; }
+  const ptx::Instruction &instr(const DInstr &in) const { return functionOf(in).instrs[in.irIndex]; }
   /// PTX line of instruction `pc`.
   uint32_t line(uint32_t pc) const;
 };

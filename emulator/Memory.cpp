@@ -14,6 +14,7 @@ const char *spaceName(Space s) {
   case Space::Local: return "local";
   case Space::Param: return "param";
   case Space::Const: return "const";
+  case Space::Frame: return "param (call frame)";
   }
   return "?";
 }

@@ -21,7 +21,9 @@ constexpr uint64_t kSharedWindow = 0x0000'0100'0000'0000ull;
 constexpr uint64_t kLocalWindow = 0x0000'0200'0000'0000ull;
 constexpr uint64_t kWindowSize = 0x0000'0001'0000'0000ull;
 
-enum class Space : uint8_t { Generic, Global, Shared, Local, Param, Const };
+/// Param is a kernel's parameter buffer; Frame a thread's .param frame of a
+/// device-function call (its arguments, results and call-site variables).
+enum class Space : uint8_t { Generic, Global, Shared, Local, Param, Const, Frame };
 const char *spaceName(Space s);
 
 struct MemoryFault {

@@ -113,7 +113,7 @@ void store(Exec &x, const DInstr &in) {
 /// the other way.
 void cvta(Exec &x, const DInstr &in) {
   const Kernel &k = x.kernel();
-  const ptx::InstrDesc &desc = k.module->desc(k.function->instrs[in.irIndex]);
+  const ptx::InstrDesc &desc = k.desc(in);
   bool toSpace = desc.has(ptx::Mod::MemTo);
   forLanes(x.mask, [&](unsigned l) {
     uint64_t a = readOperand(x, k.op(in, 1), l);

@@ -247,3 +247,117 @@ TEST(Emulator, IndexedBranchesSplitTheWarpPerTarget) {
 }
 
 } // namespace
+
+namespace {
+
+// Device-function calls with the PTX calling convention: .param arguments
+// and results, recursion with a register frame per call, and an indirect
+// call through a register and a .callprototype.
+const char kCalls[] = R"(
+.func (.param .b32 ret) fib(.param .b32 n)
+{
+  .reg .pred %p;
+  .reg .b32 %r<6>;
+  ld.param.b32 %r1, [n];
+  setp.lt.u32 %p, %r1, 2;
+  @%p bra BASE;
+  add.u32 %r2, %r1, -1;
+  {
+    .param .b32 a0;
+    .param .b32 r0;
+    st.param.b32 [a0], %r2;
+    call.uni (r0), fib, (a0);
+    ld.param.b32 %r3, [r0];
+  }
+  add.u32 %r2, %r1, -2;
+  {
+    .param .b32 a0;
+    .param .b32 r0;
+    st.param.b32 [a0], %r2;
+    call.uni (r0), fib, (a0);
+    ld.param.b32 %r4, [r0];
+  }
+  add.u32 %r5, %r3, %r4;
+  st.param.b32 [ret], %r5;
+  ret;
+BASE:
+  st.param.b32 [ret], %r1;
+  ret;
+}
+
+.func (.param .b32 ret) twice(.param .b32 x)
+{
+  .reg .b32 %r<2>;
+  ld.param.b32 %r1, [x];
+  shl.b32 %r1, %r1, 1;
+  st.param.b32 [ret], %r1;
+  ret;
+}
+
+.visible .entry calls(.param .u64 out)
+{
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 15;
+  {
+    .param .b32 a0;
+    .param .b32 r0;
+    st.param.b32 [a0], %r2;
+    call.uni (r0), fib, (a0);
+    ld.param.b32 %r3, [r0];
+  }
+  mov.u64 %rd2, twice;
+  proto: .callprototype (.param .b32 _) _ (.param .b32 _);
+  {
+    .param .b32 a0;
+    .param .b32 r0;
+    st.param.b32 [a0], %r3;
+    call (r0), %rd2, (a0), proto;
+    ld.param.b32 %r4, [r0];
+  }
+  mul.wide.u32 %rd3, %r1, 4;
+  add.u64 %rd4, %rd1, %rd3;
+  st.global.u32 [%rd4], %r4;
+  ret;
+}
+)";
+
+TEST(Emulator, CallsRecursionAndIndirectCalls) {
+  EmuRun r = runKernel(ptxModule(kCalls), "calls", {1}, {64}, {Arg::array(std::vector<uint32_t>(64))});
+  ASSERT_TRUE(r.result.ok) << r.diags.renderText();
+  auto out = r.buffer<uint32_t>(0);
+  auto fib = [](uint32_t n) {
+    uint32_t a = 0, b = 1;
+    for (uint32_t i = 0; i < n; ++i) b = a + b, a = b - a;
+    return a;
+  };
+  for (uint32_t i = 0; i < 64; ++i) EXPECT_EQ(out[i], 2 * fib(i & 15)) << i;
+}
+
+TEST(Emulator, CallsToFunctionsWithoutBodiesAreReported) {
+  const char *body = R"(
+.extern .func (.param .b32 r) vprintf(.param .b64 f, .param .b64 a);
+.visible .entry k()
+{
+  .reg .b64 %rd;
+  {
+    .param .b64 p0;
+    .param .b64 p1;
+    .param .b32 r0;
+    st.param.b64 [p0], 0;
+    st.param.b64 [p1], 0;
+    call.uni (r0), vprintf, (p0, p1);
+  }
+  ret;
+}
+)";
+  EmuRun r = runKernel(ptxModule(body), "k", {1}, {32}, {});
+  EXPECT_FALSE(r.result.ok);
+  const ptx::Diagnostic *d = r.first(DiagKind::Unsupported);
+  ASSERT_NE(d, nullptr) << r.diags.renderText();
+  EXPECT_NE(d->message.find("'vprintf'"), std::string::npos) << d->message;
+}
+
+} // namespace
