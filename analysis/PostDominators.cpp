@@ -9,7 +9,8 @@ namespace analysis {
 // Blocks that cannot reach an exit (infinite loops) are given an edge to the
 // virtual exit from their last block in reverse post-order, so every block
 // has an immediate post-dominator.
-PostDominatorTree::PostDominatorTree(const ptx::Function &fn) : numBlocks_(static_cast<uint32_t>(fn.blocks.size())) {
+PostDominatorTree::PostDominatorTree(const ptx::Function &fn)
+    : numBlocks_(static_cast<uint32_t>(fn.blocks.size())) {
   const uint32_t n = numBlocks_, exit = n;
   // Reverse graph: preds in the reverse CFG are the successors.
   std::vector<std::vector<uint32_t>> rsuccs(n + 1), rpreds(n + 1);

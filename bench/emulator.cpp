@@ -54,8 +54,8 @@ template <typename T> void param(std::vector<uint8_t> &p, const Kernel &k, size_
 constexpr int kN = 1 << 20;
 constexpr int kM = 128; // SGEMM is kM x kM x kM
 constexpr int kW = 256, kH = 128, kIter = 64;
-std::vector<float> A(kN), B(kN), C(kN), G1(kM * kM), G2(kM * kM), G3(kM * kM);
-std::vector<unsigned char> img(kW * kH);
+std::vector<float> A(kN), B(kN), C(kN), G1(kM *kM), G2(kM *kM), G3(kM *kM);
+std::vector<unsigned char> img(kW *kH);
 volatile float sink;
 
 int mandel(int px, int py) {
@@ -72,7 +72,11 @@ int mandel(int px, int py) {
 
 std::vector<Case> cases() {
   std::vector<Case> out;
-  out.push_back({"vector add", "algorithms", "vec_add", {256}, {256},
+  out.push_back({"vector add",
+                 "algorithms",
+                 "vec_add",
+                 {256},
+                 {256},
                  [](Device &d, std::vector<uint8_t> &p, const Kernel &k) {
                    uint64_t a = upload(d, A), b = upload(d, B), c = upload(d, std::vector<float>(kN));
                    param(p, k, 0, a), param(p, k, 1, b), param(p, k, 2, c), param(p, k, 3, kN);
@@ -87,7 +91,11 @@ std::vector<Case> cases() {
                    for (int i = 0; i < kN; ++i) C[i] = A[i] + B[i];
                    sink = C[kN / 2];
                  }});
-  out.push_back({"reduction", "algorithms", "reduce_sum", {64}, {256},
+  out.push_back({"reduction",
+                 "algorithms",
+                 "reduce_sum",
+                 {64},
+                 {256},
                  [](Device &d, std::vector<uint8_t> &p, const Kernel &k) {
                    uint64_t in = upload(d, A), o = upload(d, std::vector<float>(1));
                    param(p, k, 0, in), param(p, k, 1, o), param(p, k, 2, kN);
@@ -103,7 +111,11 @@ std::vector<Case> cases() {
                    for (float v : A) s += v;
                    sink = s;
                  }});
-  out.push_back({"tiled SGEMM", "algorithms", "sgemm_tiled", {kM / 16, kM / 16}, {16, 16},
+  out.push_back({"tiled SGEMM",
+                 "algorithms",
+                 "sgemm_tiled",
+                 {kM / 16, kM / 16},
+                 {16, 16},
                  [](Device &d, std::vector<uint8_t> &p, const Kernel &k) {
                    uint64_t a = upload(d, G1), b = upload(d, G2), c = upload(d, std::vector<float>(kM * kM));
                    param(p, k, 0, a), param(p, k, 1, b), param(p, k, 2, c);
@@ -128,7 +140,11 @@ std::vector<Case> cases() {
                      }
                    sink = G3[5];
                  }});
-  out.push_back({"Mandelbrot", "algorithms", "mandelbrot", {kW / 16, kH / 16}, {16, 16},
+  out.push_back({"Mandelbrot",
+                 "algorithms",
+                 "mandelbrot",
+                 {kW / 16, kH / 16},
+                 {16, 16},
                  [](Device &d, std::vector<uint8_t> &p, const Kernel &k) {
                    uint64_t o = upload(d, std::vector<unsigned char>(kW * kH));
                    param(p, k, 0, o), param(p, k, 1, kW), param(p, k, 2, kH), param(p, k, 3, kIter);
@@ -136,7 +152,8 @@ std::vector<Case> cases() {
                      auto r = download<unsigned char>(d, o, kW * kH);
                      size_t differ = 0;
                      for (int y = 0; y < kH; ++y)
-                       for (int x = 0; x < kW; ++x) differ += r[y * kW + x] != static_cast<unsigned char>(mandel(x, y));
+                       for (int x = 0; x < kW; ++x)
+                         differ += r[y * kW + x] != static_cast<unsigned char>(mandel(x, y));
                      return differ * 100 < r.size(); // float contraction may move a few boundary pixels
                    });
                  },
@@ -145,7 +162,11 @@ std::vector<Case> cases() {
                      for (int x = 0; x < kW; ++x) img[y * kW + x] = static_cast<unsigned char>(mandel(x, y));
                    sink = img[100];
                  }});
-  out.push_back({"warp-specialized pipeline", "named_barriers", "dma_double_buffer", {64}, {160},
+  out.push_back({"warp-specialized pipeline",
+                 "named_barriers",
+                 "dma_double_buffer",
+                 {64},
+                 {160},
                  [](Device &d, std::vector<uint8_t> &p, const Kernel &k) {
                    const int tiles = 64;
                    uint64_t in = upload(d, A), o = upload(d, std::vector<float>(kN));
@@ -163,7 +184,8 @@ std::vector<Case> cases() {
 
 int main() {
   for (int i = 0; i < kN; ++i) A[i] = static_cast<float>(i % 1000) * 0.5f, B[i] = static_cast<float>(i % 77);
-  for (int i = 0; i < kM * kM; ++i) G1[i] = static_cast<float>(i % 13) * 0.25f, G2[i] = static_cast<float>(i % 7);
+  for (int i = 0; i < kM * kM; ++i)
+    G1[i] = static_cast<float>(i % 13) * 0.25f, G2[i] = static_cast<float>(i % 7);
   unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   std::printf("%-26s %8s %14s %14s %14s %10s %s\n", "kernel", "check", "thread-instrs", "Ti/s 1 thread",
               "Ti/s all", "emu/native", "");
@@ -219,10 +241,11 @@ int main() {
       ++reps;
     } while (seconds(t0) < 0.05);
     double native = seconds(t0) / reps;
-    std::printf("%-26s %8s %14llu %14.3g %14.3g %9.0fx\n", c.name, "ok", (unsigned long long)result.threadInstructions,
-                rates[0], rates[1], emuSeconds / native);
+    std::printf("%-26s %8s %14llu %14.3g %14.3g %9.0fx\n", c.name, "ok",
+                (unsigned long long)result.threadInstructions, rates[0], rates[1], emuSeconds / native);
   }
-  std::printf("(Ti/s: thread-instructions per second; emu/native: emulated time on one host thread over the same\n"
-              " algorithm in C++ -O3 on one core. Goal: 1e9 Ti/s per core on non-divergent kernels.)\n");
+  std::printf(
+      "(Ti/s: thread-instructions per second; emu/native: emulated time on one host thread over the same\n"
+      " algorithm in C++ -O3 on one core. Goal: 1e9 Ti/s per core on non-divergent kernels.)\n");
   return 0;
 }

@@ -61,18 +61,40 @@ std::string hex(uint64_t v) {
 }
 
 void reportFault(Exec &x, const MemoryFault &f, unsigned lane, bool write) {
-  ptx::DiagKind kind = f.kind == MemoryFault::Misaligned ? ptx::DiagKind::MisalignedAccess : ptx::DiagKind::OutOfBounds;
-  std::string what = f.kind == MemoryFault::Misaligned ? "misaligned" : f.kind == MemoryFault::UseAfterFree
-                                                                           ? "use-after-free"
-                                                                           : "out-of-bounds";
+  ptx::DiagKind kind =
+      f.kind == MemoryFault::Misaligned ? ptx::DiagKind::MisalignedAccess : ptx::DiagKind::OutOfBounds;
+  std::string what = f.kind == MemoryFault::Misaligned     ? "misaligned"
+                     : f.kind == MemoryFault::UseAfterFree ? "use-after-free"
+                                                           : "out-of-bounds";
   std::string msg = std::string(what) + " " + (write ? "write" : "read") + " of " + std::to_string(f.size) +
                     " bytes at " + spaceName(f.space) + " address " + hex(f.address) + " by thread " +
                     std::to_string(x.warp.index * 32 + lane);
   std::vector<std::pair<std::string, std::string>> fields = {
-      {"address", hex(f.address)}, {"space", spaceName(f.space)}, {"size", std::to_string(f.size)},
+      {"address", hex(f.address)},
+      {"space", spaceName(f.space)},
+      {"size", std::to_string(f.size)},
       {"thread", std::to_string(x.warp.index * 32 + lane)}};
   if (!f.nearest.empty()) fields.emplace_back("nearest", f.nearest);
   x.cta.report(kind, ptx::Severity::Error, x.pc, x.warp, 1u << lane, msg, fields);
+}
+
+void checkRace(Exec &x, uint32_t offset, unsigned size, unsigned lane, bool write) {
+  auto race = x.cta.racecheck->access(x.warp.index, lane, offset, size, write, x.pc);
+  if (!race) return;
+  const Kernel &k = x.kernel();
+  auto what = [](bool w) { return w ? "write" : "read"; };
+  std::string msg = std::string("shared-memory race on byte ") + std::to_string(race->offset) + ": " +
+                    what(race->write) + " by warp " + std::to_string(race->warp) + " lane " +
+                    std::to_string(race->lane) + " (line " + std::to_string(k.line(race->pc)) +
+                    ") is not ordered with " + what(race->otherWrite) + " by warp " +
+                    std::to_string(race->otherWarp) + " lane " + std::to_string(race->otherLane) + " (line " +
+                    std::to_string(k.line(race->otherPc)) + ") by any barrier";
+  x.cta.report(ptx::DiagKind::SharedRace, ptx::Severity::Error, x.pc, x.warp, 1u << lane, msg,
+               {{"offset", std::to_string(race->offset)},
+                {"other_warp", std::to_string(race->otherWarp)},
+                {"other_lane", std::to_string(race->otherLane)},
+                {"other_line", std::to_string(k.line(race->otherPc))},
+                {"other_access", what(race->otherWrite)}});
 }
 
 /// A byte range inside a CTA- or thread-owned buffer, or nullptr.
@@ -128,6 +150,7 @@ uint8_t *accessBytes(Exec &x, Space space, uint64_t address, unsigned size, unsi
   case Space::Shared:
     p = window(c.shared, address, 0, c.shared.size(), size);
     if (!p) fault.nearest = "shared memory of the CTA is " + std::to_string(c.shared.size()) + " bytes";
+    if (p && c.racecheck) checkRace(x, static_cast<uint32_t>(address), size, lane, write);
     break;
   case Space::Local: {
     uint64_t frame = uint64_t{x.warp.index * 32 + lane} * c.kernel.localBytes;

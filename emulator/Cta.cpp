@@ -99,12 +99,15 @@ void Cta::report(ptx::DiagKind kind, ptx::Severity severity, uint32_t pc, const 
     }
     d.sourceLine = ptx::writeInstruction(*kernel.module, fn, in);
   }
-  d.fields.emplace_back("cta", std::to_string(ctaid.x) + "," + std::to_string(ctaid.y) + "," + std::to_string(ctaid.z));
+  d.fields.emplace_back("cta", std::to_string(ctaid.x) + "," + std::to_string(ctaid.y) + "," +
+                                   std::to_string(ctaid.z));
   d.fields.emplace_back("warp", std::to_string(w.index));
   d.fields.emplace_back("lanes", laneList(mask));
   for (auto &f : fields) d.fields.push_back(std::move(f));
   diags_.add(std::move(d));
-  if (severity == ptx::Severity::Error) failed = true;
+  // Races are errors in the program but do not stop it, as on a GPU.
+  bool fatal = kind != ptx::DiagKind::SharedRace && kind != ptx::DiagKind::GlobalRace;
+  if (severity == ptx::Severity::Error && fatal) failed = true;
 }
 
 uint64_t Cta::nextRandom() {
@@ -225,15 +228,17 @@ void Cta::step(Warp &w, uint64_t budget) {
         if (index >= in.numTargets) {
           if (!bad)
             report(ptx::DiagKind::Trap, ptx::Severity::Error, pc, w, 1u << lane,
-                   "brx.idx index " + std::to_string(index) + " is outside its " + std::to_string(in.numTargets) +
-                       " targets");
+                   "brx.idx index " + std::to_string(index) + " is outside its " +
+                       std::to_string(in.numTargets) + " targets");
           bad = true;
           return;
         }
         uint32_t target = kernel.targetTables[in.target + index];
         auto it = std::find_if(groups.begin(), groups.end(), [&](auto &g) { return g.first == target; });
-        if (it == groups.end()) groups.emplace_back(target, 1u << lane);
-        else it->second |= 1u << lane;
+        if (it == groups.end())
+          groups.emplace_back(target, 1u << lane);
+        else
+          it->second |= 1u << lane;
       });
       if (bad) return;
       if (groups.size() == 1 && groups[0].second == active) {
@@ -245,7 +250,8 @@ void Cta::step(Warp &w, uint64_t budget) {
       ++stats.divergentBranches;
       // Inactive lanes (guard false) continue after the brx.idx.
       if (active & ~mask) w.stack.push_back({pc + 1, active & ~mask, rpc});
-      for (auto it = groups.rbegin(); it != groups.rend(); ++it) w.stack.push_back({it->first, it->second, rpc});
+      for (auto it = groups.rbegin(); it != groups.rend(); ++it)
+        w.stack.push_back({it->first, it->second, rpc});
       break;
     }
     case Control::Exit: {
@@ -254,13 +260,8 @@ void Cta::step(Warp &w, uint64_t budget) {
       if ((w.valid & ~w.exited) == 0) {
         w.state = Warp::State::Done;
         w.stack.clear();
-        // Barriers waiting on every thread count this warp out now.
-        for (uint32_t id = 0; id < 16; ++id)
-          if (barriers[id].expected && !barriers[id].countGiven) {
-            barriers[id].expected = expectedAll();
-            tryComplete(id);
-          }
       }
+      recountAfterExit(w);
       break;
     }
     case Control::Barrier:
@@ -277,8 +278,8 @@ void Cta::step(Warp &w, uint64_t budget) {
       break;
     case Control::Unsupported:
       report(ptx::DiagKind::Unsupported, ptx::Severity::Error, pc, w, mask,
-             "the emulator cannot execute '" +
-                 ptx::instructionName(*kernel.module, kernel.instr(in)) + "' yet");
+             "the emulator cannot execute '" + ptx::instructionName(*kernel.module, kernel.instr(in)) +
+                 "' yet");
       return;
     }
   }
@@ -304,8 +305,9 @@ bool Cta::call(Warp &w, const DInstr &in, uint32_t mask, uint32_t pc) {
     auto ops = caller.operandsOf(ir);
     if (ops[static_cast<size_t>(in.callTarget)].kind == ptx::OperandKind::Symbol)
       name = "'" + std::string(kernel.module->str(ops[static_cast<size_t>(in.callTarget)].id)) + "'";
-    return unsupported("call to " + name + ", which has no body in this module (device-side services such as "
-                                          "vprintf and malloc come with the runtime)");
+    return unsupported("call to " + name +
+                       ", which has no body in this module (device-side services such as "
+                       "vprintf and malloc come with the runtime)");
   }
   uint32_t r = static_cast<uint32_t>(value & 0xFFFF);
   const CodeRegion &callee = kernel.regions[r];
@@ -372,14 +374,17 @@ void Cta::finishCall(Warp &w) {
       bool inRegister = callee.function->returns[i].space == ptx::Mod::Reg;
       forLanes(lanes, [&](unsigned l) {
         uint64_t v = 0;
-        if (inRegister) v = w.regs[i * 32 + l];
-        else std::memcpy(&v, w.frame.data() + size_t{l} * callee.frameBytes + callee.returnOffsets[i],
-                         std::min<uint32_t>(callee.returnSizes[i], 8));
+        if (inRegister)
+          v = w.regs[i * 32 + l];
+        else
+          std::memcpy(&v, w.frame.data() + size_t{l} * callee.frameBytes + callee.returnOffsets[i],
+                      std::min<uint32_t>(callee.returnSizes[i], 8));
         if (dst.kind == DOp::Reg) {
           cf.callerRegs[dst.reg * 32 + l] = v;
         } else if (dst.kind == DOp::Imm && dst.space == Space::Frame && !inRegister) {
           std::memcpy(cf.callerFrame.data() + size_t{l} * caller.frameBytes + dst.imm,
-                      w.frame.data() + size_t{l} * callee.frameBytes + callee.returnOffsets[i], callee.returnSizes[i]);
+                      w.frame.data() + size_t{l} * callee.frameBytes + callee.returnOffsets[i],
+                      callee.returnSizes[i]);
         }
       });
     }
@@ -400,8 +405,7 @@ void Cta::executeBarrier(Warp &w, const DInstr &in, uint32_t mask, uint32_t pc) 
   std::string_view name = ptx::InstrTable::get().info(in.opcode).name;
   bool isArrive = name.ends_with(".arrive"), isRed = name.ends_with(".red");
   // bar.* is barrier.*.aligned; barrier.* without .aligned may diverge.
-  bool aligned = name.starts_with("bar.") ||
-                 kernel.desc(in).has(ptx::Mod::Aligned);
+  bool aligned = name.starts_with("bar.") || kernel.desc(in).has(ptx::Mod::Aligned);
   Exec x{*this, w, mask, pc};
   unsigned first = static_cast<unsigned>(std::countr_zero(mask));
   unsigned idIndex = isRed ? 1 : 0;
@@ -422,29 +426,32 @@ void Cta::executeBarrier(Warp &w, const DInstr &in, uint32_t mask, uint32_t pc) 
   uint32_t live = w.valid & ~w.exited;
   if (aligned && mask != live)
     report(ptx::DiagKind::DivergentBarrier, ptx::Severity::Warning, pc, w, mask,
-           "'" + std::string(name) + "' is .aligned but only lanes " + laneList(mask) + " of the warp reached it",
+           "'" + std::string(name) + "' is .aligned but only lanes " + laneList(mask) +
+               " of the warp reached it",
            {{"barrier", std::to_string(id)}});
   NamedBarrier &b = barriers[id];
-  NamedBarrier::Op op = isRed ? NamedBarrier::Op::Red : isArrive ? NamedBarrier::Op::Arrive : NamedBarrier::Op::Sync;
+  NamedBarrier::Op op = isRed      ? NamedBarrier::Op::Red
+                        : isArrive ? NamedBarrier::Op::Arrive
+                                   : NamedBarrier::Op::Sync;
   uint64_t bit = uint64_t{1} << (w.index % 64);
   unsigned slot = w.index % 64;
-  if (b.expected != 0 && (b.arrivedWarps & bit) && !(b.arrivedLanes[slot] & mask)) {
-    // Another group of a warp that already arrived (its halves reached the
-    // barrier from two places): it joins the warp's arrival, which counted
-    // once for the whole warp.
-    b.arrivedLanes[slot] |= mask;
-    if (op == NamedBarrier::Op::Red) accumulateRed(b, in, x, mask);
-    if (op != NamedBarrier::Op::Arrive) park(w, static_cast<uint32_t>(id), b.generation, pc);
+  // Two bar.arrive on one barrier with no barrier operation of the warp in
+  // between: whether both count in one generation depends on timing (on
+  // hardware it hangs when the waiting warp is late). Reported whatever
+  // this run's timing was (DESIGN.md §4).
+  bool twice =
+      op == NamedBarrier::Op::Arrive && w.lastBarrierWasArrive && w.lastBarrier == static_cast<int32_t>(id);
+  w.lastBarrier = static_cast<int32_t>(id);
+  w.lastBarrierWasArrive = op == NamedBarrier::Op::Arrive;
+  if (twice) {
+    report(ptx::DiagKind::BarrierDoubleArrive, ptx::Severity::Error, pc, w, mask,
+           "warp " + std::to_string(w.index) + " arrives twice at barrier " + std::to_string(id) +
+               " with no barrier operation in between: both arrivals may count in one generation",
+           {{"barrier", std::to_string(id)}, {"generation", std::to_string(b.generation)}});
     return;
   }
-  if (b.expected != 0) {
-    if (b.arrivedWarps & bit) {
-      report(ptx::DiagKind::BarrierDoubleArrive, ptx::Severity::Error, pc, w, mask,
-             "warp " + std::to_string(w.index) + " arrives twice at barrier " + std::to_string(id) + " in generation " +
-                 std::to_string(b.generation),
-             {{"barrier", std::to_string(id)}, {"generation", std::to_string(b.generation)}});
-      return;
-    }
+  bool newWarp = b.expected == 0 || !(b.arrivedWarps & bit);
+  if (b.expected != 0 && newWarp) {
     uint32_t want = hasCount ? static_cast<uint32_t>(count) : expectedAll();
     if (hasCount != b.countGiven || (hasCount && want != b.expected)) {
       report(ptx::DiagKind::BarrierCountMismatch, ptx::Severity::Error, pc, w, mask,
@@ -460,25 +467,52 @@ void Cta::executeBarrier(Warp &w, const DInstr &in, uint32_t mask, uint32_t pc) 
              {{"barrier", std::to_string(id)}});
       return;
     }
-  } else {
+  } else if (b.expected == 0) {
     b.expected = hasCount ? static_cast<uint32_t>(count) : expectedAll();
     b.countGiven = hasCount;
     b.op = op;
-    b.popc = 0;
-    b.andAll = true;
-    b.orAny = false;
-    b.redDests.clear();
   }
   if (op == NamedBarrier::Op::Red) accumulateRed(b, in, x, mask);
-  // A warp's arrival counts 32 threads whatever its size (measured on H100).
-  b.arrived += 32;
+  if (racecheck) racecheck->arrive(w.index, b.clock);
+  // Counting, as the hardware does: a warp's arrival counts 32 threads
+  // whatever its size. An .aligned barrier counts the warp when its first
+  // group arrives (later groups of that warp join it); a non-aligned one
+  // once all its non-exited lanes have arrived. The same lanes arriving
+  // again in one generation count again.
   b.arrivedWarps |= bit;
-  b.arrivedLanes[slot] |= mask;
+  if (b.arrivedLanes[slot] & mask) {
+    b.arrivedLanes[slot] = mask;
+    b.arrived += 32;
+  } else {
+    b.arrivedLanes[slot] |= mask;
+    bool complete = aligned || (b.arrivedLanes[slot] & live) == live;
+    if (complete && !(b.countedWarps & bit)) {
+      b.countedWarps |= bit;
+      b.arrived += 32;
+    }
+  }
   if (op != NamedBarrier::Op::Arrive) {
     ++stats.barrierWaits[id];
     park(w, static_cast<uint32_t>(id), b.generation, pc);
   }
   tryComplete(static_cast<uint32_t>(id));
+}
+
+void Cta::recountAfterExit(Warp &w) {
+  uint64_t bit = uint64_t{1} << (w.index % 64);
+  uint32_t live = w.valid & ~w.exited;
+  for (uint32_t id = 0; id < 16; ++id) {
+    NamedBarrier &b = barriers[id];
+    if (!b.expected) continue;
+    // Waiting on every thread: this warp's exited lanes no longer count.
+    if (!b.countGiven) b.expected = expectedAll();
+    // A non-aligned arrival waiting for lanes that have now exited.
+    if ((b.arrivedWarps & bit) && !(b.countedWarps & bit) && (b.arrivedLanes[w.index % 64] & live) == live) {
+      b.countedWarps |= bit;
+      b.arrived += 32;
+    }
+    tryComplete(id);
+  }
 }
 
 void Cta::accumulateRed(NamedBarrier &b, const DInstr &in, Exec &x, uint32_t mask) {
@@ -524,8 +558,13 @@ void Cta::release(uint32_t id) {
     forLanes(b.arrivedLanes[warp % 64], [&](unsigned l) { w.regs[reg * 32 + l] = result; });
   }
   for (Warp &w : warps) {
+    bool waited = false;
     for (SimtEntry &e : w.stack)
-      if (e.waitBarrier == static_cast<int32_t>(id) && e.waitGeneration == b.generation) e.waitBarrier = -1;
+      if (e.waitBarrier == static_cast<int32_t>(id) && e.waitGeneration == b.generation) {
+        e.waitBarrier = -1;
+        waited = true;
+      }
+    if (waited && racecheck) racecheck->acquire(w.index, b.clock);
     if (w.state == Warp::State::AtBarrier && (w.stack.empty() || w.stack.back().waitBarrier < 0))
       w.state = Warp::State::Ready;
   }
@@ -539,12 +578,13 @@ void Cta::reportDeadlock() {
   std::vector<std::pair<std::string, std::string>> fields;
   std::string table;
   for (const Warp &w : warps) {
-    std::string row = "warp " + std::to_string(w.index) + " lanes " + laneList(w.valid & ~w.exited) + ": ";
+    std::string row = "warp " + std::to_string(w.index) + " lanes " +
+                      laneList(w.state == Warp::State::Done ? w.valid : w.valid & ~w.exited) + ": ";
     if (w.state == Warp::State::AtBarrier) {
       const NamedBarrier &b = barriers[w.barrier];
-      row += "waits at barrier " + std::to_string(w.barrier) + " (generation " + std::to_string(b.generation) +
-             ", " + std::to_string(b.arrived) + " of " + std::to_string(b.expected) + " arrived) at line " +
-             std::to_string(kernel.line(w.waitPc));
+      row += "waits at barrier " + std::to_string(w.barrier) + " (generation " +
+             std::to_string(b.generation) + ", " + std::to_string(b.arrived) + " of " +
+             std::to_string(b.expected) + " arrived) at line " + std::to_string(kernel.line(w.waitPc));
     } else if (w.state == Warp::State::Done) {
       row += "exited";
     } else {
@@ -560,7 +600,12 @@ void Cta::reportDeadlock() {
       break;
     }
   const NamedBarrier &b = barriers[first->barrier];
-  report(ptx::DiagKind::BarrierDeadlock, ptx::Severity::Error, first->waitPc, *first, first->valid & ~first->exited,
+  fields.insert(fields.begin(), {{"barrier", std::to_string(first->barrier)},
+                                 {"generation", std::to_string(b.generation)},
+                                 {"arrived", std::to_string(b.arrived)},
+                                 {"expected", std::to_string(b.expected)}});
+  report(ptx::DiagKind::BarrierDeadlock, ptx::Severity::Error, first->waitPc, *first,
+         first->valid & ~first->exited,
          "deadlock: no warp of the CTA can run; barrier " + std::to_string(first->barrier) + " has " +
              std::to_string(b.arrived) + " of " + std::to_string(b.expected) + " threads" + table,
          fields);

@@ -4,10 +4,12 @@
 #pragma once
 
 #include "emulator/Kernel.h"
+#include "emulator/RaceCheck.h"
 #include "ptx/Diagnostic.h"
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace emu {
@@ -43,12 +45,12 @@ struct CtaStats {
 struct CallFrame {
   std::vector<uint64_t> callerRegs;
   std::vector<uint8_t> callerFrame;
-  uint32_t region = 0;       // the callee
+  uint32_t region = 0; // the callee
   uint32_t callerRegion = 0;
-  size_t stackDepth = 0;     // SIMT stack size when the call began
-  uint32_t lanes = 0;        // lanes that made the call
-  uint32_t returned = 0;     // lanes that executed ret
-  int32_t resultsOp = -1;    // the call's result list (in the caller's frame)
+  size_t stackDepth = 0;  // SIMT stack size when the call began
+  uint32_t lanes = 0;     // lanes that made the call
+  uint32_t returned = 0;  // lanes that executed ret
+  int32_t resultsOp = -1; // the call's result list (in the caller's frame)
   uint32_t callPc = 0;
 };
 
@@ -59,30 +61,35 @@ struct Warp {
   uint32_t exited = 0; // lanes that executed exit/ret
   State state = State::Ready;
   std::vector<SimtEntry> stack;
-  std::vector<uint64_t> regs;  // register r of lane l at regs[r * 32 + l], of the running function
-  std::vector<uint8_t> frame;  // the running function's .param frame, lane l at l * frameBytes
-  uint32_t region = 0;         // the running function's CodeRegion
+  std::vector<uint64_t> regs; // register r of lane l at regs[r * 32 + l], of the running function
+  std::vector<uint8_t> frame; // the running function's .param frame, lane l at l * frameBytes
+  uint32_t region = 0;        // the running function's CodeRegion
   std::vector<CallFrame> calls;
   // While at a barrier: which one, its generation, and where.
   uint32_t barrier = 0, generation = 0, waitPc = 0;
   uint64_t warpInstructions = 0, threadInstructions = 0;
+  // The warp's last barrier operation, for the double-arrive check.
+  int32_t lastBarrier = -1;
+  bool lastBarrierWasArrive = false;
 };
 
 /// A named barrier's current generation.
 struct NamedBarrier {
   enum class Op : uint8_t { None, Sync, Arrive, Red };
-  uint32_t expected = 0;     // thread count of this generation, 0 = not started
-  uint32_t arrived = 0;      // threads (a warp counts 32)
+  uint32_t expected = 0; // thread count of this generation, 0 = not started
+  uint32_t arrived = 0;  // threads (a warp counts 32)
   uint32_t generation = 0;
-  uint64_t arrivedWarps = 0; // bit per warp (up to 64 warps)
+  uint64_t arrivedWarps = 0;               // bit per warp (up to 64 warps)
+  uint64_t countedWarps = 0;               // warps whose arrival was counted
   std::array<uint32_t, 64> arrivedLanes{}; // per warp: the lanes that arrived this generation
-  bool countGiven = false;   // generation started with an explicit count
+  bool countGiven = false;                 // generation started with an explicit count
   Op op = Op::None;
   // bar.red accumulators.
   ptx::Mod redOp = ptx::Mod::None;
   uint32_t popc = 0;
   bool andAll = true, orAny = false;
   std::vector<std::pair<uint32_t, uint32_t>> redDests; // (warp, register) to fill on completion
+  std::vector<uint32_t> clock; // racecheck: the vector clock this generation publishes
 };
 
 class Cta {
@@ -92,6 +99,12 @@ public:
 
   /// Randomises the order in which warps run and in which the two sides of
   /// a divergent branch run, from `seed` (deterministic for a seed).
+  /// Turns on --racecheck for this CTA's shared memory.
+  void enableRacecheck() {
+    racecheck = std::make_unique<SharedRaceChecker>(static_cast<uint32_t>(shared.size()),
+                                                    static_cast<uint32_t>(warps.size()));
+  }
+
   void randomizeSchedule(uint64_t seed) {
     random_ = true;
     rng_ = seed ^ (0x9E3779B97F4A7C15ull * (ctaid.x + 1 + 65536ull * (ctaid.y + 65536ull * ctaid.z)));
@@ -114,6 +127,7 @@ public:
   std::vector<Warp> warps;
   std::array<NamedBarrier, 16> barriers{};
   CtaStats stats;
+  std::unique_ptr<SharedRaceChecker> racecheck; // null unless --racecheck
   /// Global allocations accessed recently: most accesses hit one, and then
   /// need neither the allocation table nor its lock.
   std::array<GlobalMemory::Range, 4> recentGlobals{};
@@ -140,6 +154,8 @@ private:
   /// Makes the running group of `w` wait at barrier `id`.
   void park(Warp &w, uint32_t id, uint32_t generation, uint32_t pc);
   void tryComplete(uint32_t id);
+  /// After lanes of `w` exited: barriers may now be complete.
+  void recountAfterExit(Warp &w);
   void release(uint32_t id);
   /// Whether `id`'s expected arrivals are met, counting exited warps out.
   uint32_t expectedAll() const;

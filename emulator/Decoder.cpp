@@ -68,8 +68,8 @@ Device::LoadedModule &Device::load(const ptx::Module &m) {
       lm.sharedBytes = off + static_cast<uint32_t>(size);
       loc = {Space::Shared, off, size};
     } else {
-      loc = {Space::Global, global.allocate(std::max<uint64_t>(size, 1), std::max<uint32_t>(naturalAlignment(v), 8)),
-             size};
+      loc = {Space::Global,
+             global.allocate(std::max<uint64_t>(size, 1), std::max<uint32_t>(naturalAlignment(v), 8)), size};
     }
     lm.symbols.emplace(v.name, loc);
   }
@@ -99,8 +99,10 @@ Device::LoadedModule &Device::load(const ptx::Module &m) {
       std::memcpy(bytes.data() + at, &value, elem);
       at += elem;
     }
-    if (loc.space == Space::Const) std::memcpy(lm.constBank.data() + loc.address, bytes.data(), bytes.size());
-    else if (loc.space == Space::Global) global.write(loc.address, bytes.data(), bytes.size());
+    if (loc.space == Space::Const)
+      std::memcpy(lm.constBank.data() + loc.address, bytes.data(), bytes.size());
+    else if (loc.space == Space::Global)
+      global.write(loc.address, bytes.data(), bytes.size());
   }
   return lm;
 }
@@ -209,8 +211,10 @@ private:
     for (const ptx::Variable &v : f.locals) {
       uint64_t size = variableBytes(v);
       if (v.space == ptx::Mod::Shared) {
-        if (size == 0) st.dynamicShared.push_back(v.name); // extern .shared x[]: the dynamic region
-        else st.locals.emplace(v.name, SymbolLocation{Space::Shared, place(v, sharedCursor_), size});
+        if (size == 0)
+          st.dynamicShared.push_back(v.name); // extern .shared x[]: the dynamic region
+        else
+          st.locals.emplace(v.name, SymbolLocation{Space::Shared, place(v, sharedCursor_), size});
       } else if (v.space == ptx::Mod::Local) {
         st.locals.emplace(v.name, SymbolLocation{Space::Local, place(v, localCursor_), size});
         if (r != 0) hasLocals_.insert(r);
@@ -406,8 +410,10 @@ private:
       case ptx::ModKind::Compare:
       case ptx::ModKind::Op:
       case ptx::ModKind::BoolOp:
-        if (d.op == ptx::Mod::None) d.op = mod;
-        else d.op2 = mod;
+        if (d.op == ptx::Mod::None)
+          d.op = mod;
+        else
+          d.op2 = mod;
         break;
       case ptx::ModKind::Vector: d.vec = mod == ptx::Mod::V2 ? 2 : mod == ptx::Mod::V4 ? 4 : 8; break;
       default: break;
@@ -465,8 +471,10 @@ private:
       for (size_t i = 0; i < irOps.size(); ++i) {
         const ptx::Operand &o = irOps[i];
         if (o.kind == ptx::OperandKind::List) {
-          if (d.callTarget < 0) d.callResults = static_cast<int8_t>(i);
-          else if (d.callArgs < 0) d.callArgs = static_cast<int8_t>(i);
+          if (d.callTarget < 0)
+            d.callResults = static_cast<int8_t>(i);
+          else if (d.callArgs < 0)
+            d.callArgs = static_cast<int8_t>(i);
         } else if (d.callTarget < 0) {
           d.callTarget = static_cast<int8_t>(i);
         }
@@ -502,7 +510,8 @@ private:
   uint32_t sharedCursor_ = 0, localCursor_ = 0;
 };
 
-std::unique_ptr<Kernel> Device::decode(const ptx::Module &m, std::string_view name, ptx::DiagnosticList &diags) {
+std::unique_ptr<Kernel> Device::decode(const ptx::Module &m, std::string_view name,
+                                       ptx::DiagnosticList &diags) {
   const ptx::Function *fn = m.findFunction(name);
   if (!fn || !fn->isKernel || !fn->hasBody) {
     ptx::Diagnostic d;

@@ -22,10 +22,11 @@ namespace emu {
 struct LaunchConfig {
   Dim3 grid, block;
   uint32_t dynamicShared = 0;
-  std::vector<uint8_t> params; // laid out per Kernel::paramOffsets
-  unsigned threads = 0;        // host threads; 0 = all cores
+  std::vector<uint8_t> params;                  // laid out per Kernel::paramOffsets
+  unsigned threads = 0;                         // host threads; 0 = all cores
   uint64_t maxInstructions = 20'000'000'000ull; // per CTA, warp instructions
-  bool randomSchedule = false; // --schedule=random
+  bool racecheck = false;                       // --racecheck: shared-memory races between warps
+  bool randomSchedule = false;                  // --schedule=random
   uint64_t seed = 0;
 };
 

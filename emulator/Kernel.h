@@ -47,14 +47,14 @@ struct DInstr {
   ptx::Mod op2 = ptx::Mod::None;     // second selector (setp's boolean op)
   ptx::Mod rounding = ptx::Mod::None;
   bool ftz = false, sat = false, hi = false, wide = false, cc = false;
-  int32_t guard = -1;         // predicate register, -1 when unguarded
-  uint32_t firstOp = 0;       // into Kernel::ops
-  uint32_t target = 0;        // branch target pc; brx.idx: first entry in Kernel::targetTables
-  uint32_t numTargets = 0;    // brx.idx: entries in its table
-  uint32_t reconverge = 0;    // immediate post-dominator pc of a branch
-  uint32_t irIndex = 0;       // into its function's instrs, for diagnostics
-  uint32_t desc = 0;          // into Module::descs
-  uint16_t function = 0;      // into Kernel::functions
+  int32_t guard = -1;      // predicate register, -1 when unguarded
+  uint32_t firstOp = 0;    // into Kernel::ops
+  uint32_t target = 0;     // branch target pc; brx.idx: first entry in Kernel::targetTables
+  uint32_t numTargets = 0; // brx.idx: entries in its table
+  uint32_t reconverge = 0; // immediate post-dominator pc of a branch
+  uint32_t irIndex = 0;    // into its function's instrs, for diagnostics
+  uint32_t desc = 0;       // into Module::descs
+  uint16_t function = 0;   // into Kernel::functions
   // call: operand positions of the result list, the target, the argument
   // list (-1 when absent).
   int8_t callResults = -1, callTarget = -1, callArgs = -1;
@@ -63,12 +63,12 @@ struct DInstr {
 /// A device function's place in a kernel's code, and its frame layout.
 struct CodeRegion {
   const ptx::Function *function = nullptr;
-  uint32_t entry = 0, end = 0;       // pcs [entry, end)
+  uint32_t entry = 0, end = 0; // pcs [entry, end)
   uint32_t numRegisters = 0;
-  uint32_t frameBytes = 0;           // per-lane .param frame: formals, returns, call arguments
+  uint32_t frameBytes = 0;                          // per-lane .param frame: formals, returns, call arguments
   std::vector<uint32_t> paramOffsets, paramSizes;   // formal parameters in the frame
   std::vector<uint32_t> returnOffsets, returnSizes; // return parameters in the frame
-  bool recursiveWithLocals = false;  // calls to it are reported unsupported
+  bool recursiveWithLocals = false;                 // calls to it are reported unsupported
 };
 
 /// A kernel ready to run.

@@ -48,18 +48,21 @@ LaunchResult Device::launch(const Kernel &k, const LaunchConfig &config, ptx::Di
     for (;;) {
       uint64_t i = next.fetch_add(1);
       if (i >= numCtas || failed.load()) return;
-      Dim3 ctaid{static_cast<uint32_t>(i % config.grid.x), static_cast<uint32_t>((i / config.grid.x) % config.grid.y),
+      Dim3 ctaid{static_cast<uint32_t>(i % config.grid.x),
+                 static_cast<uint32_t>((i / config.grid.x) % config.grid.y),
                  static_cast<uint32_t>(i / (uint64_t{config.grid.x} * config.grid.y))};
       Cta cta(*this, k, ctaid, config.grid, config.block, config.dynamicShared, params, ctaDiags[i],
               config.maxInstructions);
       if (config.randomSchedule) cta.randomizeSchedule(config.seed);
+      if (config.racecheck) cta.enableRacecheck();
       if (!cta.run()) failed = true;
       warpInstrs += cta.warpInstructions();
       threadInstrs += cta.threadInstructions();
       std::lock_guard lock(statsMutex);
       result.stats.divergentBranches += cta.stats.divergentBranches;
       for (size_t b = 0; b < 16; ++b) result.stats.barrierWaits[b] += cta.stats.barrierWaits[b];
-      for (size_t s = 0; s < result.stats.memoryOps.size(); ++s) result.stats.memoryOps[s] += cta.stats.memoryOps[s];
+      for (size_t s = 0; s < result.stats.memoryOps.size(); ++s)
+        result.stats.memoryOps[s] += cta.stats.memoryOps[s];
     }
   };
   if (threads <= 1) {
@@ -73,9 +76,12 @@ LaunchResult Device::launch(const Kernel &k, const LaunchConfig &config, ptx::Di
   for (ptx::DiagnosticList &list : ctaDiags)
     for (const ptx::Diagnostic &d : list.all()) {
       if (added++ == kMaxDiagnostics) break;
-      if (d.severity == ptx::Severity::Error && result.error.empty()) result.error = cudaErrorFor(d.kind);
+      bool fatal = d.kind != ptx::DiagKind::SharedRace && d.kind != ptx::DiagKind::GlobalRace;
+      if (d.severity == ptx::Severity::Error && fatal && result.error.empty())
+        result.error = cudaErrorFor(d.kind);
       diags.add(d);
     }
+  // A launch with races completes (ok) but leaves error diagnostics.
   result.ok = !failed.load() && result.error.empty();
   result.status = result.ok ? "completed" : "failed";
   result.warpInstructions = warpInstrs;

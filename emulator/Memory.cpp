@@ -70,8 +70,9 @@ std::string GlobalMemory::describeNearest(uint64_t address) const {
     }
   }
   if (!best) return "no allocations";
-  std::string where = address < best->base ? std::to_string(best->base - address) + " bytes before it"
-                                           : std::to_string(address - (best->base + best->size)) + " bytes past its end";
+  std::string where = address < best->base
+                          ? std::to_string(best->base - address) + " bytes before it"
+                          : std::to_string(address - (best->base + best->size)) + " bytes past its end";
   return std::string(best->live ? "" : "freed ") + "allocation " + hex(best->base) + " of " +
          std::to_string(best->size) + " bytes, " + where;
 }

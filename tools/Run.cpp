@@ -25,6 +25,7 @@ Runs one kernel on the SIMT emulator.
                                    random=SEED (bytes), file=PATH
                              >OUT: write the buffer to OUT after the run
   --threads N            host threads (default: all cores)
+  --racecheck            report shared-memory accesses of different warps not ordered by a barrier
   --schedule=random      randomise warp order and divergent-side order ...
   --seed S               ... from this seed (default 1)
   --max-instructions N   stop a launch after N warp instructions per CTA
@@ -66,11 +67,13 @@ uint64_t splitmix(uint64_t &s) {
 }
 
 /// Builds one argument's bytes (and its buffer); false with `error`.
-bool buildArgument(const std::string &spec, emu::Device &dev, std::vector<uint8_t> &bytes, std::vector<Buffer> &buffers,
-                   std::string &error) {
+bool buildArgument(const std::string &spec, emu::Device &dev, std::vector<uint8_t> &bytes,
+                   std::vector<Buffer> &buffers, std::string &error) {
   size_t colon = spec.find(':');
   std::string kind = spec.substr(0, colon), rest = colon == std::string::npos ? "" : spec.substr(colon + 1);
-  auto put = [&](const void *p, size_t n) { bytes.assign(static_cast<const uint8_t *>(p), static_cast<const uint8_t *>(p) + n); };
+  auto put = [&](const void *p, size_t n) {
+    bytes.assign(static_cast<const uint8_t *>(p), static_cast<const uint8_t *>(p) + n);
+  };
   char *end = nullptr;
   if (kind == "u32" || kind == "s32") {
     uint32_t v = static_cast<uint32_t>(std::strtoll(rest.c_str(), &end, 0));
@@ -94,8 +97,10 @@ bool buildArgument(const std::string &spec, emu::Device &dev, std::vector<uint8_
     size_t c2 = rest.find(':');
     std::string sizeText = rest.substr(0, c2), init = c2 == std::string::npos ? "zeros" : rest.substr(c2 + 1);
     b.size = std::strtoull(sizeText.c_str(), &end, 0);
-    if (*end == 'K' || *end == 'k') b.size <<= 10, ++end;
-    else if (*end == 'M' || *end == 'm') b.size <<= 20, ++end;
+    if (*end == 'K' || *end == 'k')
+      b.size <<= 10, ++end;
+    else if (*end == 'M' || *end == 'm')
+      b.size <<= 20, ++end;
     if (*end || b.size == 0) {
       error = "bad buffer size in '" + spec + "'";
       return false;
@@ -166,7 +171,8 @@ int runKernelCommand(const std::vector<std::string> &args) {
     if (consumed) continue;
     auto value = [&]() -> const std::string * { return i + 1 < args.size() ? &args[++i] : nullptr; };
     const std::string *v = nullptr;
-    if (a == "--kernel" && (v = value())) kernelName = *v;
+    if (a == "--kernel" && (v = value()))
+      kernelName = *v;
     else if (a == "--grid" && (v = value())) {
       if (!parseDim(*v, config.grid)) return fail("bad --grid '" + *v + "'");
       haveGrid = true;
@@ -174,17 +180,30 @@ int runKernelCommand(const std::vector<std::string> &args) {
       if (!parseDim(*v, config.block)) return fail("bad --block '" + *v + "'");
       if (config.block.count() > 1024) return fail("a CTA has at most 1024 threads");
       haveBlock = true;
-    } else if (a == "--shared" && (v = value())) config.dynamicShared = static_cast<uint32_t>(std::stoul(*v));
-    else if (a == "--arg" && (v = value())) argSpecs.push_back(*v);
-    else if (a == "--threads" && (v = value())) config.threads = static_cast<unsigned>(std::stoul(*v));
-    else if (a == "--max-instructions" && (v = value())) config.maxInstructions = std::stoull(*v);
-    else if (a == "--report" && (v = value())) reportPath = *v;
-    else if (a == "--stats") stats = true;
-    else if (a == "--schedule=random") config.randomSchedule = true;
-    else if (a == "--schedule=deterministic") config.randomSchedule = false;
-    else if (a == "--seed" && (v = value())) config.seed = std::stoull(*v);
-    else if (!a.starts_with("--") && in.file.empty()) in.file = a;
-    else return fail("unknown or incomplete option '" + a + "'");
+    } else if (a == "--shared" && (v = value()))
+      config.dynamicShared = static_cast<uint32_t>(std::stoul(*v));
+    else if (a == "--arg" && (v = value()))
+      argSpecs.push_back(*v);
+    else if (a == "--threads" && (v = value()))
+      config.threads = static_cast<unsigned>(std::stoul(*v));
+    else if (a == "--max-instructions" && (v = value()))
+      config.maxInstructions = std::stoull(*v);
+    else if (a == "--report" && (v = value()))
+      reportPath = *v;
+    else if (a == "--stats")
+      stats = true;
+    else if (a == "--racecheck")
+      config.racecheck = true;
+    else if (a == "--schedule=random")
+      config.randomSchedule = true;
+    else if (a == "--schedule=deterministic")
+      config.randomSchedule = false;
+    else if (a == "--seed" && (v = value()))
+      config.seed = std::stoull(*v);
+    else if (!a.starts_with("--") && in.file.empty())
+      in.file = a;
+    else
+      return fail("unknown or incomplete option '" + a + "'");
   }
   if (in.file.empty() || kernelName.empty() || !haveGrid || !haveBlock)
     return fail("FILE, --kernel, --grid and --block are required");
@@ -203,16 +222,17 @@ int runKernelCommand(const std::vector<std::string> &args) {
     return kDiagnostics;
   }
   if (argSpecs.size() != kernel->paramOffsets.size())
-    return fail("kernel '" + kernelName + "' takes " + std::to_string(kernel->paramOffsets.size()) + " arguments, " +
-                std::to_string(argSpecs.size()) + " given");
+    return fail("kernel '" + kernelName + "' takes " + std::to_string(kernel->paramOffsets.size()) +
+                " arguments, " + std::to_string(argSpecs.size()) + " given");
   std::vector<Buffer> buffers;
   config.params.assign(kernel->paramBytes, 0);
   for (size_t i = 0; i < argSpecs.size(); ++i) {
     std::vector<uint8_t> bytes;
     if (!buildArgument(argSpecs[i], device, bytes, buffers, error)) return fail(error);
     if (bytes.size() > kernel->paramSizes[i])
-      return fail("argument " + std::to_string(i + 1) + " ('" + argSpecs[i] + "') is " + std::to_string(bytes.size()) +
-                  " bytes; the parameter is " + std::to_string(kernel->paramSizes[i]));
+      return fail("argument " + std::to_string(i + 1) + " ('" + argSpecs[i] + "') is " +
+                  std::to_string(bytes.size()) + " bytes; the parameter is " +
+                  std::to_string(kernel->paramSizes[i]));
     std::memcpy(config.params.data() + kernel->paramOffsets[i], bytes.data(), bytes.size());
   }
   emu::LaunchResult r = device.launch(*kernel, config, diags);
@@ -224,29 +244,35 @@ int runKernelCommand(const std::vector<std::string> &args) {
     out.write(reinterpret_cast<const char *>(data.data()), static_cast<std::streamsize>(b.size));
   }
   printDiagnostics(diags, false);
-  auto dim = [](emu::Dim3 d) { return "[" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + "]"; };
+  auto dim = [](emu::Dim3 d) {
+    return "[" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + "]";
+  };
   if (stats || !r.ok) {
     double simd = r.warpInstructions ? double(r.threadInstructions) / (32.0 * r.warpInstructions) : 0;
-    std::fprintf(stderr, "%s: %s%s%s; %llu warp instructions, %llu thread instructions, SIMD efficiency %.1f%%, %.3f s\n",
-                 kernelName.c_str(), r.status.c_str(), r.error.empty() ? "" : " with ", r.error.c_str(),
-                 (unsigned long long)r.warpInstructions, (unsigned long long)r.threadInstructions, simd * 100,
-                 r.wallSeconds);
+    std::fprintf(
+        stderr,
+        "%s: %s%s%s; %llu warp instructions, %llu thread instructions, SIMD efficiency %.1f%%, %.3f s\n",
+        kernelName.c_str(), r.status.c_str(), r.error.empty() ? "" : " with ", r.error.c_str(),
+        (unsigned long long)r.warpInstructions, (unsigned long long)r.threadInstructions, simd * 100,
+        r.wallSeconds);
   }
   if (stats) {
     std::fprintf(stderr, "  divergent branches: %llu\n", (unsigned long long)r.stats.divergentBranches);
     for (size_t b = 0; b < 16; ++b)
       if (r.stats.barrierWaits[b])
-        std::fprintf(stderr, "  barrier %zu: %llu warp waits\n", b, (unsigned long long)r.stats.barrierWaits[b]);
+        std::fprintf(stderr, "  barrier %zu: %llu warp waits\n", b,
+                     (unsigned long long)r.stats.barrierWaits[b]);
     for (size_t s = 0; s < r.stats.memoryOps.size(); ++s)
       if (r.stats.memoryOps[s])
-        std::fprintf(stderr, "  %s memory: %llu thread accesses\n", emu::spaceName(static_cast<emu::Space>(s)),
-                     (unsigned long long)r.stats.memoryOps[s]);
+        std::fprintf(stderr, "  %s memory: %llu thread accesses\n",
+                     emu::spaceName(static_cast<emu::Space>(s)), (unsigned long long)r.stats.memoryOps[s]);
   }
   if (!reportPath.empty()) {
     std::ofstream out(reportPath);
-    out << "{\"launches\":[{\"kernel\":\"" << ptx::jsonEscape(kernelName) << "\",\"grid\":" << dim(config.grid)
-        << ",\"block\":" << dim(config.block) << ",\"status\":\"" << r.status << "\",\"error\":"
-        << (r.error.empty() ? "null" : "\"" + r.error + "\"") << ",\"thread_instructions\":" << r.threadInstructions
+    out << "{\"launches\":[{\"kernel\":\"" << ptx::jsonEscape(kernelName)
+        << "\",\"grid\":" << dim(config.grid) << ",\"block\":" << dim(config.block) << ",\"status\":\""
+        << r.status << "\",\"error\":" << (r.error.empty() ? "null" : "\"" + r.error + "\"")
+        << ",\"thread_instructions\":" << r.threadInstructions
         << ",\"warp_instructions\":" << r.warpInstructions << ",\"wall_seconds\":" << r.wallSeconds
         << ",\"divergent_branches\":" << r.stats.divergentBranches
         << "}],\"diagnostics\":" << diags.renderJson() << "}\n";

@@ -222,8 +222,10 @@ int main(int argc, char **argv) {
     const char *name;
     int (*run)(const std::vector<std::string> &);
   };
-  const Entry commands[] = {{"fmt", runFmt},   {"verify", runVerify},
-                            {"stats", runStats}, {"dump", runDump},
+  const Entry commands[] = {{"fmt", runFmt},
+                            {"verify", runVerify},
+                            {"stats", runStats},
+                            {"dump", runDump},
                             {"run", runKernelCommand}};
   for (const Entry &c : commands) {
     if (command != c.name) continue;

@@ -39,7 +39,7 @@ uint64_t roundBits(bool neg, uint64_t mant, int exp, bool sticky, Format f, Roun
   const uint64_t inf = ((1ull << f.expBits) - 1) << M;
   if (mant == 0 && !sticky) return sign;
   int e = mant ? exp + 63 - std::countl_zero(mant) : exp - 1; // floor(log2 |v|)
-  int qexp = std::max(e, emin) - M;                            // exponent of one unit in the last place
+  int qexp = std::max(e, emin) - M;                           // exponent of one unit in the last place
   int shift = qexp - exp;
   uint64_t q = 0;
   bool half = false, rest = sticky;
@@ -89,9 +89,12 @@ double toDouble(uint64_t bits, Format f) {
   bool neg = (bits >> (f.expBits + M)) & 1;
   uint64_t ef = (bits >> M) & ((1ull << f.expBits) - 1), frac = bits & ((1ull << M) - 1);
   double v;
-  if (ef == (1ull << f.expBits) - 1) v = frac ? std::numeric_limits<double>::quiet_NaN() : INFINITY;
-  else if (ef == 0) v = std::ldexp(double(frac), 1 - bias - M);
-  else v = std::ldexp(double(frac | (1ull << M)), int(ef) - bias - M);
+  if (ef == (1ull << f.expBits) - 1)
+    v = frac ? std::numeric_limits<double>::quiet_NaN() : INFINITY;
+  else if (ef == 0)
+    v = std::ldexp(double(frac), 1 - bias - M);
+  else
+    v = std::ldexp(double(frac | (1ull << M)), int(ef) - bias - M);
   return neg ? -v : v;
 }
 
@@ -217,9 +220,12 @@ uint64_t convert(const Plan &p, uint64_t a) {
     bool isSigned = d.kind == TypeInfo::Signed;
     double hi = std::ldexp(1.0, int(d.bits) - isSigned), lo = isSigned ? -hi : 0.0;
     __int128 iv;
-    if (r >= hi) iv = (__int128(1) << (d.bits - isSigned)) - 1;
-    else if (r <= lo) iv = isSigned ? -(__int128(1) << (d.bits - 1)) : 0;
-    else iv = __int128(r);
+    if (r >= hi)
+      iv = (__int128(1) << (d.bits - isSigned)) - 1;
+    else if (r <= lo)
+      iv = isSigned ? -(__int128(1) << (d.bits - 1)) : 0;
+    else
+      iv = __int128(r);
     return uint64_t(iv) & mask(d.bits);
   }
   if (std::isnan(v)) return finishFloat(fp::canonicalNaN(d.fmt), p);
@@ -229,7 +235,7 @@ uint64_t convert(const Plan &p, uint64_t a) {
 
 Plan planOf(Exec &x, const DInstr &in) {
   const Kernel &k = x.kernel();
-  const ptx::InstrDesc &desc = k.module->desc(k.function->instrs[in.irIndex]);
+  const ptx::InstrDesc &desc = k.desc(in);
   Plan p;
   p.dst = infoOf(in.type0);
   p.src = infoOf(in.type);
@@ -269,7 +275,8 @@ Handler selectConvert(const DInstr &in) {
   if (in.type == Type::F16x2 || in.type == Type::BF16x2) return nullptr;
   bool floatDst = d.kind == TypeInfo::Float, floatSrc = s.kind == TypeInfo::Float;
   if (packed) {
-    if (in.type != Type::F32 || in.numOps != 3 || (in.rounding != Mod::Rn && in.rounding != Mod::Rz)) return nullptr;
+    if (in.type != Type::F32 || in.numOps != 3 || (in.rounding != Mod::Rn && in.rounding != Mod::Rz))
+      return nullptr;
     return cvtPack;
   }
   if (in.numOps != 2) return nullptr;
@@ -279,8 +286,8 @@ Handler selectConvert(const DInstr &in) {
     if (!floatSrc || (floatDst && in.type0 != in.type)) return nullptr;
   } else if (floatSrc && !floatDst) {
     return nullptr; // float to integer needs an integer rounding modifier
-  } else if (in.rounding != Mod::None && in.rounding != Mod::Rn && in.rounding != Mod::Rz && in.rounding != Mod::Rm &&
-             in.rounding != Mod::Rp) {
+  } else if (in.rounding != Mod::None && in.rounding != Mod::Rn && in.rounding != Mod::Rz &&
+             in.rounding != Mod::Rm && in.rounding != Mod::Rp) {
     return nullptr; // .rna, .rs: other formats
   }
   return cvt;

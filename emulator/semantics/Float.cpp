@@ -42,7 +42,7 @@ struct Flags {
 
 Flags flagsOf(Exec &x, const DInstr &in) {
   const Kernel &k = x.kernel();
-  const ptx::InstrDesc &d = k.module->desc(k.function->instrs[in.irIndex]);
+  const ptx::InstrDesc &d = k.desc(in);
   Flags f;
   f.approx = d.has(Mod::Approx);
   f.full = d.has(Mod::Full);
@@ -60,9 +60,10 @@ Flags flagsOf(Exec &x, const DInstr &in) {
 /// noipa, so no floating-point operation of theirs can move across the
 /// fesetround calls.
 template <void (*Body)(Exec &, const DInstr &)> void rounded(Exec &x, const DInstr &in) {
-  int mode = in.rounding == Mod::Rz ? FE_TOWARDZERO : in.rounding == Mod::Rm ? FE_DOWNWARD
-             : in.rounding == Mod::Rp                                        ? FE_UPWARD
-                                                                             : FE_TONEAREST;
+  int mode = in.rounding == Mod::Rz   ? FE_TOWARDZERO
+             : in.rounding == Mod::Rm ? FE_DOWNWARD
+             : in.rounding == Mod::Rp ? FE_UPWARD
+                                      : FE_TONEAREST;
   if (mode == FE_TONEAREST) return Body(x, in);
   int old = std::fegetround();
   std::fesetround(mode);
@@ -108,13 +109,18 @@ template <typename T> inline T arg(Exec &x, const DInstr &in, unsigned i, unsign
 }
 
 /// d = f(a, b, ...) over the lanes, inputs flushed with .ftz.
-template <typename T, unsigned N, typename F> inline void lanes(Exec &x, const DInstr &in, bool ftz, bool sat, F f) {
+template <typename T, unsigned N, typename F>
+inline void lanes(Exec &x, const DInstr &in, bool ftz, bool sat, F f) {
   const DOp &d = x.kernel().op(in, 0);
   forLanes(x.mask, [&](unsigned l) {
     T r;
-    if constexpr (N == 1) r = f(flush(arg<T>(x, in, 1, l), ftz));
-    else if constexpr (N == 2) r = f(flush(arg<T>(x, in, 1, l), ftz), flush(arg<T>(x, in, 2, l), ftz));
-    else r = f(flush(arg<T>(x, in, 1, l), ftz), flush(arg<T>(x, in, 2, l), ftz), flush(arg<T>(x, in, 3, l), ftz));
+    if constexpr (N == 1)
+      r = f(flush(arg<T>(x, in, 1, l), ftz));
+    else if constexpr (N == 2)
+      r = f(flush(arg<T>(x, in, 1, l), ftz), flush(arg<T>(x, in, 2, l), ftz));
+    else
+      r = f(flush(arg<T>(x, in, 1, l), ftz), flush(arg<T>(x, in, 2, l), ftz),
+            flush(arg<T>(x, in, 3, l), ftz));
     writeOperand(x, d, l, result<T>(r, ftz, sat));
   });
 }
@@ -159,7 +165,8 @@ template <typename T> struct F {
   // is accurate to 2 ulp over the whole range; the correctly rounded
   // quotient is within that.
   static void divApprox(Exec &x, const DInstr &in) {
-    if (flagsOf(x, in).full) return lanes<float, 2>(x, in, in.ftz, false, [](float a, float b) { return a / b; });
+    if (flagsOf(x, in).full)
+      return lanes<float, 2>(x, in, in.ftz, false, [](float a, float b) { return a / b; });
     lanes<float, 2>(x, in, in.ftz, false, [](float a, float b) { return a * flush(1.0f / b, true); });
   }
   // .approx forms: computed in double, rounded once.
@@ -288,7 +295,8 @@ template <bool IsBF16> struct H {
       for (unsigned i = 0; i < N; ++i) src[i] = readOperand(x, k.op(in, 1 + i), l);
       uint64_t out = 0;
       for (unsigned e = 0; e < elems; ++e) {
-        uint64_t a = (src[0] >> (16 * e)) & 0xFFFF, b = (src[1] >> (16 * e)) & 0xFFFF, c = (src[2] >> (16 * e)) & 0xFFFF;
+        uint64_t a = (src[0] >> (16 * e)) & 0xFFFF, b = (src[1] >> (16 * e)) & 0xFFFF,
+                 c = (src[2] >> (16 * e)) & 0xFFFF;
         out |= (f(a, b, c) & 0xFFFF) << (16 * e);
       }
       writeOperand(x, k.op(in, 0), l, out);
@@ -338,14 +346,15 @@ template <bool IsBF16> struct H {
     });
   }
   template <double (*Fn)(double)> static void approx(Exec &x, const DInstr &in) {
-    lanes<1>(x, in, [&](uint64_t a, uint64_t, uint64_t) { return finish(Fn(value(a, in.ftz)), in.ftz, false, false); });
+    lanes<1>(x, in, [&](uint64_t a, uint64_t, uint64_t) {
+      return finish(Fn(value(a, in.ftz)), in.ftz, false, false);
+    });
   }
 
   static void unsupportedAtRun(Exec &x, const DInstr &in) {
     const Kernel &k = x.kernel();
     x.cta.report(ptx::DiagKind::Unsupported, ptx::Severity::Error, x.pc, x.warp, x.mask,
-                 "the emulator cannot execute '" + ptx::instructionName(*k.module, k.function->instrs[in.irIndex]) +
-                     "' yet");
+                 "the emulator cannot execute '" + ptx::instructionName(*k.module, k.instr(in)) + "' yet");
   }
 };
 
@@ -354,7 +363,8 @@ template <bool IsBF16> struct H {
 template <typename T> Handler selectFor(const DInstr &in) {
   using Ops = F<T>;
   constexpr bool isF32 = std::is_same_v<T, float>;
-  const bool ieee = in.rounding == Mod::Rn || in.rounding == Mod::Rz || in.rounding == Mod::Rm || in.rounding == Mod::Rp;
+  const bool ieee =
+      in.rounding == Mod::Rn || in.rounding == Mod::Rz || in.rounding == Mod::Rm || in.rounding == Mod::Rp;
   if (in.rounding != Mod::None && !ieee) return nullptr;
   switch (in.opcode) {
   case Opcode::Add: return &rounded<&Ops::add>;

@@ -56,8 +56,10 @@ template <typename T> struct Ops {
   // mul.lo keeps the low half, mul.hi the high half of the double-width
   // product, mul.wide the whole product in a register twice as wide.
   static Wide<T> product(T a, T b) {
-    if constexpr (sizeof(T) == 8) return static_cast<Wide<T>>(static_cast<U>(a) * static_cast<U>(b));
-    else return static_cast<Wide<T>>(a) * static_cast<Wide<T>>(b);
+    if constexpr (sizeof(T) == 8)
+      return static_cast<Wide<T>>(static_cast<U>(a) * static_cast<U>(b));
+    else
+      return static_cast<Wide<T>>(a) * static_cast<Wide<T>>(b);
   }
   static T mulHigh(T a, T b) {
     if constexpr (sizeof(T) == 8) {
@@ -71,7 +73,9 @@ template <typename T> struct Ops {
     const DOp &d = x.kernel().op(in, 0);
     forLanes(x.mask, [&](unsigned l) {
       T a = arg<T>(x, in, 1, l), b = arg<T>(x, in, 2, l);
-      uint64_t r = in.wide ? static_cast<uint64_t>(product(a, b)) : in.hi ? bitsOf<T>(mulHigh(a, b)) : bitsOf<T>(T(U(a) * U(b)));
+      uint64_t r = in.wide ? static_cast<uint64_t>(product(a, b))
+                   : in.hi ? bitsOf<T>(mulHigh(a, b))
+                           : bitsOf<T>(T(U(a) * U(b)));
       writeOperand(x, d, l, r);
     });
   }
@@ -81,10 +85,14 @@ template <typename T> struct Ops {
       T a = arg<T>(x, in, 1, l), b = arg<T>(x, in, 2, l);
       uint64_t c = readOperand(x, x.kernel().op(in, 3), l);
       uint64_t r;
-      if (in.wide) r = static_cast<uint64_t>(product(a, b)) + c;
-      else if (in.hi && in.sat) r = bitsOf<T>(saturate<T>(int64_t(mulHigh(a, b)) + int64_t(as<T>(c))));
-      else if (in.hi) r = bitsOf<T>(T(U(mulHigh(a, b)) + U(as<T>(c))));
-      else r = bitsOf<T>(T(U(a) * U(b) + U(as<T>(c))));
+      if (in.wide)
+        r = static_cast<uint64_t>(product(a, b)) + c;
+      else if (in.hi && in.sat)
+        r = bitsOf<T>(saturate<T>(int64_t(mulHigh(a, b)) + int64_t(as<T>(c))));
+      else if (in.hi)
+        r = bitsOf<T>(T(U(mulHigh(a, b)) + U(as<T>(c))));
+      else
+        r = bitsOf<T>(T(U(a) * U(b) + U(as<T>(c))));
       writeOperand(x, d, l, r);
     });
   }
@@ -106,15 +114,33 @@ template <typename T> struct Ops {
       return a % b;
     });
   }
-  static void min(Exec &x, const DInstr &in) { binary<T>(x, in, [](T a, T b) { return a < b ? a : b; }); }
-  static void max(Exec &x, const DInstr &in) { binary<T>(x, in, [](T a, T b) { return a > b ? a : b; }); }
-  static void abs(Exec &x, const DInstr &in) { unary<T>(x, in, [](T a) { return a < 0 ? T(U(0) - U(a)) : a; }); }
-  static void neg(Exec &x, const DInstr &in) { unary<T>(x, in, [](T a) { return T(U(0) - U(a)); }); }
-  static void bitAnd(Exec &x, const DInstr &in) { binary<U>(x, in, [](U a, U b) { return U(a & b); }); }
-  static void bitOr(Exec &x, const DInstr &in) { binary<U>(x, in, [](U a, U b) { return U(a | b); }); }
-  static void bitXor(Exec &x, const DInstr &in) { binary<U>(x, in, [](U a, U b) { return U(a ^ b); }); }
-  static void bitNot(Exec &x, const DInstr &in) { unary<U>(x, in, [](U a) { return U(~a); }); }
-  static void cnot(Exec &x, const DInstr &in) { unary<U>(x, in, [](U a) { return U(a == 0); }); }
+  static void min(Exec &x, const DInstr &in) {
+    binary<T>(x, in, [](T a, T b) { return a < b ? a : b; });
+  }
+  static void max(Exec &x, const DInstr &in) {
+    binary<T>(x, in, [](T a, T b) { return a > b ? a : b; });
+  }
+  static void abs(Exec &x, const DInstr &in) {
+    unary<T>(x, in, [](T a) { return a < 0 ? T(U(0) - U(a)) : a; });
+  }
+  static void neg(Exec &x, const DInstr &in) {
+    unary<T>(x, in, [](T a) { return T(U(0) - U(a)); });
+  }
+  static void bitAnd(Exec &x, const DInstr &in) {
+    binary<U>(x, in, [](U a, U b) { return U(a & b); });
+  }
+  static void bitOr(Exec &x, const DInstr &in) {
+    binary<U>(x, in, [](U a, U b) { return U(a | b); });
+  }
+  static void bitXor(Exec &x, const DInstr &in) {
+    binary<U>(x, in, [](U a, U b) { return U(a ^ b); });
+  }
+  static void bitNot(Exec &x, const DInstr &in) {
+    unary<U>(x, in, [](U a) { return U(~a); });
+  }
+  static void cnot(Exec &x, const DInstr &in) {
+    unary<U>(x, in, [](U a) { return U(a == 0); });
+  }
   // Shift amounts are unsigned 32-bit and clamp at the register width.
   static void shl(Exec &x, const DInstr &in) {
     const DOp &d = x.kernel().op(in, 0);
@@ -133,8 +159,12 @@ template <typename T> struct Ops {
       writeOperand(x, d, l, bitsOf<T>(r));
     });
   }
-  static void popc(Exec &x, const DInstr &in) { unary<U>(x, in, [](U a) { return U(std::popcount(a)); }); }
-  static void clz(Exec &x, const DInstr &in) { unary<U>(x, in, [](U a) { return U(std::countl_zero(a)); }); }
+  static void popc(Exec &x, const DInstr &in) {
+    unary<U>(x, in, [](U a) { return U(std::popcount(a)); });
+  }
+  static void clz(Exec &x, const DInstr &in) {
+    unary<U>(x, in, [](U a) { return U(std::countl_zero(a)); });
+  }
   static void brev(Exec &x, const DInstr &in) {
     unary<U>(x, in, [](U a) {
       U r = 0;
@@ -142,7 +172,9 @@ template <typename T> struct Ops {
       return r;
     });
   }
-  static void mov(Exec &x, const DInstr &in) { unary<U>(x, in, [](U a) { return a; }); }
+  static void mov(Exec &x, const DInstr &in) {
+    unary<U>(x, in, [](U a) { return a; });
+  }
   static void selp(Exec &x, const DInstr &in) {
     const DOp &d = x.kernel().op(in, 0);
     forLanes(x.mask, [&](unsigned l) {
@@ -222,9 +254,9 @@ template <template <typename> class H> Handler byIntType(Type t, Handler (*pick)
   }
 }
 
-#define PTXVM_PICK(Name, Fn)                                                                                           \
-  template <typename T> struct Name {                                                                                \
-    static Handler get() { return &Ops<T>::Fn; }                                                                       \
+#define PTXVM_PICK(Name, Fn)                                                                                 \
+  template <typename T> struct Name {                                                                        \
+    static Handler get() { return &Ops<T>::Fn; }                                                             \
   };
 PTXVM_PICK(PickAdd, add)
 PTXVM_PICK(PickSub, sub)
@@ -260,7 +292,9 @@ bool isIntegerType(Type t) {
 }
 
 void movPred(Exec &x, const DInstr &in) {
-  forLanes(x.mask, [&](unsigned l) { writeOperand(x, x.kernel().op(in, 0), l, readOperand(x, x.kernel().op(in, 1), l) & 1); });
+  forLanes(x.mask, [&](unsigned l) {
+    writeOperand(x, x.kernel().op(in, 0), l, readOperand(x, x.kernel().op(in, 1), l) & 1);
+  });
 }
 
 } // namespace
@@ -283,7 +317,10 @@ Handler selectIntegerArith(const DInstr &in) {
   if (ptx::bitWidth(t) > 64 || in.vec > 1) return nullptr;
   // Moves and selects copy bits of any type of that width.
   if (in.opcode == Opcode::Mov || in.opcode == Opcode::Selp) {
-    Type bits = ptx::bitWidth(t) == 16 ? Type::B16 : ptx::bitWidth(t) == 32 ? Type::B32 : ptx::bitWidth(t) == 64 ? Type::B64 : t;
+    Type bits = ptx::bitWidth(t) == 16   ? Type::B16
+                : ptx::bitWidth(t) == 32 ? Type::B32
+                : ptx::bitWidth(t) == 64 ? Type::B64
+                                         : t;
     return in.opcode == Opcode::Mov ? byIntType<PickMov>(bits) : byIntType<PickSelp>(bits);
   }
   switch (in.opcode) {

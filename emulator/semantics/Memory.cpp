@@ -48,7 +48,8 @@ void load(Exec &x, const DInstr &in) {
   const Kernel &k = x.kernel();
   const DOp &dst = k.op(in, 0), &addr = k.op(in, 1);
   unsigned size = byteSize(in.type);
-  Space space = in.space == Space::Generic && addr.space != Space::Generic && !addr.hasBase ? addr.space : in.space;
+  Space space =
+      in.space == Space::Generic && addr.space != Space::Generic && !addr.hasBase ? addr.space : in.space;
   x.cta.stats.memoryOps[static_cast<size_t>(space)] += static_cast<uint64_t>(std::popcount(x.mask));
   if (in.vec == 1 && dst.kind == DOp::Reg) {
     uint64_t a[32];
@@ -87,7 +88,8 @@ void store(Exec &x, const DInstr &in) {
   const Kernel &k = x.kernel();
   const DOp &addr = k.op(in, 0), &src = k.op(in, 1);
   unsigned size = byteSize(in.type);
-  Space space = in.space == Space::Generic && addr.space != Space::Generic && !addr.hasBase ? addr.space : in.space;
+  Space space =
+      in.space == Space::Generic && addr.space != Space::Generic && !addr.hasBase ? addr.space : in.space;
   x.cta.stats.memoryOps[static_cast<size_t>(space)] += static_cast<uint64_t>(std::popcount(x.mask));
   if (in.vec == 1 && src.kind != DOp::Vec) {
     uint64_t a[32];
@@ -161,7 +163,8 @@ template <typename T, bool Returns> void atomic(Exec &x, const DInstr &in) {
   const Kernel &k = x.kernel();
   unsigned first = Returns ? 1 : 0;
   const DOp &addr = k.op(in, first);
-  Space space = in.space == Space::Generic && addr.space != Space::Generic && !addr.hasBase ? addr.space : in.space;
+  Space space =
+      in.space == Space::Generic && addr.space != Space::Generic && !addr.hasBase ? addr.space : in.space;
   std::lock_guard lock(atomicMutex);
   forLanes(x.mask, [&](unsigned l) {
     uint8_t *p = accessBytes(x, space, effectiveAddress(x, addr, l), sizeof(T), l, true);

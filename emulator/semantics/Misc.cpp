@@ -16,7 +16,7 @@ using ptx::Type;
 
 bool hasMod(const Exec &x, const DInstr &in, Mod m) {
   const Kernel &k = x.kernel();
-  return k.module->desc(k.function->instrs[in.irIndex]).has(m);
+  return k.desc(in).has(m);
 }
 
 template <typename T> inline T arg(Exec &x, const DInstr &in, unsigned i, unsigned lane) {
@@ -35,10 +35,18 @@ bool pred(Exec &x, const DInstr &in, unsigned i, unsigned lane) {
   const DOp &p = x.kernel().op(in, i);
   return (readOperand(x, p, lane) & 1) != p.negated;
 }
-void predAnd(Exec &x, const DInstr &in) { each(x, in, [&](unsigned l) { return uint64_t{pred(x, in, 1, l) && pred(x, in, 2, l)}; }); }
-void predOr(Exec &x, const DInstr &in) { each(x, in, [&](unsigned l) { return uint64_t{pred(x, in, 1, l) || pred(x, in, 2, l)}; }); }
-void predXor(Exec &x, const DInstr &in) { each(x, in, [&](unsigned l) { return uint64_t{pred(x, in, 1, l) != pred(x, in, 2, l)}; }); }
-void predNot(Exec &x, const DInstr &in) { each(x, in, [&](unsigned l) { return uint64_t{!pred(x, in, 1, l)}; }); }
+void predAnd(Exec &x, const DInstr &in) {
+  each(x, in, [&](unsigned l) { return uint64_t{pred(x, in, 1, l) && pred(x, in, 2, l)}; });
+}
+void predOr(Exec &x, const DInstr &in) {
+  each(x, in, [&](unsigned l) { return uint64_t{pred(x, in, 1, l) || pred(x, in, 2, l)}; });
+}
+void predXor(Exec &x, const DInstr &in) {
+  each(x, in, [&](unsigned l) { return uint64_t{pred(x, in, 1, l) != pred(x, in, 2, l)}; });
+}
+void predNot(Exec &x, const DInstr &in) {
+  each(x, in, [&](unsigned l) { return uint64_t{!pred(x, in, 1, l)}; });
+}
 
 // ---- Bit fields ----
 
@@ -54,10 +62,11 @@ template <typename T> void bfe(Exec &x, const DInstr &in) {
   constexpr unsigned msb = sizeof(T) * 8 - 1;
   each(x, in, [&](unsigned l) {
     U a = arg<U>(x, in, 1, l);
-    uint64_t pos = arg<uint32_t>(x, in, 2, l) & fieldMask(sizeof(T)), len = arg<uint32_t>(x, in, 3, l) & fieldMask(sizeof(T));
+    uint64_t pos = arg<uint32_t>(x, in, 2, l) & fieldMask(sizeof(T)),
+             len = arg<uint32_t>(x, in, 3, l) & fieldMask(sizeof(T));
     bool sbit = std::is_signed_v<T> && len != 0 && ((a >> std::min<uint64_t>(pos + len - 1, msb)) & 1);
-    U field = pos > msb ? U(0) : U(a >> pos);                                       // bits pos.. of a
-    uint64_t have = pos > msb ? 0 : std::min<uint64_t>(len, msb + 1 - pos);         // bits of a in the field
+    U field = pos > msb ? U(0) : U(a >> pos);                               // bits pos.. of a
+    uint64_t have = pos > msb ? 0 : std::min<uint64_t>(len, msb + 1 - pos); // bits of a in the field
     U keep = have > msb ? U(~U(0)) : U((U(1) << have) - 1);
     U r = U(field & keep);
     if (sbit) r |= U(~keep);
@@ -72,7 +81,8 @@ template <typename U> void bfi(Exec &x, const DInstr &in) {
   constexpr unsigned bits = sizeof(U) * 8;
   each(x, in, [&](unsigned l) {
     U a = arg<U>(x, in, 1, l), b = arg<U>(x, in, 2, l);
-    uint64_t pos = arg<uint32_t>(x, in, 3, l) & fieldMask(sizeof(U)), len = arg<uint32_t>(x, in, 4, l) & fieldMask(sizeof(U));
+    uint64_t pos = arg<uint32_t>(x, in, 3, l) & fieldMask(sizeof(U)),
+             len = arg<uint32_t>(x, in, 4, l) & fieldMask(sizeof(U));
     if (len == 0 || pos >= bits) return bitsOf<U>(b);
     unsigned n = static_cast<unsigned>(std::min<uint64_t>(len, bits - pos));
     U mask = n >= bits ? U(~U(0)) : U((U(1) << n) - 1);
@@ -132,8 +142,8 @@ uint32_t lop3Bits(uint32_t a, uint32_t b, uint32_t c, uint32_t lut) {
 
 void lop3(Exec &x, const DInstr &in) {
   each(x, in, [&](unsigned l) {
-    return uint64_t{lop3Bits(arg<uint32_t>(x, in, 1, l), arg<uint32_t>(x, in, 2, l), arg<uint32_t>(x, in, 3, l),
-                             arg<uint32_t>(x, in, 4, l))};
+    return uint64_t{lop3Bits(arg<uint32_t>(x, in, 1, l), arg<uint32_t>(x, in, 2, l),
+                             arg<uint32_t>(x, in, 3, l), arg<uint32_t>(x, in, 4, l))};
   });
 }
 
@@ -290,15 +300,20 @@ Handler sadFor(Type t) {
 }
 
 template <typename T> Handler mul24For(const DInstr &in) {
-  if (in.op == Mod::Hi) return in.opcode == Opcode::Mul24 ? mul24<T, true> : in.sat ? mad24<T, true, true> : mad24<T, true, false>;
-  if (in.op == Mod::Lo) return in.opcode == Opcode::Mul24 ? mul24<T, false> : in.sat ? nullptr : mad24<T, false, false>;
+  if (in.op == Mod::Hi)
+    return in.opcode == Opcode::Mul24 ? mul24<T, true>
+           : in.sat                   ? mad24<T, true, true>
+                                      : mad24<T, true, false>;
+  if (in.op == Mod::Lo)
+    return in.opcode == Opcode::Mul24 ? mul24<T, false> : in.sat ? nullptr : mad24<T, false, false>;
   return nullptr;
 }
 
 /// prmt's mode is not in DInstr: the handler asks the description once per
 /// warp instruction.
 void prmtAny(Exec &x, const DInstr &in) {
-  static constexpr Mod kModes[6] = {Mod::PrmtF4e, Mod::PrmtB4e, Mod::PrmtRc8, Mod::PrmtEcl, Mod::PrmtEcr, Mod::PrmtRc16};
+  static constexpr Mod kModes[6] = {Mod::PrmtF4e, Mod::PrmtB4e, Mod::PrmtRc8,
+                                    Mod::PrmtEcl, Mod::PrmtEcr, Mod::PrmtRc16};
   static constexpr Handler kHandlers[6] = {prmt<0>, prmt<1>, prmt<2>, prmt<3>, prmt<4>, prmt<5>};
   for (unsigned m = 0; m < 6; ++m)
     if (hasMod(x, in, kModes[m])) return kHandlers[m](x, in);

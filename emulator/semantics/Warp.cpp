@@ -20,7 +20,7 @@ using ptx::Type;
 
 bool hasMod(const Exec &x, const DInstr &in, Mod m) {
   const Kernel &k = x.kernel();
-  return k.module->desc(k.function->instrs[in.irIndex]).has(m);
+  return k.desc(in).has(m);
 }
 
 const DOp &opnd(const Exec &x, const DInstr &in, unsigned i) { return x.kernel().op(in, i); }
@@ -50,7 +50,7 @@ bool memberMasks(Exec &x, const DInstr &in, const DOp &maskOp, uint32_t (&member
     missing |= m & live & ~active;
     if (!(m >> l & 1)) outside |= 1u << l;
   });
-  std::string name = ptx::instructionName(*x.kernel().module, x.kernel().function->instrs[in.irIndex]);
+  std::string name = ptx::instructionName(*x.kernel().module, x.kernel().instr(in));
   if (missing) {
     x.cta.report(ptx::DiagKind::WarpSyncMismatch, ptx::Severity::Error, x.pc, x.warp, x.mask,
                  "'" + name + "' with member mask " + hex32(first) + " names lanes " + hex32(missing) +
@@ -60,8 +60,8 @@ bool memberMasks(Exec &x, const DInstr &in, const DOp &maskOp, uint32_t (&member
   }
   if (outside) {
     x.cta.report(ptx::DiagKind::WarpSyncMismatch, ptx::Severity::Error, x.pc, x.warp, outside,
-                 "'" + name + "' executed by lanes " + hex32(outside) + " that are not in their member mask " +
-                     hex32(first) + " (undefined in the PTX ISA)",
+                 "'" + name + "' executed by lanes " + hex32(outside) +
+                     " that are not in their member mask " + hex32(first) + " (undefined in the PTX ISA)",
                  {{"membermask", hex32(first)}});
     return false;
   }
@@ -172,12 +172,18 @@ template <typename T> void match(Exec &x, const DInstr &in) {
 // ---- redux ----------------------------------------------------------------------------
 
 template <typename T, Mod Op> T reduceStep(T acc, T v) {
-  if constexpr (Op == Mod::Add) return static_cast<T>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(v));
-  else if constexpr (Op == Mod::Min) return v < acc ? v : acc;
-  else if constexpr (Op == Mod::Max) return v > acc ? v : acc;
-  else if constexpr (Op == Mod::And) return acc & v;
-  else if constexpr (Op == Mod::Or) return acc | v;
-  else return acc ^ v;
+  if constexpr (Op == Mod::Add)
+    return static_cast<T>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(v));
+  else if constexpr (Op == Mod::Min)
+    return v < acc ? v : acc;
+  else if constexpr (Op == Mod::Max)
+    return v > acc ? v : acc;
+  else if constexpr (Op == Mod::And)
+    return acc & v;
+  else if constexpr (Op == Mod::Or)
+    return acc | v;
+  else
+    return acc ^ v;
 }
 
 /// redux.sync.op.T d, a, membermask: the reduction over the lanes of the

@@ -137,7 +137,8 @@ END:
 )";
   std::vector<uint32_t> in(256);
   std::iota(in.begin(), in.end(), 1);
-  EmuRun r = runKernel(ptxModule(body), "reduce", {1}, {256}, {Arg::array(in), Arg::array(std::vector<uint32_t>(1))});
+  EmuRun r = runKernel(ptxModule(body), "reduce", {1}, {256},
+                       {Arg::array(in), Arg::array(std::vector<uint32_t>(1))});
   ASSERT_TRUE(r.result.ok) << r.diags.renderText();
   EXPECT_EQ(r.buffer<uint32_t>(1)[0], 256u * 257 / 2);
 }
@@ -165,7 +166,8 @@ TEST(Emulator, OutOfBoundsWriteIsReportedWithTheNearestAllocation) {
   EXPECT_EQ(d->loc.line, 13u);
   EXPECT_NE(d->message.find("write of 4 bytes"), std::string::npos) << d->message;
   bool nearest = false;
-  for (auto &[k, v] : d->fields) nearest |= k == "nearest" && v.find("0 bytes past its end") != std::string::npos;
+  for (auto &[k, v] : d->fields)
+    nearest |= k == "nearest" && v.find("0 bytes past its end") != std::string::npos;
   EXPECT_TRUE(nearest) << d->renderText();
 }
 
@@ -224,8 +226,8 @@ TEST(Emulator, IndexedBranchesSplitTheWarpPerTarget) {
   }
   for (bool random : {false, true}) {
     EmuRun r = runKernel(readSource("kernels/ptx/brx_idx.ptx"), "jt_dispatch", {2}, {128},
-                         {Arg::array(ops), Arg::array(vals), Arg::array(out), Arg::scalar(n)}, random ? 2 : 1, 0,
-                         100'000'000, random, 7);
+                         {Arg::array(ops), Arg::array(vals), Arg::array(out), Arg::scalar(n)}, random ? 2 : 1,
+                         0, 100'000'000, random, 7);
     ASSERT_TRUE(r.result.ok) << r.diags.renderText();
     auto got = r.buffer<int32_t>(2);
     for (uint32_t i = 0; i < 256; ++i) {

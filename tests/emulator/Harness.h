@@ -51,9 +51,11 @@ struct EmuRun {
 /// parsed = false), then launches `kernel`.
 EmuRun runKernel(const std::string &ptx, const std::string &kernel, emu::Dim3 grid, emu::Dim3 block,
                  const std::vector<Arg> &args, unsigned hostThreads = 1, uint32_t dynamicShared = 0,
-                 uint64_t maxInstructions = 100'000'000, bool randomSchedule = false, uint64_t seed = 0);
+                 uint64_t maxInstructions = 100'000'000, bool randomSchedule = false, uint64_t seed = 0,
+                 bool racecheck = false);
 
 /// `.version 8.0 / .target sm_80 / .address_size 64` followed by `body`.
-std::string ptxModule(const std::string &body, const std::string &target = "sm_80", const std::string &version = "8.0");
+std::string ptxModule(const std::string &body, const std::string &target = "sm_80",
+                      const std::string &version = "8.0");
 
 } // namespace ptxvm::test
