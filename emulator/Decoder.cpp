@@ -166,6 +166,7 @@ public:
 private:
   struct RegionState {
     std::unordered_map<ptx::Name, SymbolLocation> locals;
+    std::unordered_map<const ptx::Variable *, SymbolLocation> scoped; // call-site .param variables
     std::unordered_map<ptx::Name, uint32_t> labelPc;
     std::vector<ptx::Name> dynamicShared;
   };
@@ -220,8 +221,10 @@ private:
         if (r != 0) hasLocals_.insert(r);
       } else if (v.space == ptx::Mod::Param) {
         // Call-site variables (`.param .b32 param0;`) are per thread, in
-        // the frame of the function that declares them.
-        st.locals.emplace(v.name, SymbolLocation{Space::Frame, place(v, frame), size});
+        // the frame of the function that declares them. Sibling `{ }`
+        // scopes reuse names with other types, so each declaration gets
+        // its own slot, found by scope while decoding.
+        st.scoped.emplace(&v, SymbolLocation{Space::Frame, place(v, frame), size});
       }
     }
     if (r == 0)
@@ -270,13 +273,24 @@ private:
     for (uint32_t b = 0; b < f.blocks.size(); ++b)
       for (uint32_t i = 0; i < f.blocks[b].numInstrs; ++i) blockOf[f.blocks[b].firstInstr + i] = b;
     const CodeRegion &region = k_->regions[r];
-    for (uint32_t i = 0; i < f.instrs.size(); ++i) {
-      DInstr d = decode(i);
-      if (d.control == Control::Branch || d.control == Control::BranchIndexed) {
-        uint32_t ip = pdt.ipdom(blockOf[i]);
-        d.reconverge = ip == pdt.virtualExit() ? region.end : region.entry + blockStart(f, ip);
+    // Walk the body in order to see which call-site variables are in scope.
+    scopes_.assign(1, {});
+    for (const ptx::Stmt &s : f.statements()) {
+      if (s.kind == ptx::StmtKind::ScopeBegin) {
+        scopes_.emplace_back();
+      } else if (s.kind == ptx::StmtKind::ScopeEnd) {
+        if (scopes_.size() > 1) scopes_.pop_back();
+      } else if (s.kind == ptx::StmtKind::Variable) {
+        const ptx::Variable &v = f.locals[s.index];
+        if (auto it = states_[r].scoped.find(&v); it != states_[r].scoped.end()) scopes_.back()[v.name] = it->second;
+      } else if (s.kind == ptx::StmtKind::Instruction) {
+        DInstr d = decode(s.index);
+        if (d.control == Control::Branch || d.control == Control::BranchIndexed) {
+          uint32_t ip = pdt.ipdom(blockOf[s.index]);
+          d.reconverge = ip == pdt.virtualExit() ? region.end : region.entry + blockStart(f, ip);
+        }
+        k_->code.push_back(d);
       }
-      k_->code.push_back(d);
     }
   }
 
@@ -287,6 +301,8 @@ private:
   }
 
   const SymbolLocation *findSymbol(ptx::Name n) const {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
+      if (auto s = it->find(n); s != it->end()) return &s->second;
     const RegionState &st = states_[region_];
     auto it = st.locals.find(n);
     if (it != st.locals.end()) return &it->second;
@@ -505,6 +521,7 @@ private:
   Kernel *k_ = nullptr;
   uint32_t region_ = 0;
   std::vector<RegionState> states_;
+  std::vector<std::unordered_map<ptx::Name, SymbolLocation>> scopes_; // while decoding a region
   std::unordered_map<ptx::Name, uint32_t> regionOf_;
   std::unordered_set<uint32_t> hasLocals_;
   uint32_t sharedCursor_ = 0, localCursor_ = 0;

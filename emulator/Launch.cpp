@@ -19,7 +19,8 @@ std::string cudaErrorFor(ptx::DiagKind kind) {
   switch (kind) {
   case ptx::DiagKind::OutOfBounds: return "cudaErrorIllegalAddress";
   case ptx::DiagKind::MisalignedAccess: return "cudaErrorMisalignedAddress";
-  case ptx::DiagKind::BarrierCountMismatch: return "cudaErrorIllegalInstruction";
+  case ptx::DiagKind::BarrierCountMismatch:
+  case ptx::DiagKind::BarrierMixedOps: return "cudaErrorIllegalInstruction"; // measured: tests/gpu bt14
   case ptx::DiagKind::BarrierDeadlock:
   case ptx::DiagKind::InstructionLimit: return "cudaErrorLaunchTimeout";
   case ptx::DiagKind::Unsupported: return "cudaErrorNotSupported";

@@ -173,7 +173,27 @@ template <typename T> struct Ops {
     });
   }
   static void mov(Exec &x, const DInstr &in) {
-    unary<U>(x, in, [](U a) { return a; });
+    const Kernel &k = x.kernel();
+    const DOp &d = k.op(in, 0), &a = k.op(in, 1);
+    if (a.kind == DOp::Vec || d.kind == DOp::Vec) return packOrUnpack(x, d, a);
+    unary<U>(x, in, [](U v) { return v; });
+  }
+  // mov.b64 d, {a, b} packs (a in the low half); mov.b64 {a, b}, d unpacks.
+  static void packOrUnpack(Exec &x, const DOp &d, const DOp &a) {
+    const Kernel &k = x.kernel();
+    const DOp &vec = a.kind == DOp::Vec ? a : d;
+    unsigned width = kBits / std::max<unsigned>(vec.count, 1);
+    uint64_t elementMask = width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
+    forLanes(x.mask, [&](unsigned l) {
+      if (a.kind == DOp::Vec) {
+        uint64_t v = 0;
+        for (unsigned e = 0; e < a.count; ++e) v |= (readOperand(x, k.ops[a.reg + e], l) & elementMask) << (e * width);
+        writeOperand(x, d, l, bitsOf<U>(static_cast<U>(v)));
+      } else {
+        uint64_t v = readOperand(x, a, l);
+        for (unsigned e = 0; e < d.count; ++e) writeOperand(x, k.ops[d.reg + e], l, (v >> (e * width)) & elementMask);
+      }
+    });
   }
   static void selp(Exec &x, const DInstr &in) {
     const DOp &d = x.kernel().op(in, 0);

@@ -133,8 +133,9 @@ double ulpAbove(double m) {
 }
 
 /// Tolerances, ONLY for the cases whose result goes through an .approx
-/// instruction (every other instruction these kernels use is correctly
-/// rounded, so the GPU's bits are the only right answer):
+/// instruction; every other case is compared bit for bit (if another float
+/// case ever differs because ptxas contracted a mul/add without rounding
+/// modifier, give it an error model here like flt_f32_basic's):
 ///
 /// flt_f32_basic (kernel f32_basic, kernels/float_arith.cu, PTX pinned by
 ///   ptx_sha256). Two things make the GPU's bits one of several right answers:
@@ -145,7 +146,7 @@ double ulpAbove(double m) {
 ///   - `mul.f32 %f5, %f3, %f4; sub.f32 %f6, %f5, %f2;` (r * z - x) carry no
 ///     rounding modifier, and the PTX ISA (add, mul) allows the code generator
 ///     to contract such mul/add sequences into a fused multiply-add; ptxas did
-///     on the H100 (with fma(r, z, -x) and a correctly rounded rsqrt, a host
+///     on the H100 (with fma(x + y, z, -x) and a correctly rounded rsqrt, a host
 ///     model reproduces 499 of the 500 recorded values bit for bit; the 500th is
 ///     2 ulp off, which is the rsqrt.approx error). Fused and unfused differ by
 ///     at most the product's rounding error, half an ulp of |%f5|, plus one ulp
@@ -156,8 +157,9 @@ double ulpAbove(double m) {
 ///   at most one ulp of the sum (d' = d + ulp(|sum| + 2d)), and
 ///   `r += copysignf(r, y)` doubles the difference (or collapses both to 0).
 ///   The bound is computed per element from the regenerated inputs (host float
-///   arithmetic for the magnitudes): |emulator - GPU| <= d27 below; a few ulp
-///   of the intermediates, usually below 1e-5.
+///   arithmetic for the magnitudes): |emulator - GPU| <= d27 below: a few ulp
+///   of the largest intermediate (x / y can be large), at most 3e-3 for these
+///   inputs, ~1.7e-5 of |out| on average.
 ///
 /// flt_f32_rounding also contains rsqrt.approx.ftz.f32, but only as the seed of
 ///   __frsqrt_rn's Newton step, whose result is correctly rounded (round to
@@ -224,6 +226,12 @@ std::optional<Alternative> designAlternative(const std::string &name) {
   if (countMismatch.count(name))
     return Alternative{DiagKind::BarrierCountMismatch, "cudaErrorIllegalInstruction",
                        "DESIGN.md §4: barrier-count-mismatch, cudaErrorIllegalInstruction"};
+  // The same misuse where the GPU faulted: when the two count-64 warps arrive
+  // first it hangs instead (recorded as bt08d); the emulator's deterministic
+  // schedule gives that arrival order.
+  if (name == "bm_count_mismatch")
+    return Alternative{DiagKind::BarrierDeadlock, "cudaErrorLaunchTimeout",
+                       "H100 bt08d: the other arrival order hangs"};
   return std::nullopt;
 }
 
@@ -293,7 +301,16 @@ struct EmuResult {
   }
 };
 
-EmuResult runCase(const gpucase::Case &c, const std::string &ptxText) {
+/// Cases whose kernel has a shared-memory data race (found by --racecheck):
+/// the recorded output is one timing's, so the emulator is checked for
+/// reporting the race instead of for matching bytes.
+const std::set<std::string> kRacyCases = {
+    // barrier_nonaligned (kernels/named_barriers.cu): warp 0 reads x[63 - t]
+    // after barrier 1 while warp 1 overwrites x[t] after the same barrier.
+    "nb_barrier_nonaligned",
+};
+
+EmuResult runCase(const gpucase::Case &c, const std::string &ptxText, bool racecheck = false) {
   EmuResult run;
   for (const gpucase::Arg &a : c.args)
     if (a.isBuffer) run.inputs.push_back(gpucase::makeBuffer(a));
@@ -312,6 +329,7 @@ EmuResult runCase(const gpucase::Case &c, const std::string &ptxText) {
   config.dynamicShared = c.shared;
   config.maxInstructions = kMaxInstructions;
   config.threads = 0;
+  config.racecheck = racecheck;
   config.params.assign(kernel->paramBytes, 0);
   std::vector<std::pair<uint64_t, size_t>> addresses;
   size_t nextInput = 0;
@@ -486,6 +504,13 @@ TEST_P(GpuTruth, MatchesTheRecordedGpuRun) {
       << "recorded " << outcome
       << ": the recorder itself failed, this is not a GPU outcome; re-record the case";
 
+  if (kRacyCases.count(c.name)) {
+    const EmuResult racy = runCase(c, ptxText, true);
+    bool race = false;
+    for (const ptx::Diagnostic &d : racy.diags.all()) race |= d.kind == DiagKind::SharedRace;
+    EXPECT_TRUE(race) << "the kernel has a shared-memory race; --racecheck must report it";
+    return;
+  }
   const EmuResult run = runCase(c, ptxText);
   if (run.has(DiagKind::Unsupported))
     GTEST_SKIP() << "emulator cannot execute " << unsupportedInstructions(run) << " yet";
@@ -519,6 +544,7 @@ TEST_P(GpuTruth, MatchesTheRecordedGpuRun) {
         << "; " << run.describe();
     EXPECT_EQ(run.result.error, "cudaErrorLaunchTimeout") << run.describe();
   } else if (outcome.rfind("error:", 0) == 0) {
+    if (isAlternative()) return;
     const std::string driverError = outcome.substr(6);
     const std::string at = rec.get("error_at");
     if (at.rfind("cuModuleLoad", 0) == 0 || at.rfind("cuModuleGetFunction", 0) == 0) {
