@@ -59,6 +59,7 @@ struct Warp {
   uint32_t index = 0;
   uint32_t valid = 0;  // lanes that exist (the last warp may be partial)
   uint32_t exited = 0; // lanes that executed exit/ret
+  uint32_t carry = 0;  // CC.CF of each lane (add.cc, addc, sub.cc, subc, mad.cc, madc)
   State state = State::Ready;
   std::vector<SimtEntry> stack;
   std::vector<uint64_t> regs; // register r of lane l at regs[r * 32 + l], of the running function

@@ -282,7 +282,8 @@ private:
         if (scopes_.size() > 1) scopes_.pop_back();
       } else if (s.kind == ptx::StmtKind::Variable) {
         const ptx::Variable &v = f.locals[s.index];
-        if (auto it = states_[r].scoped.find(&v); it != states_[r].scoped.end()) scopes_.back()[v.name] = it->second;
+        if (auto it = states_[r].scoped.find(&v); it != states_[r].scoped.end())
+          scopes_.back()[v.name] = it->second;
       } else if (s.kind == ptx::StmtKind::Instruction) {
         DInstr d = decode(s.index);
         if (d.control == Control::Branch || d.control == Control::BranchIndexed) {

@@ -4,8 +4,8 @@
 namespace emu {
 
 Handler selectHandler(const DInstr &in) {
-  for (Handler (*select)(const DInstr &) :
-       {selectIntegerArith, selectMemory, selectFloatArith, selectConvert, selectWarp, selectMisc})
+  for (Handler (*select)(const DInstr &) : {selectExtended, selectIntegerArith, selectMemory,
+                                            selectFloatArith, selectConvert, selectWarp, selectMisc})
     if (Handler h = select(in)) return h;
   return nullptr;
 }

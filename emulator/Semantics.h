@@ -107,6 +107,7 @@ inline unsigned byteSize(ptx::Type t) { return (ptx::bitWidth(t) + 7) / 8; }
 
 // Group selectors (semantics/*.cpp).
 Handler selectIntegerArith(const DInstr &in);
+Handler selectExtended(const DInstr &in);
 Handler selectLogic(const DInstr &in);
 Handler selectFloatArith(const DInstr &in);
 Handler selectConvert(const DInstr &in);

@@ -381,7 +381,8 @@ std::string raceKernel(bool withBarrier) {
   shl.b32 %r3, %r1, 2;
   add.u32 %r4, %r2, %r3;
   st.shared.u32 [%r4], %r1;
-)") + (withBarrier ? "  bar.sync 0;\n" : "") + R"(
+)") + (withBarrier ? "  bar.sync 0;\n" : "") +
+                   R"(
   xor.b32 %r3, %r3, 128;
   add.u32 %r4, %r2, %r3;
   ld.shared.u32 %r5, [%r4];
@@ -405,7 +406,8 @@ TEST(Racecheck, ReportsUnorderedSharedAccessesOfDifferentWarps) {
   std::string other;
   for (auto &[k, v] : d->fields)
     if (k == "other_line") other = v;
-  EXPECT_TRUE((d->loc.line == 15 && other == "19") || (d->loc.line == 19 && other == "15")) << d->renderText();
+  EXPECT_TRUE((d->loc.line == 15 && other == "19") || (d->loc.line == 19 && other == "15"))
+      << d->renderText();
 }
 
 TEST(Racecheck, BarriersOrderTheAccesses) {

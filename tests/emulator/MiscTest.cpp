@@ -586,22 +586,67 @@ TEST(EmuMisc, TrapAndBrkptReportTrap) {
   EXPECT_TRUE(ok.result.ok) << ok.diags.renderText();
 }
 
-TEST(EmuMisc, CarryFormsAreUnsupported) {
-  for (const char *op : {"add.cc.u32 %r1, %r1, 1;", "addc.u32 %r1, %r1, 1;", "subc.cc.u32 %r1, %r1, 1;",
-                         "madc.lo.u32 %r1, %r1, 1, 2;", "mad24.lo.sat.s32 %r1, %r1, 1, 2;"}) {
-    std::string body = std::string(R"(
-.visible .entry k()
+// Carry chains: a 96-bit addition and subtraction through add.cc/addc/
+// sub.cc/subc, and mad.lo.cc/madc.hi accumulating a 64-bit product, against
+// 128-bit host arithmetic.
+TEST(EmuMisc, CarryChainsMatchWideHostArithmetic) {
+  const char *body = R"(
+.visible .entry k(.param .u64 in, .param .u64 out)
 {
-  .reg .b32 %r1;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd2, [out];
   mov.u32 %r1, %tid.x;
-  )") + op + R"(
+  mul.wide.u32 %rd3, %r1, 24;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.global.v2.u32 {%r2, %r3}, [%rd4];
+  ld.global.v2.u32 {%r4, %r5}, [%rd4+8];
+  ld.global.v2.u32 {%r6, %r7}, [%rd4+16];
+  add.cc.u32 %r8, %r2, %r5;
+  addc.cc.u32 %r9, %r3, %r6;
+  addc.u32 %r10, %r4, %r7;
+  sub.cc.u32 %r11, %r2, %r5;
+  subc.cc.u32 %r12, %r3, %r6;
+  subc.u32 %r13, %r4, %r7;
+  mad.lo.cc.u32 %r14, %r2, %r3, %r4;
+  madc.hi.u32 %r15, %r2, %r3, %r5;
+  mul.wide.u32 %rd3, %r1, 32;
+  add.u64 %rd5, %rd2, %rd3;
+  st.global.v4.u32 [%rd5], {%r8, %r9, %r10, %r11};
+  st.global.v4.u32 [%rd5+16], {%r12, %r13, %r14, %r15};
   ret;
 }
 )";
-    EmuRun r = runKernel(ptxModule(body), "k", {1}, {32}, {});
-    if (!r.parsed) continue; // a form the front end rejects is not the emulator's to run
-    EXPECT_FALSE(r.result.ok) << op;
-    EXPECT_TRUE(r.has(DiagKind::Unsupported)) << op << r.diags.renderText();
+  std::vector<uint32_t> in(32 * 6);
+  uint64_t seed = 99;
+  for (uint32_t &v : in) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    v = static_cast<uint32_t>(seed >> 32);
+  }
+  for (int i = 0; i < 6; ++i) in[i] = 0xFFFFFFFFu; // carries all the way through
+  EmuRun r =
+      runKernel(ptxModule(body), "k", {1}, {32}, {Arg::array(in), Arg::array(std::vector<uint32_t>(32 * 8))});
+  ASSERT_TRUE(r.result.ok) << r.diags.renderText();
+  auto out = r.buffer<uint32_t>(1);
+  for (uint32_t t = 0; t < 32; ++t) {
+    const uint32_t *v = &in[t * 6];
+    unsigned __int128 a = (unsigned __int128)v[2] << 64 | (uint64_t)v[1] << 32 | v[0];
+    unsigned __int128 b = (unsigned __int128)v[5] << 64 | (uint64_t)v[4] << 32 | v[3];
+    unsigned __int128 mask = ((unsigned __int128)1 << 96) - 1;
+    unsigned __int128 sum = (a + b) & mask, diff = (a - b) & mask;
+    uint64_t product = (uint64_t)v[0] * v[1];
+    uint64_t lo = (uint32_t)product + (uint64_t)v[2];
+    uint32_t madHi = (uint32_t)((product >> 32) + v[3] + (lo >> 32));
+    const uint32_t *o = &out[t * 8];
+    EXPECT_EQ(o[0], (uint32_t)sum);
+    EXPECT_EQ(o[1], (uint32_t)(sum >> 32));
+    EXPECT_EQ(o[2], (uint32_t)(sum >> 64));
+    EXPECT_EQ(o[3], (uint32_t)diff);
+    EXPECT_EQ(o[4], (uint32_t)(diff >> 32));
+    EXPECT_EQ(o[5], (uint32_t)(diff >> 64));
+    EXPECT_EQ(o[6], (uint32_t)lo);
+    EXPECT_EQ(o[7], madHi) << t;
   }
 }
 

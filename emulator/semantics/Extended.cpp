@@ -1,0 +1,133 @@
+// Extended-precision integer arithmetic through the carry flag (add.cc,
+// addc, sub.cc, subc, mad.cc, madc: CC.CF is one bit per lane, Warp::carry)
+// and the integer dot products dp4a and dp2a.
+#include "emulator/Semantics.h"
+
+namespace emu {
+namespace {
+
+using ptx::Opcode;
+using ptx::Type;
+
+template <typename U> inline U arg(Exec &x, const DInstr &in, unsigned i, unsigned lane) {
+  return static_cast<U>(readOperand(x, x.kernel().op(in, i), lane));
+}
+
+inline bool carryIn(const Exec &x, unsigned lane) { return (x.warp.carry >> lane) & 1; }
+inline void setCarry(Exec &x, unsigned lane, bool c) {
+  x.warp.carry = (x.warp.carry & ~(1u << lane)) | (static_cast<uint32_t>(c) << lane);
+}
+
+/// add.cc / addc{.cc}: d = a + b (+ CF); CF = the carry out.
+template <typename U, bool WithCarry> void addCarry(Exec &x, const DInstr &in) {
+  forLanes(x.mask, [&](unsigned l) {
+    U a = arg<U>(x, in, 1, l), b = arg<U>(x, in, 2, l), cin = WithCarry && carryIn(x, l);
+    U s = static_cast<U>(a + b);
+    bool c1 = s < a;
+    U r = static_cast<U>(s + cin);
+    bool c2 = r < s;
+    writeOperand(x, x.kernel().op(in, 0), l, r);
+    if (in.cc || !WithCarry) setCarry(x, l, c1 || c2);
+  });
+}
+
+/// sub.cc / subc{.cc}: d = a - b (- CF); CF = the borrow out.
+template <typename U, bool WithCarry> void subBorrow(Exec &x, const DInstr &in) {
+  forLanes(x.mask, [&](unsigned l) {
+    U a = arg<U>(x, in, 1, l), b = arg<U>(x, in, 2, l), bin = WithCarry && carryIn(x, l);
+    U d = static_cast<U>(a - b);
+    bool b1 = a < b;
+    U r = static_cast<U>(d - bin);
+    bool b2 = d < bin;
+    writeOperand(x, x.kernel().op(in, 0), l, r);
+    if (in.cc || !WithCarry) setCarry(x, l, b1 || b2);
+  });
+}
+
+/// mad.{hi,lo}.cc / madc.{hi,lo}{.cc}: d = (a * b).{hi,lo} + c (+ CF).
+template <typename U, bool WithCarry> void madCarry(Exec &x, const DInstr &in) {
+  constexpr unsigned kBits = sizeof(U) * 8;
+  using W = std::conditional_t<sizeof(U) == 4, uint64_t, unsigned __int128>;
+  bool isSigned = ptx::typeClass(in.type) == ptx::TypeClass::Signed;
+  forLanes(x.mask, [&](unsigned l) {
+    U a = arg<U>(x, in, 1, l), b = arg<U>(x, in, 2, l), c = arg<U>(x, in, 3, l);
+    W product;
+    if (isSigned) {
+      using S = std::make_signed_t<U>;
+      using SW = std::conditional_t<sizeof(U) == 4, int64_t, __int128>;
+      product = static_cast<W>(static_cast<SW>(static_cast<S>(a)) * static_cast<SW>(static_cast<S>(b)));
+    } else {
+      product = static_cast<W>(a) * static_cast<W>(b);
+    }
+    U part = in.hi ? static_cast<U>(product >> kBits) : static_cast<U>(product);
+    U cin = WithCarry && carryIn(x, l);
+    U s = static_cast<U>(part + c);
+    bool c1 = s < part;
+    U r = static_cast<U>(s + cin);
+    bool c2 = r < s;
+    writeOperand(x, x.kernel().op(in, 0), l, r);
+    if (in.cc || !WithCarry) setCarry(x, l, c1 || c2);
+  });
+}
+
+template <bool WithCarry> Handler carryFor(const DInstr &in, bool wide) {
+  bool b64 = ptx::bitWidth(in.type) == 64;
+  switch (in.opcode) {
+  case Opcode::Add:
+  case Opcode::Addc: return b64 ? addCarry<uint64_t, WithCarry> : addCarry<uint32_t, WithCarry>;
+  case Opcode::Sub:
+  case Opcode::Subc: return b64 ? subBorrow<uint64_t, WithCarry> : subBorrow<uint32_t, WithCarry>;
+  case Opcode::Mad:
+  case Opcode::Madc:
+    if (wide) return nullptr;
+    return b64 ? madCarry<uint64_t, WithCarry> : madCarry<uint32_t, WithCarry>;
+  default: return nullptr;
+  }
+}
+
+/// Byte i of a 32-bit word, sign- or zero-extended.
+inline int64_t byteOf(uint32_t v, unsigned i, bool isSigned) {
+  uint8_t b = static_cast<uint8_t>(v >> (8 * i));
+  return isSigned ? static_cast<int8_t>(b) : b;
+}
+inline int64_t halfOf(uint32_t v, unsigned i, bool isSigned) {
+  uint16_t h = static_cast<uint16_t>(v >> (16 * i));
+  return isSigned ? static_cast<int16_t>(h) : h;
+}
+
+/// dp4a.atype.btype d, a, b, c: d = c + sum of the four byte products.
+/// dp2a.{lo,hi}.atype.btype d, a, b, c: a's two halves times two bytes of b
+/// (bytes 0-1 for .lo, 2-3 for .hi). The sum wraps to 32 bits.
+template <bool Four> void dot(Exec &x, const DInstr &in) {
+  bool aSigned = in.type0 == Type::S32, bSigned = in.type == Type::S32;
+  bool hi = in.op == ptx::Mod::Hi;
+  forLanes(x.mask, [&](unsigned l) {
+    uint32_t a = arg<uint32_t>(x, in, 1, l), b = arg<uint32_t>(x, in, 2, l);
+    int64_t sum = static_cast<int64_t>(arg<uint32_t>(x, in, 3, l));
+    if constexpr (Four) {
+      for (unsigned i = 0; i < 4; ++i) sum += byteOf(a, i, aSigned) * byteOf(b, i, bSigned);
+    } else {
+      unsigned base = hi ? 2 : 0;
+      for (unsigned i = 0; i < 2; ++i) sum += halfOf(a, i, aSigned) * byteOf(b, base + i, bSigned);
+    }
+    writeOperand(x, x.kernel().op(in, 0), l, static_cast<uint32_t>(sum));
+  });
+}
+
+} // namespace
+
+Handler selectExtended(const DInstr &in) {
+  switch (in.opcode) {
+  case Opcode::Add:
+  case Opcode::Sub:
+  case Opcode::Mad: return in.cc ? carryFor<false>(in, in.wide) : nullptr;
+  case Opcode::Addc:
+  case Opcode::Subc:
+  case Opcode::Madc: return carryFor<true>(in, in.wide);
+  case Opcode::Dp4a: return dot<true>;
+  case Opcode::Dp2a: return dot<false>;
+  default: return nullptr;
+  }
+}
+
+} // namespace emu
