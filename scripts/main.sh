@@ -14,6 +14,9 @@ echo "== ptxvm fmt $kernel (re-emitted PTX)"
 build/bin/ptxvm fmt "$kernel" -o build/named_barriers.fmt.ptx
 head -n 40 build/named_barriers.fmt.ptx
 echo "... (whole file: build/named_barriers.fmt.ptx)"
+echo "== ptxvm run: an indirect-branch kernel on the SIMT emulator"
+build/bin/ptxvm run kernels/ptx/brx_idx.ptx --kernel jt_dispatch --grid 2 --block 128 \
+  --arg buf:1024:random=1 --arg buf:1024:iota.u32 --arg buf:1024 --arg s32:256 --stats
 if [[ -x /usr/local/cuda/bin/ptxas ]]; then
   arch=$(sed -n 's/.*ptxas-arch: *\(sm_[0-9a-z]*\).*/\1/p' "$kernel" | head -n1)
   /usr/local/cuda/bin/ptxas -arch="${arch:-sm_80}" build/named_barriers.fmt.ptx -o /dev/null
