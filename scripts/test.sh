@@ -25,7 +25,7 @@ if [[ ! -f build-asan/build.ninja ]]; then
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPTXVM_SANITIZE=ON \
     -DPTXVM_CORPUS=OFF -DPTXVM_EXTERNAL_CORPUS_DIR="$PWD/build/corpus" >/dev/null || status=1
 fi
-if ninja -C build-asan -j"$jobs" ptx_tests instr_table_tests corpus_tests emulator_tests ptxvm; then
+if ninja -C build-asan -j"$jobs"; then
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --output-on-failure -j"$jobs" -E 'Ptxas' --timeout 900) || status=1
 else
