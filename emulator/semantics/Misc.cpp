@@ -14,11 +14,6 @@ using ptx::Mod;
 using ptx::Opcode;
 using ptx::Type;
 
-bool hasMod(const Exec &x, const DInstr &in, Mod m) {
-  const Kernel &k = x.kernel();
-  return k.desc(in).has(m);
-}
-
 template <typename T> inline T arg(Exec &x, const DInstr &in, unsigned i, unsigned lane) {
   return as<T>(readOperand(x, x.kernel().op(in, i), lane));
 }

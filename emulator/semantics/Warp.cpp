@@ -18,11 +18,6 @@ using ptx::Mod;
 using ptx::Opcode;
 using ptx::Type;
 
-bool hasMod(const Exec &x, const DInstr &in, Mod m) {
-  const Kernel &k = x.kernel();
-  return k.desc(in).has(m);
-}
-
 const DOp &opnd(const Exec &x, const DInstr &in, unsigned i) { return x.kernel().op(in, i); }
 
 bool predicate(Exec &x, const DOp &p, unsigned lane) { return (readOperand(x, p, lane) & 1) != p.negated; }
