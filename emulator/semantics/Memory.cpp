@@ -21,10 +21,9 @@ uint64_t extend(uint64_t raw, Type t) {
 
 /// The fast path of scalar loads and stores: every executing lane's address
 /// lies in the global allocation the CTA used last, naturally aligned. Then
-/// no lane needs the allocation table. Returns the host base for address 0
-/// of that allocation (so lane l's bytes are at base + address[l]), or
+/// no lane needs the allocation table. Returns that allocation's range, or
 /// nullptr when some lane needs the checked path.
-uint8_t *fastGlobal(Exec &x, Space space, const uint64_t (&address)[32], unsigned size) {
+const GlobalMemory::Range *fastGlobal(Exec &x, Space space, const uint64_t (&address)[32], unsigned size) {
   if (space != Space::Global && space != Space::Generic) return nullptr;
   const GlobalMemory::Range &r = x.cta.globalRange(address[std::countr_zero(x.mask)]);
   if (!r.bytes) return nullptr;
@@ -32,7 +31,7 @@ uint8_t *fastGlobal(Exec &x, Space space, const uint64_t (&address)[32], unsigne
   forLanes(x.mask, [&](unsigned l) {
     ok &= address[l] >= r.base && address[l] + size <= r.end && !(address[l] & (size - 1));
   });
-  return ok ? r.bytes - r.base : nullptr;
+  return ok ? &r : nullptr;
 }
 
 void addresses(Exec &x, const DOp &addr, uint64_t (&out)[32]) {
@@ -64,10 +63,10 @@ void load(Exec &x, const DInstr &in) {
       forLanes(x.mask, [&](unsigned l) { d[l] = v; });
       return;
     }
-    if (uint8_t *base = fastGlobal(x, space, a, size)) {
+    if (const GlobalMemory::Range *r = fastGlobal(x, space, a, size)) {
       forLanes(x.mask, [&](unsigned l) {
         uint64_t raw = 0;
-        std::memcpy(&raw, base + a[l], size);
+        std::memcpy(&raw, r->bytes + (a[l] - r->base), size);
         d[l] = extend(raw, in.type);
       });
       return;
@@ -94,10 +93,10 @@ void store(Exec &x, const DInstr &in) {
   if (in.vec == 1 && src.kind != DOp::Vec) {
     uint64_t a[32];
     addresses(x, addr, a);
-    if (uint8_t *base = fastGlobal(x, space, a, size)) {
+    if (const GlobalMemory::Range *r = fastGlobal(x, space, a, size)) {
       uint64_t v[32];
       gather(x, src, v);
-      forLanes(x.mask, [&](unsigned l) { std::memcpy(base + a[l], &v[l], size); });
+      forLanes(x.mask, [&](unsigned l) { std::memcpy(r->bytes + (a[l] - r->base), &v[l], size); });
       return;
     }
   }
