@@ -5,7 +5,7 @@ namespace emu {
 
 Handler selectHandler(const DInstr &in) {
   for (Handler (*select)(const DInstr &) : {selectExtended, selectIntegerArith, selectMemory,
-                                            selectFloatArith, selectConvert, selectWarp, selectMisc})
+                                            selectFloatArith, selectConvert, selectWarp, selectMisc, selectAsync})
     if (Handler h = select(in)) return h;
   return nullptr;
 }

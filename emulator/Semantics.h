@@ -118,6 +118,7 @@ Handler selectConvert(const DInstr &in);
 Handler selectMemory(const DInstr &in);
 Handler selectWarp(const DInstr &in);
 Handler selectMisc(const DInstr &in);
+Handler selectAsync(const DInstr &in);
 
 /// The handler for a decoded instruction, or nullptr when no group can run it.
 Handler selectHandler(const DInstr &in);

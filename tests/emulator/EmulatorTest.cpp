@@ -420,3 +420,47 @@ TEST(Racecheck, BarriersOrderTheAccesses) {
 }
 
 } // namespace
+
+namespace {
+
+// cuda::barrier and cuda::memcpy_async as nvcc compiles them: mbarrier
+// arrive/test_wait loops, cp.async (sm_80) and cp.async.bulk with
+// mbarrier::complete_tx (sm_90), from the corpus (kernels/async_copy.cu).
+std::string corpusPtx(const std::string &file) {
+  std::ifstream in(std::string(PTXVM_CORPUS_DIR) + "/" + file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(Async, MbarrierPhasesOrderSharedMemory) {
+  std::string ptx = corpusPtx("async_copy.sm_80.ptx");
+  if (ptx.empty()) GTEST_SKIP() << "corpus not built (nvcc missing): async_copy.sm_80.ptx";
+  std::vector<int32_t> in(256);
+  std::iota(in.begin(), in.end(), 7);
+  EmuRun r = runKernel(ptx, "async_barrier_basic", {2}, {128},
+                       {Arg::array(in), Arg::array(std::vector<int32_t>(256)), Arg::scalar(int32_t{256})}, 2);
+  ASSERT_TRUE(r.result.ok) << r.diags.renderText();
+  auto out = r.buffer<int32_t>(1);
+  for (int c = 0; c < 2; ++c)
+    for (int t = 0; t < 128; ++t) {
+      int src = 127 - t;
+      EXPECT_EQ(out[c * 128 + t], in[c * 128 + (src + 1) % 128] + 2 * src) << c << " " << t;
+    }
+}
+
+TEST(Async, MemcpyAsyncThroughCpAsyncAndBulkCopies) {
+  for (const char *file : {"async_copy.sm_80.ptx", "async_copy.sm_90.ptx"}) {
+    std::string ptx = corpusPtx(file);
+    if (ptx.empty()) GTEST_SKIP() << "corpus not built (nvcc missing): " << file;
+    std::vector<float> in(1024);
+    for (int i = 0; i < 1024; ++i) in[i] = static_cast<float>(i) * 0.5f;
+    EmuRun r = runKernel(ptx, "async_memcpy_barrier", {2}, {128},
+                         {Arg::array(in), Arg::array(std::vector<float>(1024)), Arg::scalar(int32_t{2})});
+    ASSERT_TRUE(r.result.ok) << file << r.diags.renderText();
+    auto out = r.buffer<float>(1);
+    for (int i = 0; i < 1024; ++i) ASSERT_EQ(out[i], in[i] * 3.0f) << file << " " << i;
+  }
+}
+
+} // namespace

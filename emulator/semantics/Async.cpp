@@ -1,0 +1,228 @@
+// Asynchronous copies and mbarriers: cp.async (+ commit/wait groups and
+// cp.async.mbarrier.arrive), cp.async.bulk to shared memory with
+// mbarrier::complete_tx, and the mbarrier operations. A CTA runs on one
+// host thread, so an asynchronous copy is done when it is issued (a program
+// that waits correctly cannot tell), and commit/wait groups have nothing
+// left to wait for.
+#include "emulator/Semantics.h"
+
+namespace emu {
+namespace {
+
+using ptx::Mod;
+using ptx::Opcode;
+
+/// The mbarrier object, 8 bytes in shared memory: pending arrivals of the
+/// current phase, expected arrivals per phase, the transaction count and
+/// the phase parity. Programs only see it through the mbarrier operations.
+struct MbarrierState {
+  uint32_t pending = 0, expected = 0; // 20 bits each
+  int32_t tx = 0;                     // 23 bits, signed
+  uint32_t phase = 0;                 // 1 bit
+
+  static MbarrierState decode(uint64_t w) {
+    MbarrierState s;
+    s.pending = static_cast<uint32_t>(w & 0xFFFFF);
+    s.expected = static_cast<uint32_t>((w >> 20) & 0xFFFFF);
+    int32_t tx = static_cast<int32_t>((w >> 40) & 0x7FFFFF);
+    s.tx = tx & 0x400000 ? tx - 0x800000 : tx;
+    s.phase = static_cast<uint32_t>(w >> 63);
+    return s;
+  }
+  uint64_t encode() const {
+    return (uint64_t{pending} & 0xFFFFF) | (uint64_t{expected} & 0xFFFFF) << 20 |
+           (static_cast<uint64_t>(static_cast<uint32_t>(tx)) & 0x7FFFFF) << 40 | uint64_t{phase & 1} << 63;
+  }
+  /// Ends the phase once every arrival and every transaction is in.
+  void tryComplete() {
+    if (pending == 0 && tx == 0) {
+      phase ^= 1;
+      pending = expected;
+    }
+  }
+};
+
+Space spaceOf(const DInstr &in, const DOp &addr) {
+  if (in.space != Space::Generic) return in.space;
+  return addr.space != Space::Generic && !addr.hasBase ? addr.space : Space::Generic;
+}
+
+/// Applies `f` to the mbarrier of each executing lane, in lane order.
+template <typename F> void onMbarrier(Exec &x, const DInstr &in, unsigned addrIndex, F f) {
+  const DOp &addr = x.kernel().op(in, addrIndex);
+  Space space = spaceOf(in, addr);
+  forLanes(x.mask, [&](unsigned l) {
+    uint8_t *p = accessBytes(x, space, effectiveAddress(x, addr, l), 8, l, true);
+    if (!p) return;
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    MbarrierState s = MbarrierState::decode(w);
+    f(l, w, s);
+    w = s.encode();
+    std::memcpy(p, &w, 8);
+  });
+}
+
+uint32_t u32(Exec &x, const DInstr &in, unsigned i, unsigned lane) {
+  return static_cast<uint32_t>(readOperand(x, x.kernel().op(in, i), lane));
+}
+
+void init(Exec &x, const DInstr &in) {
+  onMbarrier(x, in, 0, [&](unsigned l, uint64_t, MbarrierState &s) {
+    uint32_t count = u32(x, in, 1, l);
+    s = MbarrierState{count, count, 0, 0};
+  });
+}
+
+void inval(Exec &x, const DInstr &in) {
+  onMbarrier(x, in, 0, [&](unsigned, uint64_t, MbarrierState &s) { s = MbarrierState{}; });
+}
+
+/// mbarrier.arrive{.noComplete}{.expect_tx} state, [a]{, count | txCount}
+/// and mbarrier.arrive_drop (which also lowers the expected count).
+template <bool Drop> void arrive(Exec &x, const DInstr &in) {
+  bool expectTx = hasMod(x, in, Mod::MemExpectTx), noComplete = hasMod(x, in, Mod::MemNoComplete);
+  const DOp &dst = x.kernel().op(in, 0);
+  onMbarrier(x, in, 1, [&](unsigned l, uint64_t before, MbarrierState &s) {
+    uint32_t count = 1;
+    if (in.numOps > 2) {
+      uint32_t v = u32(x, in, 2, l);
+      if (expectTx)
+        s.tx += static_cast<int32_t>(v);
+      else
+        count = v;
+    }
+    s.pending -= std::min(count, s.pending);
+    if (Drop) s.expected -= std::min(count, s.expected);
+    if (!noComplete) s.tryComplete();
+    writeOperand(x, dst, l, before); // the state token: the phase it arrived in
+  });
+}
+
+void expectTx(Exec &x, const DInstr &in) {
+  onMbarrier(x, in, 0,
+             [&](unsigned l, uint64_t, MbarrierState &s) { s.tx += static_cast<int32_t>(u32(x, in, 1, l)); });
+}
+
+void completeTx(Exec &x, const DInstr &in) {
+  onMbarrier(x, in, 0, [&](unsigned l, uint64_t, MbarrierState &s) {
+    s.tx -= static_cast<int32_t>(u32(x, in, 1, l));
+    s.tryComplete();
+  });
+}
+
+/// test_wait/try_wait p, [a], state: the phase the token was taken in has
+/// completed. With .parity the operand names the phase by its parity.
+void testWait(Exec &x, const DInstr &in) {
+  bool parity = hasMod(x, in, Mod::MemParity);
+  const DOp &dst = x.kernel().op(in, 0);
+  onMbarrier(x, in, 1, [&](unsigned l, uint64_t, MbarrierState &s) {
+    uint64_t operand = readOperand(x, x.kernel().op(in, 2), l);
+    uint32_t waited = parity ? static_cast<uint32_t>(operand & 1) : static_cast<uint32_t>(operand >> 63);
+    writeOperand(x, dst, l, s.phase != waited ? 1 : 0);
+  });
+}
+
+void pendingCount(Exec &x, const DInstr &in) {
+  forLanes(x.mask, [&](unsigned l) {
+    writeOperand(x, x.kernel().op(in, 0), l,
+                 MbarrierState::decode(readOperand(x, x.kernel().op(in, 1), l)).pending);
+  });
+}
+
+/// cp.async.(ca|cg).shared.global [dst], [src], cp-size{, src-size | ignore-src}.
+void cpAsync(Exec &x, const DInstr &in) {
+  const Kernel &k = x.kernel();
+  const DOp &dst = k.op(in, 0), &src = k.op(in, 1);
+  bool ignoreIsPredicate = false;
+  if (in.numOps > 3 && k.op(in, 3).kind == DOp::Reg)
+    ignoreIsPredicate = k.functionOf(in).registerType(k.op(in, 3).reg) == ptx::Type::Pred;
+  forLanes(x.mask, [&](unsigned l) {
+    uint32_t size = u32(x, in, 2, l);
+    uint32_t srcSize = size;
+    if (in.numOps > 3) {
+      uint64_t v = readOperand(x, k.op(in, 3), l);
+      srcSize = ignoreIsPredicate ? ((v & 1) ? 0 : size) : std::min<uint32_t>(static_cast<uint32_t>(v), size);
+    }
+    uint8_t bytes[16] = {};
+    if (size > 16) return;
+    if (srcSize && !loadBytes(x, Space::Global, effectiveAddress(x, src, l), srcSize, l, bytes)) return;
+    storeBytes(x, Space::Shared, effectiveAddress(x, dst, l), size, l, bytes);
+  });
+}
+
+/// cp.async.mbarrier.arrive{.noinc} [a]: all of the thread's cp.async are
+/// complete already. Without .noinc the pending count is raised by one and
+/// the completion arrives, so nothing changes; with .noinc it is an arrival.
+void cpAsyncArrive(Exec &x, const DInstr &in) {
+  if (!hasMod(x, in, Mod::MemNoinc)) return;
+  onMbarrier(x, in, 0, [&](unsigned, uint64_t, MbarrierState &s) {
+    s.pending -= std::min(1u, s.pending);
+    s.tryComplete();
+  });
+}
+
+/// cp.async.bulk.shared::{cta,cluster}.global.mbarrier::complete_tx::bytes
+/// [dst], [src], size, [mbar]: copy, then complete `size` transaction
+/// bytes on the mbarrier; and shared -> global with .bulk_group.
+void cpAsyncBulk(Exec &x, const DInstr &in) {
+  const Kernel &k = x.kernel();
+  bool toShared = k.desc(in).modifiers()[0] != Mod::Global;
+  Space dstSpace = toShared ? Space::Shared : Space::Global,
+        srcSpace = toShared ? Space::Global : Space::Shared;
+  const DOp &dst = k.op(in, 0), &src = k.op(in, 1);
+  std::vector<uint8_t> buffer;
+  forLanes(x.mask, [&](unsigned l) {
+    uint32_t size = u32(x, in, 2, l);
+    buffer.resize(size);
+    uint64_t from = effectiveAddress(x, src, l), to = effectiveAddress(x, dst, l);
+    for (uint32_t off = 0; off < size; off += 4) {
+      unsigned n = std::min<uint32_t>(4, size - off);
+      if (!loadBytes(x, srcSpace, from + off, n, l, buffer.data() + off)) return;
+    }
+    for (uint32_t off = 0; off < size; off += 4) {
+      unsigned n = std::min<uint32_t>(4, size - off);
+      if (!storeBytes(x, dstSpace, to + off, n, l, buffer.data() + off)) return;
+    }
+    if (!toShared) return;
+    const DOp &mbar = k.op(in, 3);
+    uint8_t *p = accessBytes(x, Space::Shared, effectiveAddress(x, mbar, l), 8, l, true);
+    if (!p) return;
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    MbarrierState s = MbarrierState::decode(w);
+    s.tx -= static_cast<int32_t>(size);
+    s.tryComplete();
+    w = s.encode();
+    std::memcpy(p, &w, 8);
+  });
+}
+
+void nothing(Exec &, const DInstr &) {}
+
+} // namespace
+
+Handler selectAsync(const DInstr &in) {
+  switch (in.opcode) {
+  case Opcode::MbarrierInit: return init;
+  case Opcode::MbarrierInval: return inval;
+  case Opcode::MbarrierArrive: return arrive<false>;
+  case Opcode::MbarrierArriveDrop: return arrive<true>;
+  case Opcode::MbarrierExpectTx: return expectTx;
+  case Opcode::MbarrierCompleteTx: return completeTx;
+  case Opcode::MbarrierTestWait:
+  case Opcode::MbarrierTryWait: return testWait;
+  case Opcode::MbarrierPendingCount: return pendingCount;
+  case Opcode::CpAsync: return cpAsync;
+  case Opcode::CpAsyncMbarrierArrive: return cpAsyncArrive;
+  case Opcode::CpAsyncBulk: return cpAsyncBulk;
+  case Opcode::CpAsyncCommitGroup:
+  case Opcode::CpAsyncWaitGroup:
+  case Opcode::CpAsyncWaitAll:
+  case Opcode::CpAsyncBulkCommitGroup:
+  case Opcode::CpAsyncBulkWaitGroup: return nothing;
+  default: return nullptr;
+  }
+}
+
+} // namespace emu
