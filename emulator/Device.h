@@ -37,6 +37,9 @@ struct LaunchResult {
   uint64_t warpInstructions = 0, threadInstructions = 0;
   double wallSeconds = 0;
   CtaStats stats; // summed over CTAs
+  /// Per warp index within a CTA, summed over CTAs: warp and thread
+  /// instructions (their ratio / 32 is that warp's SIMD efficiency).
+  std::vector<std::pair<uint64_t, uint64_t>> perWarp;
 };
 
 /// Where a module-level symbol lives on the device.

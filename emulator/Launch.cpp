@@ -60,6 +60,11 @@ LaunchResult Device::launch(const Kernel &k, const LaunchConfig &config, ptx::Di
       warpInstrs += cta.warpInstructions();
       threadInstrs += cta.threadInstructions();
       std::lock_guard lock(statsMutex);
+      if (result.perWarp.size() < cta.warps.size()) result.perWarp.resize(cta.warps.size());
+      for (size_t w = 0; w < cta.warps.size(); ++w) {
+        result.perWarp[w].first += cta.warps[w].warpInstructions;
+        result.perWarp[w].second += cta.warps[w].threadInstructions;
+      }
       result.stats.divergentBranches += cta.stats.divergentBranches;
       for (size_t b = 0; b < 16; ++b) result.stats.barrierWaits[b] += cta.stats.barrierWaits[b];
       for (size_t s = 0; s < result.stats.memoryOps.size(); ++s)

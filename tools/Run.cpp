@@ -258,6 +258,12 @@ int runKernelCommand(const std::vector<std::string> &args) {
   }
   if (stats) {
     std::fprintf(stderr, "  divergent branches: %llu\n", (unsigned long long)r.stats.divergentBranches);
+    for (size_t w = 0; w < r.perWarp.size(); ++w) {
+      auto [warpInstrs, threadInstrs] = r.perWarp[w];
+      std::fprintf(stderr, "  warp %zu: %llu warp instructions, SIMD efficiency %.1f%%\n", w,
+                   (unsigned long long)warpInstrs,
+                   warpInstrs ? 100.0 * threadInstrs / (32.0 * warpInstrs) : 0.0);
+    }
     for (size_t b = 0; b < 16; ++b)
       if (r.stats.barrierWaits[b])
         std::fprintf(stderr, "  barrier %zu: %llu warp waits\n", b,

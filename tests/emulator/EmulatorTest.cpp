@@ -2,6 +2,8 @@
 // barriers, faults and deadlocks.
 #include "tests/emulator/Harness.h"
 
+#include "ptx/Parser.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -461,6 +463,46 @@ TEST(Async, MemcpyAsyncThroughCpAsyncAndBulkCopies) {
     auto out = r.buffer<float>(1);
     for (int i = 0; i < 1024; ++i) ASSERT_EQ(out[i], in[i] * 3.0f) << file << " " << i;
   }
+}
+
+} // namespace
+
+namespace {
+
+// A buffer freed by the host before the launch: the store is reported as
+// use-after-free, with the freed allocation named.
+TEST(Emulator, UseAfterFreeIsReported) {
+  ptx::DiagnosticList diags;
+  auto m = ptx::parseModule(ptxModule(R"(
+.visible .entry k(.param .u64 out)
+{
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [out];
+  st.global.u32 [%rd1], 1;
+  ret;
+}
+)"),
+                            "uaf.ptx", diags);
+  ASSERT_FALSE(diags.hasErrors()) << diags.renderText();
+  emu::Device device;
+  auto k = device.decode(*m, "k", diags);
+  ASSERT_NE(k, nullptr);
+  uint64_t buffer = device.global.allocate(64);
+  ASSERT_TRUE(device.global.free(buffer));
+  EXPECT_FALSE(device.global.free(buffer)) << "a double free is refused";
+  emu::LaunchConfig config;
+  config.params.assign(k->paramBytes, 0);
+  std::memcpy(config.params.data(), &buffer, 8);
+  emu::LaunchResult r = device.launch(*k, config, diags);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error, "cudaErrorIllegalAddress");
+  ASSERT_FALSE(diags.all().empty());
+  const ptx::Diagnostic &d = diags.all()[0];
+  EXPECT_NE(d.message.find("use-after-free"), std::string::npos) << d.renderText();
+  bool nearest = false;
+  for (auto &[key, value] : d.fields)
+    nearest |= key == "nearest" && value.find("freed allocation") != std::string::npos;
+  EXPECT_TRUE(nearest) << d.renderText();
 }
 
 } // namespace
