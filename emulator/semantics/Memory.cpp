@@ -34,6 +34,57 @@ const GlobalMemory::Range *fastGlobal(Exec &x, Space space, const uint64_t (&add
   return ok ? &r : nullptr;
 }
 
+/// The fast path for shared memory: every executing lane's access lies in
+/// the CTA's shared memory, naturally aligned, and --racecheck is off (it
+/// must see each access). Returns the bytes of shared memory, or nullptr.
+uint8_t *fastShared(Exec &x, Space space, const uint64_t (&address)[32], unsigned size, uint64_t &bias) {
+  if (x.cta.racecheck) return nullptr;
+  if (space == Space::Shared) bias = 0;
+  else if (space == Space::Generic) bias = kSharedWindow;
+  else return nullptr;
+  uint64_t limit = x.cta.shared.size();
+  bool ok = true;
+  forLanes(x.mask, [&](unsigned l) {
+    uint64_t a = address[l] - bias;
+    ok &= address[l] >= bias && a + size <= limit && !(a & (size - 1));
+  });
+  return ok ? x.cta.shared.data() : nullptr;
+}
+
+/// Loads `size` bytes for every executing lane from host memory at
+/// base + address[l] - bias, extended per `t`: one switch per instruction,
+/// fixed-size copies in the lane loop.
+template <unsigned Size>
+void loadLanes(Exec &x, uint64_t *d, const uint8_t *base, const uint64_t (&a)[32], uint64_t bias, ptx::Type t) {
+  forLanes(x.mask, [&](unsigned l) {
+    uint64_t raw = 0;
+    std::memcpy(&raw, base + (a[l] - bias), Size);
+    d[l] = extend(raw, t);
+  });
+}
+void loadLanes(Exec &x, uint64_t *d, const uint8_t *base, const uint64_t (&a)[32], uint64_t bias, ptx::Type t,
+               unsigned size) {
+  switch (size) {
+  case 1: return loadLanes<1>(x, d, base, a, bias, t);
+  case 2: return loadLanes<2>(x, d, base, a, bias, t);
+  case 4: return loadLanes<4>(x, d, base, a, bias, t);
+  default: return loadLanes<8>(x, d, base, a, bias, t);
+  }
+}
+template <unsigned Size>
+void storeLanes(Exec &x, const uint64_t (&v)[32], uint8_t *base, const uint64_t (&a)[32], uint64_t bias) {
+  forLanes(x.mask, [&](unsigned l) { std::memcpy(base + (a[l] - bias), &v[l], Size); });
+}
+void storeLanes(Exec &x, const uint64_t (&v)[32], uint8_t *base, const uint64_t (&a)[32], uint64_t bias,
+                unsigned size) {
+  switch (size) {
+  case 1: return storeLanes<1>(x, v, base, a, bias);
+  case 2: return storeLanes<2>(x, v, base, a, bias);
+  case 4: return storeLanes<4>(x, v, base, a, bias);
+  default: return storeLanes<8>(x, v, base, a, bias);
+  }
+}
+
 void addresses(Exec &x, const DOp &addr, uint64_t (&out)[32]) {
   if (addr.hasBase) {
     const uint64_t *b = &x.warp.regs[addr.reg * 32];
@@ -63,14 +114,10 @@ void load(Exec &x, const DInstr &in) {
       forLanes(x.mask, [&](unsigned l) { d[l] = v; });
       return;
     }
-    if (const GlobalMemory::Range *r = fastGlobal(x, space, a, size)) {
-      forLanes(x.mask, [&](unsigned l) {
-        uint64_t raw = 0;
-        std::memcpy(&raw, r->bytes + (a[l] - r->base), size);
-        d[l] = extend(raw, in.type);
-      });
-      return;
-    }
+    if (const GlobalMemory::Range *r = fastGlobal(x, space, a, size))
+      return loadLanes(x, d, r->bytes, a, r->base, in.type, size);
+    uint64_t bias;
+    if (uint8_t *shared = fastShared(x, space, a, size, bias)) return loadLanes(x, d, shared, a, bias, in.type, size);
   }
   forLanes(x.mask, [&](unsigned l) {
     uint64_t base = effectiveAddress(x, addr, l);
@@ -93,11 +140,15 @@ void store(Exec &x, const DInstr &in) {
   if (in.vec == 1 && src.kind != DOp::Vec) {
     uint64_t a[32];
     addresses(x, addr, a);
+    uint64_t v[32];
     if (const GlobalMemory::Range *r = fastGlobal(x, space, a, size)) {
-      uint64_t v[32];
       gather(x, src, v);
-      forLanes(x.mask, [&](unsigned l) { std::memcpy(r->bytes + (a[l] - r->base), &v[l], size); });
-      return;
+      return storeLanes(x, v, r->bytes, a, r->base, size);
+    }
+    uint64_t bias;
+    if (uint8_t *shared = fastShared(x, space, a, size, bias)) {
+      gather(x, src, v);
+      return storeLanes(x, v, shared, a, bias, size);
     }
   }
   forLanes(x.mask, [&](unsigned l) {
