@@ -111,18 +111,25 @@ template <typename T> inline T arg(Exec &x, const DInstr &in, unsigned i, unsign
 /// d = f(a, b, ...) over the lanes, inputs flushed with .ftz.
 template <typename T, unsigned N, typename F>
 inline void lanes(Exec &x, const DInstr &in, bool ftz, bool sat, F f) {
-  const DOp &d = x.kernel().op(in, 0);
-  forLanes(x.mask, [&](unsigned l) {
+  // Gather all 32 lanes, compute branch-free, write the executing lanes:
+  // inactive lanes compute on stale values, which has no effect.
+  const Kernel &k = x.kernel();
+  T a[32], b[32], c[32];
+  gather(x, k.op(in, 1), a);
+  if constexpr (N > 1) gather(x, k.op(in, 2), b);
+  if constexpr (N > 2) gather(x, k.op(in, 3), c);
+  uint64_t out[32];
+  for (unsigned l = 0; l < 32; ++l) {
     T r;
     if constexpr (N == 1)
-      r = f(flush(arg<T>(x, in, 1, l), ftz));
+      r = f(flush(a[l], ftz));
     else if constexpr (N == 2)
-      r = f(flush(arg<T>(x, in, 1, l), ftz), flush(arg<T>(x, in, 2, l), ftz));
+      r = f(flush(a[l], ftz), flush(b[l], ftz));
     else
-      r = f(flush(arg<T>(x, in, 1, l), ftz), flush(arg<T>(x, in, 2, l), ftz),
-            flush(arg<T>(x, in, 3, l), ftz));
-    writeOperand(x, d, l, result<T>(r, ftz, sat));
-  });
+      r = f(flush(a[l], ftz), flush(b[l], ftz), flush(c[l], ftz));
+    out[l] = result<T>(r, ftz, sat);
+  }
+  scatter(x, k.op(in, 0), out);
 }
 
 /// Which of two values min/max picks: 0 = a, 1 = b, 2 = NaN. -0.0 counts as

@@ -187,11 +187,13 @@ template <typename T> struct Ops {
     forLanes(x.mask, [&](unsigned l) {
       if (a.kind == DOp::Vec) {
         uint64_t v = 0;
-        for (unsigned e = 0; e < a.count; ++e) v |= (readOperand(x, k.ops[a.reg + e], l) & elementMask) << (e * width);
+        for (unsigned e = 0; e < a.count; ++e)
+          v |= (readOperand(x, k.ops[a.reg + e], l) & elementMask) << (e * width);
         writeOperand(x, d, l, bitsOf<U>(static_cast<U>(v)));
       } else {
         uint64_t v = readOperand(x, a, l);
-        for (unsigned e = 0; e < d.count; ++e) writeOperand(x, k.ops[d.reg + e], l, (v >> (e * width)) & elementMask);
+        for (unsigned e = 0; e < d.count; ++e)
+          writeOperand(x, k.ops[d.reg + e], l, (v >> (e * width)) & elementMask);
       }
     });
   }

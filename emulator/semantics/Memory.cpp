@@ -39,9 +39,12 @@ const GlobalMemory::Range *fastGlobal(Exec &x, Space space, const uint64_t (&add
 /// must see each access). Returns the bytes of shared memory, or nullptr.
 uint8_t *fastShared(Exec &x, Space space, const uint64_t (&address)[32], unsigned size, uint64_t &bias) {
   if (x.cta.racecheck) return nullptr;
-  if (space == Space::Shared) bias = 0;
-  else if (space == Space::Generic) bias = kSharedWindow;
-  else return nullptr;
+  if (space == Space::Shared)
+    bias = 0;
+  else if (space == Space::Generic)
+    bias = kSharedWindow;
+  else
+    return nullptr;
   uint64_t limit = x.cta.shared.size();
   bool ok = true;
   forLanes(x.mask, [&](unsigned l) {
@@ -55,7 +58,8 @@ uint8_t *fastShared(Exec &x, Space space, const uint64_t (&address)[32], unsigne
 /// base + address[l] - bias, extended per `t`: one switch per instruction,
 /// fixed-size copies in the lane loop.
 template <unsigned Size>
-void loadLanes(Exec &x, uint64_t *d, const uint8_t *base, const uint64_t (&a)[32], uint64_t bias, ptx::Type t) {
+void loadLanes(Exec &x, uint64_t *d, const uint8_t *base, const uint64_t (&a)[32], uint64_t bias,
+               ptx::Type t) {
   forLanes(x.mask, [&](unsigned l) {
     uint64_t raw = 0;
     std::memcpy(&raw, base + (a[l] - bias), Size);
@@ -117,7 +121,8 @@ void load(Exec &x, const DInstr &in) {
     if (const GlobalMemory::Range *r = fastGlobal(x, space, a, size))
       return loadLanes(x, d, r->bytes, a, r->base, in.type, size);
     uint64_t bias;
-    if (uint8_t *shared = fastShared(x, space, a, size, bias)) return loadLanes(x, d, shared, a, bias, in.type, size);
+    if (uint8_t *shared = fastShared(x, space, a, size, bias))
+      return loadLanes(x, d, shared, a, bias, in.type, size);
   }
   forLanes(x.mask, [&](unsigned l) {
     uint64_t base = effectiveAddress(x, addr, l);
