@@ -70,31 +70,37 @@ template <typename T> struct Ops {
     }
   }
   static void mul(Exec &x, const DInstr &in) {
-    const DOp &d = x.kernel().op(in, 0);
-    forLanes(x.mask, [&](unsigned l) {
-      T a = arg<T>(x, in, 1, l), b = arg<T>(x, in, 2, l);
-      uint64_t r = in.wide ? static_cast<uint64_t>(product(a, b))
-                   : in.hi ? bitsOf<T>(mulHigh(a, b))
-                           : bitsOf<T>(T(U(a) * U(b)));
-      writeOperand(x, d, l, r);
-    });
+    const Kernel &k = x.kernel();
+    T a[32], b[32];
+    uint64_t r[32];
+    gather(x, k.op(in, 1), a);
+    gather(x, k.op(in, 2), b);
+    if (in.wide)
+      for (unsigned l = 0; l < 32; ++l) r[l] = static_cast<uint64_t>(product(a[l], b[l]));
+    else if (in.hi)
+      for (unsigned l = 0; l < 32; ++l) r[l] = bitsOf<T>(mulHigh(a[l], b[l]));
+    else
+      for (unsigned l = 0; l < 32; ++l) r[l] = bitsOf<T>(T(U(a[l]) * U(b[l])));
+    scatter(x, k.op(in, 0), r);
   }
   static void mad(Exec &x, const DInstr &in) {
-    const DOp &d = x.kernel().op(in, 0);
-    forLanes(x.mask, [&](unsigned l) {
-      T a = arg<T>(x, in, 1, l), b = arg<T>(x, in, 2, l);
-      uint64_t c = readOperand(x, x.kernel().op(in, 3), l);
-      uint64_t r;
+    const Kernel &k = x.kernel();
+    T a[32], b[32];
+    uint64_t c[32], r[32];
+    gather(x, k.op(in, 1), a);
+    gather(x, k.op(in, 2), b);
+    gather(x, k.op(in, 3), c);
+    for (unsigned l = 0; l < 32; ++l) {
       if (in.wide)
-        r = static_cast<uint64_t>(product(a, b)) + c;
+        r[l] = static_cast<uint64_t>(product(a[l], b[l])) + c[l];
       else if (in.hi && in.sat)
-        r = bitsOf<T>(saturate<T>(int64_t(mulHigh(a, b)) + int64_t(as<T>(c))));
+        r[l] = bitsOf<T>(saturate<T>(int64_t(mulHigh(a[l], b[l])) + int64_t(as<T>(c[l]))));
       else if (in.hi)
-        r = bitsOf<T>(T(U(mulHigh(a, b)) + U(as<T>(c))));
+        r[l] = bitsOf<T>(T(U(mulHigh(a[l], b[l])) + U(as<T>(c[l]))));
       else
-        r = bitsOf<T>(T(U(a) * U(b) + U(as<T>(c))));
-      writeOperand(x, d, l, r);
-    });
+        r[l] = bitsOf<T>(T(U(a[l]) * U(b[l]) + U(as<T>(c[l]))));
+    }
+    scatter(x, k.op(in, 0), r);
   }
   // Division by zero gives all ones, as the hardware does; INT_MIN / -1
   // wraps.
@@ -248,13 +254,25 @@ template <typename T> void setp(Exec &x, const DInstr &in) {
   // With a pair the decoder flattened `p|q` into two destinations.
   bool pair = in.numOps == 5 || (in.numOps == 4 && in.op2 == ptx::Mod::None);
   unsigned a = pair ? 2 : 1;
+  T av[32], bv[32];
+  gather(x, k.op(in, a), av);
+  gather(x, k.op(in, a + 1), bv);
+  uint64_t cv[32];
   const DOp *c = in.numOps > a + 2 ? &k.op(in, a + 2) : nullptr;
-  forLanes(x.mask, [&](unsigned l) {
-    bool r = compare<T>(in.op, arg<T>(x, in, a, l), arg<T>(x, in, a + 1, l));
-    bool cv = c ? ((readOperand(x, *c, l) & 1) != c->negated) : true;
-    writeOperand(x, k.op(in, 0), l, combine(in.op2, r, cv));
-    if (pair) writeOperand(x, k.op(in, 1), l, combine(in.op2, !r, cv));
-  });
+  if (c) {
+    gather(x, *c, cv);
+    for (unsigned l = 0; l < 32; ++l) cv[l] = (cv[l] & 1) != c->negated;
+  } else {
+    for (unsigned l = 0; l < 32; ++l) cv[l] = 1;
+  }
+  uint64_t p[32], q[32];
+  for (unsigned l = 0; l < 32; ++l) {
+    bool r = compare<T>(in.op, av[l], bv[l]);
+    p[l] = combine(in.op2, r, cv[l]);
+    q[l] = combine(in.op2, !r, cv[l]);
+  }
+  scatter(x, k.op(in, 0), p);
+  if (pair) scatter(x, k.op(in, 1), q);
 }
 
 template <template <typename> class H> Handler byIntType(Type t, Handler (*pick)(const DInstr &) = nullptr) {
