@@ -4,6 +4,7 @@
 #include "ptx/Verifier.h"
 #include "tools/CommandLine.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -52,6 +53,15 @@ bool parseDim(const std::string &s, emu::Dim3 &out) {
   if (i == 0) return false;
   out = {v[0], v[1], v[2]};
   return true;
+}
+
+/// A decimal or 0x number for an option; false on anything else.
+bool parseNumber(const std::string &text, uint64_t &out) {
+  if (text.empty() || text[0] == '-') return false;
+  char *end = nullptr;
+  errno = 0;
+  out = std::strtoull(text.c_str(), &end, 0);
+  return errno == 0 && end && *end == '\0';
 }
 
 struct Buffer {
@@ -180,15 +190,20 @@ int runKernelCommand(const std::vector<std::string> &args) {
       if (!parseDim(*v, config.block)) return fail("bad --block '" + *v + "'");
       if (config.block.count() > 1024) return fail("a CTA has at most 1024 threads");
       haveBlock = true;
-    } else if (a == "--shared" && (v = value()))
-      config.dynamicShared = static_cast<uint32_t>(std::stoul(*v));
-    else if (a == "--arg" && (v = value()))
+    } else if (a == "--shared" && (v = value())) {
+      uint64_t n;
+      if (!parseNumber(*v, n) || n > (1u << 30)) return fail("bad --shared '" + *v + "'");
+      config.dynamicShared = static_cast<uint32_t>(n);
+    } else if (a == "--arg" && (v = value()))
       argSpecs.push_back(*v);
-    else if (a == "--threads" && (v = value()))
-      config.threads = static_cast<unsigned>(std::stoul(*v));
-    else if (a == "--max-instructions" && (v = value()))
-      config.maxInstructions = std::stoull(*v);
-    else if (a == "--report" && (v = value()))
+    else if (a == "--threads" && (v = value())) {
+      uint64_t n;
+      if (!parseNumber(*v, n) || n == 0 || n > 4096) return fail("bad --threads '" + *v + "'");
+      config.threads = static_cast<unsigned>(n);
+    } else if (a == "--max-instructions" && (v = value())) {
+      if (!parseNumber(*v, config.maxInstructions) || config.maxInstructions == 0)
+        return fail("bad --max-instructions '" + *v + "'");
+    } else if (a == "--report" && (v = value()))
       reportPath = *v;
     else if (a == "--stats")
       stats = true;
@@ -198,9 +213,9 @@ int runKernelCommand(const std::vector<std::string> &args) {
       config.randomSchedule = true;
     else if (a == "--schedule=deterministic")
       config.randomSchedule = false;
-    else if (a == "--seed" && (v = value()))
-      config.seed = std::stoull(*v);
-    else if (!a.starts_with("--") && in.file.empty())
+    else if (a == "--seed" && (v = value())) {
+      if (!parseNumber(*v, config.seed)) return fail("bad --seed '" + *v + "'");
+    } else if (!a.starts_with("--") && in.file.empty())
       in.file = a;
     else
       return fail("unknown or incomplete option '" + a + "'");
