@@ -181,6 +181,23 @@ void cvta(Exec &x, const DInstr &in) {
   });
 }
 
+/// isspacep.space p, a: whether generic address a lies in the space's window
+/// (global is everything outside the shared and local windows).
+void isspacep(Exec &x, const DInstr &in) {
+  const Kernel &k = x.kernel();
+  Space space = in.space;
+  forLanes(x.mask, [&](unsigned l) {
+    uint64_t a = readOperand(x, k.op(in, 1), l);
+    bool shared = a >= kSharedWindow && a < kSharedWindow + kWindowSize;
+    bool local = a >= kLocalWindow && a < kLocalWindow + kWindowSize;
+    bool inside = space == Space::Shared   ? shared
+                  : space == Space::Local  ? local
+                  : space == Space::Global ? !shared && !local
+                                           : false;
+    writeOperand(x, k.op(in, 0), l, inside ? 1 : 0);
+  });
+}
+
 // Atomics run under one lock per launch-wide memory: correct whatever the
 // host thread count; contention is not the emulator's bottleneck.
 std::mutex atomicMutex;
@@ -256,6 +273,7 @@ Handler selectMemory(const DInstr &in) {
   case Opcode::Ldu: return ptx::bitWidth(in.type) <= 64 ? load : nullptr;
   case Opcode::St: return ptx::bitWidth(in.type) <= 64 ? store : nullptr;
   case Opcode::Cvta: return cvta;
+  case Opcode::Isspacep: return isspacep;
   case Opcode::Atom: return in.vec == 1 ? atomicFor<true>(in.type) : nullptr;
   case Opcode::Red: return in.vec == 1 ? atomicFor<false>(in.type) : nullptr;
   default: return nullptr;

@@ -506,3 +506,49 @@ TEST(Emulator, UseAfterFreeIsReported) {
 }
 
 } // namespace
+
+namespace {
+
+// isspacep on generic addresses of each space, made by cvta.
+TEST(Emulator, IsspacepClassifiesGenericAddresses) {
+  const char *body = R"(
+.visible .entry k(.param .u64 out)
+{
+  .shared .align 4 .b32 s[4];
+  .local .align 4 .b32 loc[4];
+  .reg .pred %p<7>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  mov.u64 %rd2, s;
+  cvta.shared.u64 %rd2, %rd2;
+  mov.u64 %rd3, loc;
+  cvta.local.u64 %rd3, %rd3;
+  isspacep.global %p1, %rd1;
+  isspacep.shared %p2, %rd2;
+  isspacep.local %p3, %rd3;
+  isspacep.global %p4, %rd2;
+  isspacep.shared %p5, %rd3;
+  isspacep.local %p6, %rd1;
+  selp.u32 %r1, 1, 0, %p1;
+  selp.u32 %r2, 2, 0, %p2;
+  selp.u32 %r3, 4, 0, %p3;
+  selp.u32 %r4, 8, 0, %p4;
+  selp.u32 %r5, 16, 0, %p5;
+  selp.u32 %r6, 32, 0, %p6;
+  or.b32 %r1, %r1, %r2;
+  or.b32 %r1, %r1, %r3;
+  or.b32 %r1, %r1, %r4;
+  or.b32 %r1, %r1, %r5;
+  or.b32 %r1, %r1, %r6;
+  st.global.u32 [%rd1], %r1;
+  ret;
+}
+)";
+  EmuRun r = runKernel(ptxModule(body), "k", {1}, {1}, {Arg::array(std::vector<uint32_t>(1))});
+  ASSERT_TRUE(r.result.ok) << r.diags.renderText();
+  EXPECT_EQ(r.buffer<uint32_t>(0)[0], 7u);
+}
+
+} // namespace
