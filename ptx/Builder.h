@@ -5,8 +5,10 @@
 // what a piece of PTX means.
 #pragma once
 
+#include "ptx/CFG.h"
 #include "ptx/Diagnostic.h"
 #include "ptx/IR.h"
+#include "ptx/Literals.h"
 
 #include <optional>
 #include <span>
@@ -34,36 +36,6 @@ private:
   // Line starts, computed on the first error.
   mutable std::vector<size_t> lineStarts_;
 };
-
-// ---- Literals --------------------------------------------------------------
-
-/// Reads an integer literal (decimal, 0x hex, 0b binary, leading-0 octal,
-/// optional U suffix, optional leading '-') into an Int operand.
-bool readIntLiteral(std::string_view text, Operand &out);
-/// Reads `0fXXXXXXXX`, `0dXXXXXXXXXXXXXXXX`, or a decimal float
-/// (`1.5`, `1e-3`, optional leading '-') into an F32/F64 operand.
-bool readFloatLiteral(std::string_view text, Operand &out);
-/// True when `text` starts like a float literal rather than an integer.
-bool looksLikeFloat(std::string_view text);
-/// Reads an unsigned integer (any base) into `out`; false on overflow/garbage.
-bool readUnsigned(std::string_view text, uint64_t &out);
-
-/// One value of a PTX integer constant expression; `isUnsigned` follows C
-/// (a U suffix or an unsigned operand makes the result unsigned).
-struct ConstValue {
-  int64_t value = 0;
-  bool isUnsigned = false;
-};
-/// Applies a binary operator of PTX constant expressions (C's operators and
-/// precedence: * / % + - << >> < > <= >= == != & ^ | && ||). False with
-/// `error` set on division by zero or an unknown operator.
-bool evalConstBinary(std::string_view op, ConstValue a, ConstValue b, ConstValue &out, std::string &error);
-/// Applies a unary operator: - ! ~ +.
-bool evalConstUnary(char op, ConstValue a, ConstValue &out);
-/// Binding strength of a binary operator (higher binds tighter), 0 if none.
-int constBinaryPrecedence(std::string_view op);
-/// The Int operand holding a computed constant expression value.
-Operand constOperand(ConstValue v);
 
 // ---- Instructions ----------------------------------------------------------
 
@@ -154,8 +126,6 @@ private:
   size_t singleCount_ = 0;
 };
 
-/// An initializer element holding the literal or constant `op`.
-InitItem initItemOf(const Operand &op);
 /// The address `[base]` for a register or symbol operand; false for any
 /// other operand (the caller reports it).
 bool addressOf(const Operand &base, Operand &out);
@@ -172,11 +142,6 @@ std::string missingComponentError(const Operand &op, std::string_view name);
 /// Whether `ops` have the count and shapes `form` asks for (types are the
 /// verifier's business). `vectorised`: the instruction carries .v2/.v4/.v8.
 bool operandsFit(const Form &form, const Function &fn, std::span<const Operand> ops, bool vectorised);
-
-/// Builds basic blocks and their edges from a function's instructions and
-/// labels. Called by FunctionBuilder::finish; exposed for passes that edit
-/// the instruction list.
-void buildCFG(const Module &m, Function &fn);
 
 /// The statement text both front ends keep verbatim for `.section` blocks.
 std::string_view trimSectionText(std::string_view inner);
