@@ -65,6 +65,11 @@ template <typename T> inline uint64_t bitsOf(T v) {
   }
 }
 
+/// Operand i of the instruction in `lane`, as T.
+template <typename T> inline T arg(Exec &x, const DInstr &in, unsigned i, unsigned lane) {
+  return as<T>(readOperand(x, x.kernel().op(in, i), lane));
+}
+
 /// Reads an operand for all 32 lanes (inactive lanes too: harmless, and it
 /// keeps the loop branch-free), converting to T.
 template <typename T> inline void gather(Exec &x, const DOp &op, T (&out)[32]) {

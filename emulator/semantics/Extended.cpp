@@ -9,10 +9,6 @@ namespace {
 using ptx::Opcode;
 using ptx::Type;
 
-template <typename U> inline U arg(Exec &x, const DInstr &in, unsigned i, unsigned lane) {
-  return static_cast<U>(readOperand(x, x.kernel().op(in, i), lane));
-}
-
 inline bool carryIn(const Exec &x, unsigned lane) { return (x.warp.carry >> lane) & 1; }
 inline void setCarry(Exec &x, unsigned lane, bool c) {
   x.warp.carry = (x.warp.carry & ~(1u << lane)) | (static_cast<uint32_t>(c) << lane);

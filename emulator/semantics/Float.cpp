@@ -104,10 +104,6 @@ template <typename T> inline uint64_t result(T r, bool ftz, bool sat) {
   return bitsOf<T>(r);
 }
 
-template <typename T> inline T arg(Exec &x, const DInstr &in, unsigned i, unsigned l) {
-  return as<T>(readOperand(x, x.kernel().op(in, i), l));
-}
-
 /// d = f(a, b, ...) over the lanes, inputs flushed with .ftz.
 template <typename T, unsigned N, typename F>
 inline void lanes(Exec &x, const DInstr &in, bool ftz, bool sat, F f) {

@@ -13,11 +13,6 @@ using ptx::Type;
 
 template <typename T> using Wide = std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>;
 
-/// Reads operand i of the instruction as T.
-template <typename T> inline T arg(Exec &x, const DInstr &in, unsigned i, unsigned lane) {
-  return as<T>(readOperand(x, x.kernel().op(in, i), lane));
-}
-
 // Operands are gathered for all 32 lanes, computed in a branch-free loop the
 // compiler vectorises, and written back to the executing lanes.
 template <typename T, typename F> inline void binary(Exec &x, const DInstr &in, F f) {

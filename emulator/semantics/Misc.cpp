@@ -14,10 +14,6 @@ using ptx::Mod;
 using ptx::Opcode;
 using ptx::Type;
 
-template <typename T> inline T arg(Exec &x, const DInstr &in, unsigned i, unsigned lane) {
-  return as<T>(readOperand(x, x.kernel().op(in, i), lane));
-}
-
 /// Writes f(lane) to operand 0 of every executing lane.
 template <typename F> inline void each(Exec &x, const DInstr &in, F f) {
   const DOp &d = x.kernel().op(in, 0);
