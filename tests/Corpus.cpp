@@ -1,5 +1,7 @@
 #include "tests/Corpus.h"
 
+#include "ptx/Parser.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -38,10 +40,10 @@ std::string safeName(std::string s) {
 } // namespace
 
 std::string readText(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string text;
+  ptx::DiagnosticList diags;
+  ptx::readFile(path, text, diags);
+  return text;
 }
 
 const std::vector<CorpusFile> &corpusFiles() {

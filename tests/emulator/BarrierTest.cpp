@@ -23,10 +23,7 @@ namespace {
 constexpr uint32_t kUntouched = 0xDEADBEEFu;
 
 std::string readKernel(const std::string &file) {
-  std::ifstream in(std::string(PTXVM_SOURCE_DIR) + "/tests/emulator/barriers/" + file);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return readTextFile(std::string(PTXVM_SOURCE_DIR) + "/tests/emulator/barriers/" + file);
 }
 
 /// The 1-based line of the first line of `text` containing `needle` after

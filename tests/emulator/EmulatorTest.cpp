@@ -211,10 +211,7 @@ LOOP:
 namespace {
 
 std::string readSource(const std::string &relative) {
-  std::ifstream in(std::string(PTXVM_SOURCE_DIR) + "/" + relative);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return readTextFile(std::string(PTXVM_SOURCE_DIR) + "/" + relative);
 }
 
 TEST(Emulator, IndexedBranchesSplitTheWarpPerTarget) {
@@ -429,10 +426,7 @@ namespace {
 // arrive/test_wait loops, cp.async (sm_80) and cp.async.bulk with
 // mbarrier::complete_tx (sm_90), from the corpus (kernels/async_copy.cu).
 std::string corpusPtx(const std::string &file) {
-  std::ifstream in(std::string(PTXVM_CORPUS_DIR) + "/" + file);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return readTextFile(std::string(PTXVM_CORPUS_DIR) + "/" + file);
 }
 
 TEST(Async, MbarrierPhasesOrderSharedMemory) {

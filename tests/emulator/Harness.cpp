@@ -13,6 +13,13 @@ const ptx::Diagnostic *EmuRun::first(ptx::DiagKind kind) const {
   return nullptr;
 }
 
+std::string readTextFile(const std::string &path) {
+  std::string text;
+  ptx::DiagnosticList diags;
+  ptx::readFile(path, text, diags);
+  return text;
+}
+
 std::string ptxModule(const std::string &body, const std::string &target, const std::string &version) {
   return ".version " + version + "\n.target " + target + "\n.address_size 64\n" + body;
 }

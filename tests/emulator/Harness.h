@@ -54,6 +54,10 @@ EmuRun runKernel(const std::string &ptx, const std::string &kernel, emu::Dim3 gr
                  uint64_t maxInstructions = 100'000'000, bool randomSchedule = false, uint64_t seed = 0,
                  bool racecheck = false);
 
+/// The contents of a file (empty when it cannot be read), through
+/// ptx::readFile.
+std::string readTextFile(const std::string &path);
+
 /// `.version 8.0 / .target sm_80 / .address_size 64` followed by `body`.
 std::string ptxModule(const std::string &body, const std::string &target = "sm_80",
                       const std::string &version = "8.0");
