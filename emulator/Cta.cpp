@@ -175,22 +175,42 @@ void Cta::step(Warp &w, uint64_t budget) {
     const DInstr &in = code[pc];
     uint32_t mask = active;
     if (in.guard >= 0) {
-      uint32_t g = 0;
-      const uint64_t *p = &w.regs[static_cast<uint32_t>(in.guard) * 32];
-      for (unsigned l = 0; l < 32; ++l) g |= (p[l] & 1 ? 1u : 0u) << l;
+      uint32_t g = predicateMask(&w.regs[static_cast<uint32_t>(in.guard) * 32]);
       mask &= in.guardNegated ? ~g : g;
     }
     ++executed_;
     ++w.warpInstructions;
     w.threadInstructions += static_cast<uint64_t>(std::popcount(mask));
     switch (in.control) {
-    case Control::Next:
-      if (mask) {
-        Exec x{*this, w, mask, pc};
-        in.run(x, in);
+    case Control::Next: {
+      // A straight-line run: the active lanes, the stack and the warp's
+      // state stay as they are until the next control instruction, the
+      // reconvergence point or a fault, so the checks above need not be
+      // repeated for each instruction.
+      const uint32_t stop = top.reconverge, size = static_cast<uint32_t>(code.size());
+      const DInstr *next = &in;
+      for (;;) {
+        if (mask) {
+          Exec x{*this, w, mask, pc};
+          next->run(x, *next);
+        }
+        ++pc;
+        if (pc == stop || pc >= size || budget == 0 || failed) break;
+        next = &code[pc];
+        if (next->control != Control::Next) break;
+        --budget;
+        mask = active;
+        if (next->guard >= 0) {
+          uint32_t g = predicateMask(&w.regs[static_cast<uint32_t>(next->guard) * 32]);
+          mask &= next->guardNegated ? ~g : g;
+        }
+        ++executed_;
+        ++w.warpInstructions;
+        w.threadInstructions += static_cast<uint64_t>(std::popcount(mask));
       }
-      w.stack.back().pc = pc + 1;
+      w.stack.back().pc = pc;
       break;
+    }
     case Control::Branch: {
       uint32_t taken = mask, notTaken = active & ~mask;
       if (taken == 0) {

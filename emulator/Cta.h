@@ -8,6 +8,9 @@
 #include "ptx/Diagnostic.h"
 
 #include <array>
+#if defined(__AVX2__) || defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -170,6 +173,29 @@ private:
   uint64_t rng_ = 0;
   uint64_t executed_ = 0;
 };
+
+/// Bit l set when bit 0 of lane l's value is set: a predicate register of a
+/// warp as a lane mask (guards, branch conditions).
+inline uint32_t predicateMask(const uint64_t *p) {
+#if defined(__AVX512F__)
+  const __m512i one = _mm512_set1_epi64(1);
+  uint32_t m = 0;
+  for (unsigned i = 0; i < 4; ++i)
+    m |= static_cast<uint32_t>(_mm512_test_epi64_mask(_mm512_loadu_si512(p + 8 * i), one)) << (8 * i);
+  return m;
+#elif defined(__AVX2__)
+  uint32_t m = 0;
+  for (unsigned i = 0; i < 8; ++i) {
+    __m256i v = _mm256_slli_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(p + 4 * i)), 63);
+    m |= static_cast<uint32_t>(_mm256_movemask_pd(_mm256_castsi256_pd(v))) << (4 * i);
+  }
+  return m;
+#else
+  uint32_t m = 0;
+  for (unsigned l = 0; l < 32; ++l) m |= static_cast<uint32_t>(p[l] & 1) << l;
+  return m;
+#endif
+}
 
 /// What an instruction handler sees: the CTA, the warp, and the lanes that
 /// execute this instruction (active and guard true).

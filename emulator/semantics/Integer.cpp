@@ -3,6 +3,7 @@
 // clz, brev, setp, selp), for every integer width.
 #include "emulator/Semantics.h"
 
+#include <cmath>
 #include <limits>
 
 namespace emu {
@@ -199,11 +200,16 @@ template <typename T> struct Ops {
     });
   }
   static void selp(Exec &x, const DInstr &in) {
-    const DOp &d = x.kernel().op(in, 0);
-    forLanes(x.mask, [&](unsigned l) {
-      bool c = (readOperand(x, x.kernel().op(in, 3), l) & 1) != x.kernel().op(in, 3).negated;
-      writeOperand(x, d, l, bitsOf<U>(c ? arg<U>(x, in, 1, l) : arg<U>(x, in, 2, l)));
-    });
+    const Kernel &k = x.kernel();
+    const DOp &cond = k.op(in, 3);
+    U a[32], b[32], r[32];
+    uint64_t c[32];
+    gather(x, k.op(in, 1), a);
+    gather(x, k.op(in, 2), b);
+    gather(x, cond, c);
+    const uint64_t flip = cond.negated ? 1 : 0;
+    for (unsigned l = 0; l < 32; ++l) r[l] = ((c[l] ^ flip) & 1) ? a[l] : b[l];
+    scatter(x, k.op(in, 0), r);
   }
 };
 
@@ -252,6 +258,14 @@ template <typename T> void setp(Exec &x, const DInstr &in) {
   T av[32], bv[32];
   gather(x, k.op(in, a), av);
   gather(x, k.op(in, a + 1), bv);
+  if constexpr (std::is_floating_point_v<T>) {
+    // .ftz: subnormal inputs compare as zeros of their sign.
+    if (in.ftz)
+      for (unsigned l = 0; l < 32; ++l) {
+        if (av[l] != 0 && std::fabs(av[l]) < std::numeric_limits<T>::min()) av[l] = std::copysign(T(0), av[l]);
+        if (bv[l] != 0 && std::fabs(bv[l]) < std::numeric_limits<T>::min()) bv[l] = std::copysign(T(0), bv[l]);
+      }
+  }
   uint64_t cv[32];
   const DOp *c = in.numOps > a + 2 ? &k.op(in, a + 2) : nullptr;
   if (c) {
@@ -317,9 +331,33 @@ PTXVM_PICK(PickMov, mov)
 PTXVM_PICK(PickSelp, selp)
 #undef PTXVM_PICK
 
-template <typename T> struct PickSetp {
-  static Handler get() { return &setp<T>; }
-};
+/// setp.cmp.T p, a, b, the common form: the comparison is a template
+/// argument, so the lane loop has no switch in it.
+template <typename T, ptx::Mod Cmp> void setpPlain(Exec &x, const DInstr &in) {
+  const Kernel &k = x.kernel();
+  T a[32], b[32];
+  uint64_t p[32];
+  gather(x, k.op(in, 1), a);
+  gather(x, k.op(in, 2), b);
+  for (unsigned l = 0; l < 32; ++l) p[l] = compare<T>(Cmp, a[l], b[l]);
+  scatter(x, k.op(in, 0), p);
+}
+
+template <typename T> Handler setpFor(const DInstr &in) {
+  using ptx::Mod;
+  if (in.numOps != 3 || in.ftz) return &setp<T>; // p|q pairs, boolean combinations, .ftz
+  switch (in.op) {
+#define PTXVM_CMP(M)                                                                                         \
+  case Mod::M: return &setpPlain<T, Mod::M>;
+    PTXVM_CMP(Eq) PTXVM_CMP(Ne) PTXVM_CMP(Lt) PTXVM_CMP(Lo) PTXVM_CMP(Le) PTXVM_CMP(Ls) PTXVM_CMP(Gt)
+    PTXVM_CMP(Hi) PTXVM_CMP(Ge) PTXVM_CMP(Hs) PTXVM_CMP(Equ) PTXVM_CMP(Neu) PTXVM_CMP(Ltu) PTXVM_CMP(Leu)
+    PTXVM_CMP(Gtu) PTXVM_CMP(Geu) PTXVM_CMP(Num) PTXVM_CMP(Nan)
+#undef PTXVM_CMP
+  default: return &setp<T>;
+  }
+}
+
+
 
 bool isIntegerType(Type t) {
   ptx::TypeClass c = ptx::typeClass(t);
@@ -344,9 +382,23 @@ Handler selectIntegerArith(const DInstr &in) {
     }
   }
   if (in.opcode == Opcode::Setp) {
-    if (t == Type::F32) return PickSetp<float>::get();
-    if (t == Type::F64) return PickSetp<double>::get();
-    return byIntType<PickSetp>(t);
+    if (t == Type::F32) return setpFor<float>(in);
+    if (t == Type::F64) return setpFor<double>(in);
+    switch (t) {
+    case Type::S8: return setpFor<int8_t>(in);
+    case Type::U8:
+    case Type::B8: return setpFor<uint8_t>(in);
+    case Type::S16: return setpFor<int16_t>(in);
+    case Type::S32: return setpFor<int32_t>(in);
+    case Type::S64: return setpFor<int64_t>(in);
+    case Type::U16:
+    case Type::B16: return setpFor<uint16_t>(in);
+    case Type::U32:
+    case Type::B32: return setpFor<uint32_t>(in);
+    case Type::U64:
+    case Type::B64: return setpFor<uint64_t>(in);
+    default: return nullptr;
+    }
   }
   if (!isIntegerType(t) && !(in.opcode == Opcode::Mov || in.opcode == Opcode::Selp)) return nullptr;
   if (ptx::bitWidth(t) > 64 || in.vec > 1) return nullptr;
