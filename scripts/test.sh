@@ -2,7 +2,8 @@
 # Sets everything up and runs every test: the main build and its test suite
 # (unit tests, corpus round trips, ptxas acceptance, front-end agreement,
 # lit/FileCheck), an AddressSanitizer+UBSan build of the tests, and a bounded
-# libFuzzer run of the front end. Ends with ctest's summary line.
+# libFuzzer runs of the front end (PTXVM_FUZZ_SECONDS) and of the fatbin reader
+# (PTXVM_FATBIN_FUZZ_SECONDS, 30 s). Ends with ctest's summary line.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -50,6 +51,28 @@ if ninja -C build-fuzz -j"$jobs" fuzz_front_end; then
   else
     tail -n 40 build-fuzz/fuzz.log
     echo "fuzzing FAILED: inputs in build-fuzz/findings/ (add them to tests/fuzz/regressions/)"
+    status=1
+  fi
+  rm -rf "$seeds"
+else
+  status=1
+fi
+
+fatbin_fuzz_seconds=${PTXVM_FATBIN_FUZZ_SECONDS:-30}
+echo "== fuzzing the fatbin reader for ${fatbin_fuzz_seconds}s (build-fuzz/)"
+if ninja -C build-fuzz -j"$jobs" fuzz_fatbin; then
+  seeds=$(mktemp -d)
+  cp tests/runtime/fatbin/*.fatbin tests/runtime/fatbin/*.bin "$seeds"/ 2>/dev/null
+  find tests/fuzz/fatbin -type f ! -name '*.py' -exec cp {} "$seeds"/ \;
+  mkdir -p build-fuzz/findings-fatbin
+  if build-fuzz/bin/fuzz_fatbin -max_total_time="$fatbin_fuzz_seconds" -timeout=10 -rss_limit_mb=4096 \
+      -max_len=16384 -print_final_stats=1 -artifact_prefix=build-fuzz/findings-fatbin/ "$seeds" \
+      2>build-fuzz/fuzz-fatbin.log; then
+    grep -E "stat::number_of_executed_units|Done" build-fuzz/fuzz-fatbin.log | tail -n 2
+    echo "fuzzing the fatbin reader: no crash, hang or leak"
+  else
+    tail -n 40 build-fuzz/fuzz-fatbin.log
+    echo "fuzzing FAILED: inputs in build-fuzz/findings-fatbin/ (add them to tests/fuzz/fatbin/)"
     status=1
   fi
   rm -rf "$seeds"
