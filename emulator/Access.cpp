@@ -47,6 +47,7 @@ uint64_t specialRegister(Exec &x, const DOp &op, unsigned lane) {
   case SpecialReg::GlobalTimer:
   case SpecialReg::GlobalTimerLo:
   case SpecialReg::GlobalTimerHi: return x.warp.warpInstructions * 4;
+  case SpecialReg::EnvReg: return c.envregs ? c.envregs[op.imm & 31] : 0;
   case SpecialReg::DynamicSmemSize: return c.shared.size() - c.kernel.staticShared;
   case SpecialReg::TotalSmemSize:
   case SpecialReg::AggrSmemSize: return c.shared.size();
@@ -113,6 +114,46 @@ uint64_t readOperand(Exec &x, const DOp &op, unsigned lane) {
   case DOp::Addr: return effectiveAddress(x, op, lane);
   default: return 0;
   }
+}
+
+void readOperandLanes(Exec &x, const DOp &op, uint64_t (&out)[32]) {
+  if (op.kind == DOp::SReg) {
+    using ptx::SpecialReg;
+    const Cta &c = x.cta;
+    switch (static_cast<SpecialReg>(op.reg)) {
+    case SpecialReg::Tid: {
+      // One division per lane of the linear thread index would dominate a
+      // `mov %r, %tid.x`: the warp's components step like an odometer.
+      uint32_t t = x.warp.index * 32;
+      uint32_t tx = t % c.ntid.x, ty = (t / c.ntid.x) % c.ntid.y, tz = t / (c.ntid.x * c.ntid.y);
+      for (unsigned l = 0; l < 32; ++l) {
+        out[l] = op.selector == ptx::Selector::X ? tx : op.selector == ptx::Selector::Y ? ty : tz;
+        if (++tx == c.ntid.x) {
+          tx = 0;
+          if (++ty == c.ntid.y) ty = 0, ++tz;
+        }
+      }
+      return;
+    }
+    case SpecialReg::LaneId:
+      for (unsigned l = 0; l < 32; ++l) out[l] = l;
+      return;
+    case SpecialReg::LanemaskEq:
+    case SpecialReg::LanemaskLe:
+    case SpecialReg::LanemaskLt:
+    case SpecialReg::LanemaskGe:
+    case SpecialReg::LanemaskGt:
+      for (unsigned l = 0; l < 32; ++l) out[l] = specialRegister(x, op, l);
+      return;
+    default: {
+      // The rest are the same in every lane of a warp.
+      uint64_t v = specialRegister(x, op, 0);
+      for (unsigned l = 0; l < 32; ++l) out[l] = v;
+      return;
+    }
+    }
+  }
+  for (unsigned l = 0; l < 32; ++l) out[l] = readOperand(x, op, l);
 }
 
 uint8_t *accessBytes(Exec &x, Space space, uint64_t address, unsigned size, unsigned lane, bool write) {

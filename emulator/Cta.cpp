@@ -118,39 +118,52 @@ uint64_t Cta::nextRandom() {
 }
 
 bool Cta::run() {
-  std::vector<uint32_t> order(warps.size());
-  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
   for (;;) {
-    bool progressed = false, anyBlocked = false;
-    if (random_)
-      for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[nextRandom() % i]);
-    for (uint32_t wi : order) {
-      Warp &w = warps[wi];
-      if (failed) return false;
-      if (w.state == Warp::State::Ready) {
-        step(w, kQuantum);
-        progressed = true;
-      } else if (w.state == Warp::State::AtBarrier) {
-        anyBlocked = true;
-      }
-    }
-    if (failed) return false;
-    if (!progressed) {
-      if (anyBlocked) {
-        reportDeadlock();
-        return false;
-      }
-      return true;
-    }
-    if (executed_ > maxInstructions_) {
-      report(ptx::DiagKind::InstructionLimit, ptx::Severity::Error, 0, warps[0], 0,
-             "stopped after " + std::to_string(executed_) + " warp instructions (--max-instructions)");
-      return false;
-    }
+    SliceResult r = runSlice();
+    if (r != SliceResult::Running) return r == SliceResult::Done;
   }
 }
 
+Cta::SliceResult Cta::runSlice() {
+  if (order_.size() != warps.size()) {
+    order_.resize(warps.size());
+    for (uint32_t i = 0; i < order_.size(); ++i) order_[i] = i;
+  }
+  bool progressed = false, anyBlocked = false;
+  if (random_)
+    for (size_t i = order_.size(); i > 1; --i) std::swap(order_[i - 1], order_[nextRandom() % i]);
+  for (uint32_t wi : order_) {
+    Warp &w = warps[wi];
+    if (failed) return SliceResult::Failed;
+    if (w.state == Warp::State::Ready) {
+      step(w, kQuantum);
+      progressed = true;
+    } else if (w.state == Warp::State::AtBarrier) {
+      anyBlocked = true;
+    }
+  }
+  if (failed) return SliceResult::Failed;
+  if (!progressed) {
+    if (anyBlocked) {
+      reportDeadlock();
+      return SliceResult::Failed;
+    }
+    return SliceResult::Done;
+  }
+  if (executed_ > maxInstructions_) {
+    report(ptx::DiagKind::InstructionLimit, ptx::Severity::Error, 0, warps[0], 0,
+           "stopped after " + std::to_string(executed_) + " warp instructions (--max-instructions)");
+    return SliceResult::Failed;
+  }
+  return SliceResult::Running;
+}
+
 void Cta::step(Warp &w, uint64_t budget) {
+  if (observer) return stepImpl<true>(w, budget);
+  stepImpl<false>(w, budget);
+}
+
+template <bool Observed> void Cta::stepImpl(Warp &w, uint64_t budget) {
   const std::vector<DInstr> &code = kernel.code;
   while (budget-- > 0 && w.state == Warp::State::Ready && !failed) {
     if (w.stack.empty()) {
@@ -194,6 +207,7 @@ void Cta::step(Warp &w, uint64_t budget) {
           Exec x{*this, w, mask, pc};
           next->run(x, *next);
         }
+        if constexpr (Observed) observer->instructionExecuted(w, pc, active, mask);
         ++pc;
         if (pc == stop || pc >= size || budget == 0 || failed) break;
         next = &code[pc];
@@ -212,6 +226,7 @@ void Cta::step(Warp &w, uint64_t budget) {
       break;
     }
     case Control::Branch: {
+      if constexpr (Observed) observer->instructionExecuted(w, pc, active, mask);
       uint32_t taken = mask, notTaken = active & ~mask;
       if (taken == 0) {
         top.pc = pc + 1;
@@ -318,6 +333,8 @@ bool Cta::call(Warp &w, const DInstr &in, uint32_t mask, uint32_t pc) {
   bool uniform = true;
   forLanes(mask, [&](unsigned l) { uniform &= readOperand(x, target, l) == value; });
   if (!uniform) return unsupported("indirect call whose target differs between lanes");
+  if ((value >> 48) == (kHostFunctionTag >> 48))
+    if (const HostCallee *host = device.hostCallee(value)) return callHostFunction(x, in, *host);
   const ptx::Instruction &ir = kernel.instr(in);
   const ptx::Function &caller = kernel.functionOf(in);
   if ((value >> 48) != 0xF00D || (value & 0xFFFF) >= kernel.regions.size()) {

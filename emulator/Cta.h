@@ -4,6 +4,7 @@
 #pragma once
 
 #include "emulator/Kernel.h"
+#include "emulator/Observer.h"
 #include "emulator/RaceCheck.h"
 #include "ptx/Diagnostic.h"
 
@@ -118,6 +119,12 @@ public:
   /// or ran out of instructions (diagnostics say which).
   bool run();
 
+  /// One round of the scheduler: each runnable warp runs for a quantum.
+  /// Cooperative launches interleave the CTAs of a grid this way, so that a
+  /// CTA spinning on a grid-wide barrier lets the others reach it.
+  enum class SliceResult : uint8_t { Running, Done, Failed };
+  SliceResult runSlice();
+
   uint64_t warpInstructions() const;
   uint64_t threadInstructions() const;
 
@@ -140,6 +147,11 @@ public:
   /// remembering it) when needed; an empty range when there is none.
   const GlobalMemory::Range &globalRange(uint64_t address);
   bool failed = false;
+  /// %envreg0..31 as the launch sets them (a cooperative launch passes its
+  /// grid-barrier workspace in %envreg1:%envreg2); null reads as zeros.
+  const uint32_t *envregs = nullptr;
+  /// Sees every executed instruction (null: none, and no cost).
+  std::unique_ptr<CtaObserver> observer;
 
   /// Reports a diagnostic at instruction `pc` of warp `w` (lanes `mask`).
   void report(ptx::DiagKind kind, ptx::Severity severity, uint32_t pc, const Warp &w, uint32_t mask,
@@ -149,6 +161,7 @@ private:
   friend struct Exec;
   /// Runs warp `w` until it blocks, exits or uses up `budget` instructions.
   void step(Warp &w, uint64_t budget);
+  template <bool Observed> void stepImpl(Warp &w, uint64_t budget);
   void executeBarrier(Warp &w, const DInstr &in, uint32_t mask, uint32_t pc);
   /// Starts a device-function call; false after reporting why it cannot.
   bool call(Warp &w, const DInstr &in, uint32_t mask, uint32_t pc);
@@ -172,6 +185,7 @@ private:
   bool random_ = false;
   uint64_t rng_ = 0;
   uint64_t executed_ = 0;
+  std::vector<uint32_t> order_; // warp order of the next slice
 };
 
 /// Bit l set when bit 0 of lane l's value is set: a predicate register of a

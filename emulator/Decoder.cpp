@@ -68,8 +68,11 @@ Device::LoadedModule &Device::load(const ptx::Module &m) {
       lm.sharedBytes = off + static_cast<uint32_t>(size);
       loc = {Space::Shared, off, size};
     } else {
+      uint64_t placed = placeGlobal ? placeGlobal(m, v, size) : 0;
       loc = {Space::Global,
-             global.allocate(std::max<uint64_t>(size, 1), std::max<uint32_t>(naturalAlignment(v), 8)), size};
+             placed ? placed
+                    : global.allocate(std::max<uint64_t>(size, 1), std::max<uint32_t>(naturalAlignment(v), 8)),
+             size};
     }
     lm.symbols.emplace(v.name, loc);
   }
@@ -124,7 +127,7 @@ constexpr uint64_t kFunctionTag = 0xF00D'0000'0000'0000ull;
 class Decoder {
 public:
   Decoder(Device &device, const ptx::Module &m, ptx::DiagnosticList &diags)
-      : m_(m), diags_(diags), lm_(device.load(m)) {}
+      : m_(m), diags_(diags), device_(device), lm_(device.load(m)) {}
 
   std::unique_ptr<Kernel> run(const ptx::Function &kernelFn) {
     auto k = std::make_unique<Kernel>();
@@ -362,6 +365,8 @@ private:
         op.imm = it->second;
       } else if (auto fnIt = regionOf_.find(o.id); fnIt != regionOf_.end()) {
         op.imm = kFunctionTag | fnIt->second;
+      } else if (uint64_t host = device_.hostFunctionAddress(m_, o.id)) {
+        op.imm = host; // an extern function the host serves (vprintf, malloc, ...)
       }
       break;
     }
@@ -518,6 +523,7 @@ private:
 
   const ptx::Module &m_;
   [[maybe_unused]] ptx::DiagnosticList &diags_;
+  Device &device_;
   Device::LoadedModule &lm_;
   Kernel *k_ = nullptr;
   uint32_t region_ = 0;

@@ -4,11 +4,14 @@
 #pragma once
 
 #include "emulator/Cta.h"
+#include "emulator/HostFunctions.h"
 #include "emulator/Kernel.h"
 #include "emulator/Memory.h"
 #include "ptx/Diagnostic.h"
 #include "ptx/IR.h"
 
+#include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -28,6 +31,12 @@ struct LaunchConfig {
   bool racecheck = false;                       // --racecheck: shared-memory races between warps
   bool randomSchedule = false;                  // --schedule=random
   uint64_t seed = 0;
+  /// cudaLaunchCooperativeKernel: every CTA resident at once (interleaved
+  /// on the host threads), and a zeroed grid-barrier workspace in
+  /// %envreg1:%envreg2 for cooperative groups' grid.sync().
+  bool cooperative = false;
+  /// Sees every CTA's execution (recorders, checkers); null for none.
+  LaunchObserver *observer = nullptr;
 };
 
 struct LaunchResult {
@@ -63,6 +72,25 @@ public:
   const SymbolLocation *symbol(const ptx::Module &m, ptx::Name name);
   /// The constant bank of a module (its .const variables, initialised).
   const std::vector<uint8_t> &constBank(const ptx::Module &m);
+  /// Writes into a module's constant bank between launches (what
+  /// cudaMemcpyToSymbol does to a __constant__ variable); false when the
+  /// range is outside the bank.
+  bool writeConstBank(const ptx::Module &m, uint64_t offset, const void *data, uint64_t size);
+
+  /// Serves calls to `.extern .func NAME` (declared without a body) with a
+  /// host callback (HostFunctions.h). Set before decoding the kernels that
+  /// call it; calls to extern functions without one stay `unsupported`.
+  void setHostFunction(std::string name, HostFunction function);
+  /// The address device code uses for host function `name` as module `m`
+  /// declares it, or 0 when no host function serves that name (decoder).
+  uint64_t hostFunctionAddress(const ptx::Module &m, ptx::Name name);
+  /// The callee behind such an address, or nullptr.
+  const HostCallee *hostCallee(uint64_t address);
+
+  /// Where module-level .global variables live: when set and it returns
+  /// nonzero, that device address is used instead of a fresh allocation (a
+  /// runtime places __managed__ variables in memory the host shares).
+  std::function<uint64_t(const ptx::Module &m, const ptx::Variable &v, uint64_t bytes)> placeGlobal;
 
 private:
   struct LoadedModule {
@@ -73,6 +101,10 @@ private:
   LoadedModule &load(const ptx::Module &m);
   std::mutex mutex_;
   std::map<const ptx::Module *, LoadedModule> modules_;
+  std::mutex hostMutex_;
+  std::map<std::string, HostFunction, std::less<>> hostFunctions_;
+  std::deque<HostCallee> hostCallees_; // index = address - kHostFunctionTag
+  std::map<std::pair<const ptx::Module *, ptx::Name>, uint64_t> hostAddresses_;
   friend class Decoder;
 };
 

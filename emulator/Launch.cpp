@@ -4,8 +4,10 @@
 #include "emulator/Device.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -45,30 +47,70 @@ LaunchResult Device::launch(const Kernel &k, const LaunchConfig &config, ptx::Di
   std::atomic<uint64_t> next{0}, warpInstrs{0}, threadInstrs{0};
   std::atomic<bool> failed{false};
   std::mutex statsMutex;
+  // Cooperative launches get the grid-barrier workspace that cooperative
+  // groups find in %envreg1 (high half) and %envreg2 (low half).
+  std::array<uint32_t, 32> envregs{};
+  uint64_t workspace = 0;
+  if (config.cooperative) {
+    workspace = global.allocate(64);
+    envregs[1] = static_cast<uint32_t>(workspace >> 32);
+    envregs[2] = static_cast<uint32_t>(workspace);
+  }
+  auto makeCta = [&](uint64_t i) {
+    Dim3 ctaid{static_cast<uint32_t>(i % config.grid.x),
+               static_cast<uint32_t>((i / config.grid.x) % config.grid.y),
+               static_cast<uint32_t>(i / (uint64_t{config.grid.x} * config.grid.y))};
+    auto cta = std::make_unique<Cta>(*this, k, ctaid, config.grid, config.block, config.dynamicShared, params,
+                                     ctaDiags[i], config.maxInstructions);
+    cta->envregs = envregs.data();
+    if (config.randomSchedule) cta->randomizeSchedule(config.seed);
+    if (config.racecheck) cta->enableRacecheck();
+    if (config.observer) cta->observer = config.observer->observeCta(*cta);
+    return cta;
+  };
+  auto collect = [&](Cta &cta) {
+    if (cta.observer) cta.observer->ctaFinished(cta);
+    warpInstrs += cta.warpInstructions();
+    threadInstrs += cta.threadInstructions();
+    std::lock_guard lock(statsMutex);
+    if (result.perWarp.size() < cta.warps.size()) result.perWarp.resize(cta.warps.size());
+    for (size_t w = 0; w < cta.warps.size(); ++w) {
+      result.perWarp[w].first += cta.warps[w].warpInstructions;
+      result.perWarp[w].second += cta.warps[w].threadInstructions;
+    }
+    result.stats.divergentBranches += cta.stats.divergentBranches;
+    for (size_t b = 0; b < 16; ++b) result.stats.barrierWaits[b] += cta.stats.barrierWaits[b];
+    for (size_t s = 0; s < result.stats.memoryOps.size(); ++s)
+      result.stats.memoryOps[s] += cta.stats.memoryOps[s];
+  };
+  // Cooperative: host thread t owns CTAs t, t+threads, ... and runs them a
+  // slice at a time, so every CTA makes progress while others spin.
+  std::atomic<unsigned> nextWorker{0};
+  auto cooperativeWorker = [&] {
+    unsigned t = nextWorker.fetch_add(1);
+    std::vector<std::unique_ptr<Cta>> mine;
+    for (uint64_t i = t; i < numCtas; i += threads) mine.push_back(makeCta(i));
+    size_t live = mine.size();
+    while (live > 0 && !failed.load()) {
+      for (auto &cta : mine) {
+        if (!cta || failed.load()) continue;
+        Cta::SliceResult r = cta->runSlice();
+        if (r == Cta::SliceResult::Running) continue;
+        if (r == Cta::SliceResult::Failed) failed = true;
+        collect(*cta);
+        cta.reset();
+        --live;
+      }
+    }
+  };
   auto worker = [&] {
+    if (config.cooperative) return cooperativeWorker();
     for (;;) {
       uint64_t i = next.fetch_add(1);
       if (i >= numCtas || failed.load()) return;
-      Dim3 ctaid{static_cast<uint32_t>(i % config.grid.x),
-                 static_cast<uint32_t>((i / config.grid.x) % config.grid.y),
-                 static_cast<uint32_t>(i / (uint64_t{config.grid.x} * config.grid.y))};
-      Cta cta(*this, k, ctaid, config.grid, config.block, config.dynamicShared, params, ctaDiags[i],
-              config.maxInstructions);
-      if (config.randomSchedule) cta.randomizeSchedule(config.seed);
-      if (config.racecheck) cta.enableRacecheck();
-      if (!cta.run()) failed = true;
-      warpInstrs += cta.warpInstructions();
-      threadInstrs += cta.threadInstructions();
-      std::lock_guard lock(statsMutex);
-      if (result.perWarp.size() < cta.warps.size()) result.perWarp.resize(cta.warps.size());
-      for (size_t w = 0; w < cta.warps.size(); ++w) {
-        result.perWarp[w].first += cta.warps[w].warpInstructions;
-        result.perWarp[w].second += cta.warps[w].threadInstructions;
-      }
-      result.stats.divergentBranches += cta.stats.divergentBranches;
-      for (size_t b = 0; b < 16; ++b) result.stats.barrierWaits[b] += cta.stats.barrierWaits[b];
-      for (size_t s = 0; s < result.stats.memoryOps.size(); ++s)
-        result.stats.memoryOps[s] += cta.stats.memoryOps[s];
+      std::unique_ptr<Cta> cta = makeCta(i);
+      if (!cta->run()) failed = true;
+      collect(*cta);
     }
   };
   if (threads <= 1) {
@@ -78,6 +120,7 @@ LaunchResult Device::launch(const Kernel &k, const LaunchConfig &config, ptx::Di
     for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
     for (std::thread &t : pool) t.join();
   }
+  if (workspace) global.free(workspace);
   size_t added = 0;
   for (ptx::DiagnosticList &list : ctaDiags)
     for (const ptx::Diagnostic &d : list.all()) {

@@ -1,5 +1,6 @@
 #include "emulator/Memory.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -89,7 +90,7 @@ uint8_t *GlobalMemory::translate(uint64_t address, unsigned size, MemoryFault &f
       fault = {MemoryFault::Misaligned, Space::Global, address, size, ""};
       return nullptr;
     }
-    return const_cast<uint8_t *>(a->bytes.data()) + (address - a->base);
+    return const_cast<uint8_t *>(a->data()) + (address - a->base);
   }
   fault = {MemoryFault::OutOfBounds, Space::Global, address, size, describeNearest(address)};
   return nullptr;
@@ -99,14 +100,14 @@ GlobalMemory::Range GlobalMemory::rangeOf(uint64_t address) {
   std::lock_guard lock(mutex_);
   const Allocation *a = find(address);
   if (!a || !a->live) return {};
-  return {a->base, a->base + a->size, const_cast<uint8_t *>(a->bytes.data())};
+  return {a->base, a->base + a->size, const_cast<uint8_t *>(a->data())};
 }
 
 bool GlobalMemory::write(uint64_t address, const void *data, uint64_t size) {
   std::lock_guard lock(mutex_);
   const Allocation *a = find(address);
   if (!a || !a->live || address + size > a->base + a->size) return false;
-  std::memcpy(const_cast<uint8_t *>(a->bytes.data()) + (address - a->base), data, size);
+  std::memcpy(const_cast<uint8_t *>(a->data()) + (address - a->base), data, size);
   return true;
 }
 
@@ -114,8 +115,77 @@ bool GlobalMemory::read(uint64_t address, void *data, uint64_t size) const {
   std::lock_guard lock(mutex_);
   const Allocation *a = find(address);
   if (!a || !a->live || address + size > a->base + a->size) return false;
-  std::memcpy(data, a->bytes.data() + (address - a->base), size);
+  std::memcpy(data, a->data() + (address - a->base), size);
   return true;
+}
+
+bool GlobalMemory::adopt(void *host, uint64_t bytes) {
+  uint64_t base = reinterpret_cast<uint64_t>(host);
+  if (!host || bytes == 0 || base + bytes < base) return false;
+  auto overlaps = [&](uint64_t lo, uint64_t hi) { return base < hi && lo < base + bytes; };
+  // Generic addresses in the windows mean shared or local memory, and the
+  // synthetic heap grows from kGlobalBase: host memory there cannot be
+  // given the same device address.
+  if (overlaps(kSharedWindow, kSharedWindow + kWindowSize) || overlaps(kLocalWindow, kLocalWindow + kWindowSize))
+    return false;
+  std::lock_guard lock(mutex_);
+  if (overlaps(kGlobalBase, next_ + kGuard)) return false;
+  // Live allocations may not overlap; dead ones in the range (an earlier
+  // adoption of memory the host has since reused) are forgotten.
+  auto it = allocations_.lower_bound(base);
+  if (it != allocations_.begin()) --it;
+  while (it != allocations_.end() && it->first < base + bytes) {
+    if (overlaps(it->second.base, it->second.base + std::max<uint64_t>(it->second.size, 1))) {
+      if (it->second.live) return false;
+      it = allocations_.erase(it);
+      continue;
+    }
+    ++it;
+  }
+  Allocation a{base, bytes, {}, true};
+  a.external = static_cast<uint8_t *>(host);
+  allocations_.emplace(base, std::move(a));
+  return true;
+}
+
+bool GlobalMemory::release(uint64_t address) {
+  std::lock_guard lock(mutex_);
+  auto it = allocations_.find(address);
+  if (it == allocations_.end() || !it->second.live || !it->second.external) return false;
+  it->second.live = false;
+  return true;
+}
+
+bool GlobalMemory::retire(uint64_t address) {
+  std::lock_guard lock(mutex_);
+  auto it = allocations_.find(address);
+  if (it == allocations_.end() || !it->second.live || it->second.external) return false;
+  it->second.live = false;
+  retired_.push_back(address);
+  return true;
+}
+
+void GlobalMemory::releaseRetired() {
+  std::lock_guard lock(mutex_);
+  for (uint64_t address : retired_)
+    if (auto it = allocations_.find(address); it != allocations_.end() && !it->second.live)
+      std::vector<uint8_t>().swap(it->second.bytes);
+  retired_.clear();
+}
+
+std::optional<GlobalMemory::AllocationInfo> GlobalMemory::allocationAt(uint64_t address) const {
+  std::lock_guard lock(mutex_);
+  const Allocation *a = find(address);
+  if (!a) return std::nullopt;
+  return AllocationInfo{a->base, a->size, a->live, a->external != nullptr};
+}
+
+uint64_t GlobalMemory::liveBytes() const {
+  std::lock_guard lock(mutex_);
+  uint64_t total = 0;
+  for (const auto &[base, a] : allocations_)
+    if (a.live && !a.external) total += a.size;
+  return total;
 }
 
 } // namespace emu

@@ -64,12 +64,41 @@ public:
   bool write(uint64_t address, const void *data, uint64_t size);
   bool read(uint64_t address, void *data, uint64_t size) const;
 
+  /// Adopts `bytes` of host memory at `host` as an allocation whose device
+  /// address is the host address, checked like any other (managed memory,
+  /// mapped pinned memory: host and device share one pointer). The memory
+  /// stays the caller's. False when the range is empty, overlaps a live
+  /// allocation, or falls in a generic-address window or the synthetic heap.
+  bool adopt(void *host, uint64_t bytes);
+  /// Ends an adopted allocation (later device accesses are use after free).
+  bool release(uint64_t address);
+  /// Like free, for frees while a launch runs (device-side free): the
+  /// allocation is dead at once but its bytes stay until releaseRetired(),
+  /// since other CTAs may hold its range.
+  bool retire(uint64_t address);
+  /// Releases the bytes of retired allocations (between launches).
+  void releaseRetired();
+
+  /// What the allocation table knows about an address.
+  struct AllocationInfo {
+    uint64_t base = 0, size = 0;
+    bool live = false, adopted = false;
+  };
+  /// The allocation (live or freed) containing `address`, if any.
+  std::optional<AllocationInfo> allocationAt(uint64_t address) const;
+  /// Bytes in live allocations of the synthetic heap (adopted ones excluded).
+  uint64_t liveBytes() const;
+
 private:
   struct Allocation {
     uint64_t base, size;
     std::vector<uint8_t> bytes;
     bool live = true;
+    uint8_t *external = nullptr; // adopted host memory (bytes stays empty)
+    uint8_t *data() { return external ? external : bytes.data(); }
+    const uint8_t *data() const { return external ? external : bytes.data(); }
   };
+  std::vector<uint64_t> retired_;
   const Allocation *find(uint64_t address) const;
   std::string describeNearest(uint64_t address) const;
 

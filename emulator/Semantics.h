@@ -29,6 +29,9 @@ template <typename F> inline void forLanes(uint32_t mask, F &&f) {
 /// The value of a source operand in `lane`: register bits, immediate bits,
 /// or a special register.
 uint64_t readOperand(Exec &x, const DOp &op, unsigned lane);
+/// A source operand in all 32 lanes (special registers computed once per
+/// warp, not once per lane).
+void readOperandLanes(Exec &x, const DOp &op, uint64_t (&out)[32]);
 /// Writes a destination register (a sink discards).
 inline void writeOperand(Exec &x, const DOp &op, unsigned lane, uint64_t bits) {
   if (op.kind == DOp::Reg) x.reg(op.reg, lane) = bits;
@@ -80,7 +83,9 @@ template <typename T> inline void gather(Exec &x, const DOp &op, T (&out)[32]) {
     T v = as<T>(op.imm);
     for (unsigned l = 0; l < 32; ++l) out[l] = v;
   } else {
-    for (unsigned l = 0; l < 32; ++l) out[l] = as<T>(readOperand(x, op, l));
+    uint64_t v[32];
+    readOperandLanes(x, op, v);
+    for (unsigned l = 0; l < 32; ++l) out[l] = as<T>(v[l]);
   }
 }
 
@@ -114,18 +119,50 @@ uint8_t *accessBytes(Exec &x, Space space, uint64_t address, unsigned size, unsi
 /// Size in bytes of a PTX type as stored in memory.
 inline unsigned byteSize(ptx::Type t) { return (ptx::bitWidth(t) + 7) / 8; }
 
+/// The modifiers of an instruction that DInstr does not decode into fields
+/// of its own (.approx, .relu, .NaN, prmt modes, .noftz, ...), as a select
+/// function sees them. Select functions run once, at decode time, and pick
+/// a handler specialised for what they find, so handlers never ask the IR.
+class Modifiers {
+public:
+  explicit Modifiers(const ptx::InstrDesc *desc) : desc_(desc) {}
+  bool has(ptx::Mod m) const {
+    asked_ = true;
+    return desc_ && desc_->has(m);
+  }
+  /// The n-th type modifier (DInstr keeps only the first and the last).
+  ptx::Type type(unsigned n) const {
+    asked_ = true;
+    return desc_ ? desc_->type(n) : ptx::Type::None;
+  }
+  /// Whether a select function asked (see selectHandler(const DInstr &)).
+  bool asked() const { return asked_; }
+
+private:
+  const ptx::InstrDesc *desc_;
+  mutable bool asked_ = false;
+};
+
 // Group selectors (semantics/*.cpp).
 Handler selectIntegerArith(const DInstr &in);
-Handler selectExtended(const DInstr &in);
-Handler selectLogic(const DInstr &in);
-Handler selectFloatArith(const DInstr &in);
-Handler selectConvert(const DInstr &in);
+Handler selectExtended(const DInstr &in, const Modifiers &mods);
+Handler selectFloatArith(const DInstr &in, const Modifiers &mods);
+Handler selectCompare(const DInstr &in, const Modifiers &mods);
+Handler selectConvert(const DInstr &in, const Modifiers &mods);
+Handler selectVideo(const DInstr &in, const Modifiers &mods);
 Handler selectMemory(const DInstr &in);
-Handler selectWarp(const DInstr &in);
-Handler selectMisc(const DInstr &in);
-Handler selectAsync(const DInstr &in);
+Handler selectAtomic(const DInstr &in, const Modifiers &mods);
+Handler selectWarp(const DInstr &in, const Modifiers &mods);
+Handler selectMisc(const DInstr &in, const Modifiers &mods);
+Handler selectAsync(const DInstr &in, const Modifiers &mods);
 
-/// The handler for a decoded instruction, or nullptr when no group can run it.
+/// The handler for a decoded instruction with description `desc`, or
+/// nullptr when no group can run it.
+Handler selectHandler(const DInstr &in, const ptx::InstrDesc &desc);
+/// The same for a caller that has no description at hand: where the choice
+/// depends on modifiers, the handler returned makes it each time the
+/// instruction runs (slower; and an instruction no group can run is then
+/// reported when it runs rather than when it is decoded).
 Handler selectHandler(const DInstr &in);
 
 } // namespace emu

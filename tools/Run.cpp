@@ -2,6 +2,7 @@
 
 #include "emulator/Device.h"
 #include "ptx/Verifier.h"
+#include "runtime/cudart/LaunchReport.h"
 #include "tools/CommandLine.h"
 
 #include <cerrno>
@@ -259,9 +260,6 @@ int runKernelCommand(const std::vector<std::string> &args) {
     out.write(reinterpret_cast<const char *>(data.data()), static_cast<std::streamsize>(b.size));
   }
   printDiagnostics(diags, false);
-  auto dim = [](emu::Dim3 d) {
-    return "[" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + "]";
-  };
   if (stats || !r.ok) {
     double simd = r.warpInstructions ? double(r.threadInstructions) / (32.0 * r.warpInstructions) : 0;
     std::fprintf(
@@ -288,16 +286,8 @@ int runKernelCommand(const std::vector<std::string> &args) {
         std::fprintf(stderr, "  %s memory: %llu thread accesses\n",
                      emu::spaceName(static_cast<emu::Space>(s)), (unsigned long long)r.stats.memoryOps[s]);
   }
-  if (!reportPath.empty()) {
-    std::ofstream out(reportPath);
-    out << "{\"launches\":[{\"kernel\":\"" << ptx::jsonEscape(kernelName)
-        << "\",\"grid\":" << dim(config.grid) << ",\"block\":" << dim(config.block) << ",\"status\":\""
-        << r.status << "\",\"error\":" << (r.error.empty() ? "null" : "\"" + r.error + "\"")
-        << ",\"thread_instructions\":" << r.threadInstructions
-        << ",\"warp_instructions\":" << r.warpInstructions << ",\"wall_seconds\":" << r.wallSeconds
-        << ",\"divergent_branches\":" << r.stats.divergentBranches
-        << "}],\"diagnostics\":" << diags.renderJson() << "}\n";
-  }
+  if (!reportPath.empty())
+    cudart::writeReport(reportPath, {cudart::launchJson(kernelName, config.grid, config.block, r)}, diags);
   return r.ok && !diags.hasErrors() ? kOk : kDiagnostics;
 }
 

@@ -4,7 +4,9 @@
 #include "ptx/Parser.h"
 #include "ptx/Verifier.h"
 #include "ptx/Writer.h"
+#include "tools/Analyze.h"
 #include "tools/CommandLine.h"
+#include "tools/Exec.h"
 #include "tools/Run.h"
 #include "tools/Stats.h"
 
@@ -25,8 +27,12 @@ commands:
   verify FILE           check PTX against the instruction table and PTX rules
   stats FILE            functions, instruction counts by class, registers, memory
   dump FILE             print the IR structure (for debugging ptxvm)
+  analyze FILE [--kernel K] [--block X[,Y,Z]] [--format text|json|dot]
+                        divergence and affine analysis, static barrier checks
   run FILE --kernel K --grid G --block B [--arg SPEC]...
                         run a kernel on the SIMT emulator
+  exec [options] -- PROGRAM [ARGS]...
+                        run a CUDA program (nvcc -cudart shared) on the emulator
 
 common options:
   --parser=fast|antlr   front end (default: fast)
@@ -222,17 +228,17 @@ int main(int argc, char **argv) {
     const char *name;
     int (*run)(const std::vector<std::string> &);
   };
-  const Entry commands[] = {{"fmt", runFmt},
-                            {"verify", runVerify},
-                            {"stats", runStats},
-                            {"dump", runDump},
-                            {"run", runKernelCommand}};
+  const Entry commands[] = {{"fmt", runFmt},   {"verify", runVerify},     {"stats", runStats},
+                            {"dump", runDump}, {"run", runKernelCommand}, {"exec", execCommand},
+                            {"analyze", runAnalyzeCommand}};
   for (const Entry &c : commands) {
     if (command != c.name) continue;
-    if (wantsHelp(args)) {
+    // exec's own --help comes before its program: the program's is the program's.
+    if (command != "exec" && wantsHelp(args)) {
       for (const CommandHelp &h : kHelp)
         if (command == h.name) std::fputs(h.text, stdout);
       if (command == "run") std::fputs(kRunHelp, stdout);
+      if (command == "analyze") std::fputs(kAnalyzeHelp, stdout);
       return kOk;
     }
     return c.run(args);

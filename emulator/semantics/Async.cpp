@@ -1,10 +1,12 @@
 // Asynchronous copies and mbarriers: cp.async (+ commit/wait groups and
 // cp.async.mbarrier.arrive), cp.async.bulk to shared memory with
-// mbarrier::complete_tx, and the mbarrier operations. A CTA runs on one
-// host thread, so an asynchronous copy is done when it is issued (a program
-// that waits correctly cannot tell), and commit/wait groups have nothing
-// left to wait for.
+// mbarrier::complete_tx, st.async, st.bulk, and the mbarrier operations. A
+// CTA runs on one host thread, so an asynchronous copy is done when it is
+// issued (a program that waits correctly cannot tell), and commit/wait
+// groups have nothing left to wait for. A cluster is one CTA here, so
+// shared::cluster addresses are the CTA's own shared memory.
 #include "emulator/Semantics.h"
+#include "emulator/semantics/Mbarrier.h"
 
 namespace emu {
 namespace {
@@ -80,21 +82,20 @@ void inval(Exec &x, const DInstr &in) {
 
 /// mbarrier.arrive{.noComplete}{.expect_tx} state, [a]{, count | txCount}
 /// and mbarrier.arrive_drop (which also lowers the expected count).
-template <bool Drop> void arrive(Exec &x, const DInstr &in) {
-  bool expectTx = hasMod(x, in, Mod::MemExpectTx), noComplete = hasMod(x, in, Mod::MemNoComplete);
+template <bool Drop, bool ExpectTx, bool NoComplete> void arrive(Exec &x, const DInstr &in) {
   const DOp &dst = x.kernel().op(in, 0);
   onMbarrier(x, in, 1, [&](unsigned l, uint64_t before, MbarrierState &s) {
     uint32_t count = 1;
     if (in.numOps > 2) {
       uint32_t v = u32(x, in, 2, l);
-      if (expectTx)
+      if (ExpectTx)
         s.tx += static_cast<int32_t>(v);
       else
         count = v;
     }
     s.pending -= std::min(count, s.pending);
     if (Drop) s.expected -= std::min(count, s.expected);
-    if (!noComplete) s.tryComplete();
+    if (!NoComplete) s.tryComplete();
     writeOperand(x, dst, l, before); // the state token: the phase it arrived in
   });
 }
@@ -113,12 +114,11 @@ void completeTx(Exec &x, const DInstr &in) {
 
 /// test_wait/try_wait p, [a], state: the phase the token was taken in has
 /// completed. With .parity the operand names the phase by its parity.
-void testWait(Exec &x, const DInstr &in) {
-  bool parity = hasMod(x, in, Mod::MemParity);
+template <bool Parity> void testWait(Exec &x, const DInstr &in) {
   const DOp &dst = x.kernel().op(in, 0);
   onMbarrier(x, in, 1, [&](unsigned l, uint64_t, MbarrierState &s) {
     uint64_t operand = readOperand(x, x.kernel().op(in, 2), l);
-    uint32_t waited = parity ? static_cast<uint32_t>(operand & 1) : static_cast<uint32_t>(operand >> 63);
+    uint32_t waited = Parity ? static_cast<uint32_t>(operand & 1) : static_cast<uint32_t>(operand >> 63);
     writeOperand(x, dst, l, s.phase != waited ? 1 : 0);
   });
 }
@@ -154,22 +154,20 @@ void cpAsync(Exec &x, const DInstr &in) {
 /// cp.async.mbarrier.arrive{.noinc} [a]: all of the thread's cp.async are
 /// complete already. Without .noinc the pending count is raised by one and
 /// the completion arrives, so nothing changes; with .noinc it is an arrival.
-void cpAsyncArrive(Exec &x, const DInstr &in) {
-  if (!hasMod(x, in, Mod::MemNoinc)) return;
+void cpAsyncArriveNoinc(Exec &x, const DInstr &in) {
   onMbarrier(x, in, 0, [&](unsigned, uint64_t, MbarrierState &s) {
     s.pending -= std::min(1u, s.pending);
     s.tryComplete();
   });
 }
 
-/// cp.async.bulk.shared::{cta,cluster}.global.mbarrier::complete_tx::bytes
-/// [dst], [src], size, [mbar]: copy, then complete `size` transaction
-/// bytes on the mbarrier; and shared -> global with .bulk_group.
-void cpAsyncBulk(Exec &x, const DInstr &in) {
+/// cp.async.bulk.shared::{cta,cluster}.{global,shared::cta}.mbarrier::
+/// complete_tx::bytes [dst], [src], size, [mbar]: copy, then complete `size`
+/// transaction bytes on the mbarrier; and shared -> global with .bulk_group
+/// (ToShared false).
+template <bool ToShared, Space Source> void cpAsyncBulk(Exec &x, const DInstr &in) {
   const Kernel &k = x.kernel();
-  bool toShared = k.desc(in).modifiers()[0] != Mod::Global;
-  Space dstSpace = toShared ? Space::Shared : Space::Global,
-        srcSpace = toShared ? Space::Global : Space::Shared;
+  constexpr Space target = ToShared ? Space::Shared : Space::Global;
   const DOp &dst = k.op(in, 0), &src = k.op(in, 1);
   std::vector<uint8_t> buffer;
   forLanes(x.mask, [&](unsigned l) {
@@ -178,23 +176,48 @@ void cpAsyncBulk(Exec &x, const DInstr &in) {
     uint64_t from = effectiveAddress(x, src, l), to = effectiveAddress(x, dst, l);
     for (uint32_t off = 0; off < size; off += 4) {
       unsigned n = std::min<uint32_t>(4, size - off);
-      if (!loadBytes(x, srcSpace, from + off, n, l, buffer.data() + off)) return;
+      if (!loadBytes(x, Source, from + off, n, l, buffer.data() + off)) return;
     }
     for (uint32_t off = 0; off < size; off += 4) {
       unsigned n = std::min<uint32_t>(4, size - off);
-      if (!storeBytes(x, dstSpace, to + off, n, l, buffer.data() + off)) return;
+      if (!storeBytes(x, target, to + off, n, l, buffer.data() + off)) return;
     }
-    if (!toShared) return;
-    const DOp &mbar = k.op(in, 3);
-    uint8_t *p = accessBytes(x, Space::Shared, effectiveAddress(x, mbar, l), 8, l, true);
-    if (!p) return;
-    uint64_t w;
-    std::memcpy(&w, p, 8);
-    MbarrierState s = MbarrierState::decode(w);
-    s.tx -= static_cast<int32_t>(size);
-    s.tryComplete();
-    w = s.encode();
-    std::memcpy(p, &w, 8);
+    if constexpr (ToShared) completeTransaction(x, Space::Shared, effectiveAddress(x, k.op(in, 3), l), size, l);
+  });
+}
+
+/// st.async{.shared::cluster}.mbarrier::complete_tx::bytes{.vec}.T [a], b,
+/// [mbar]: a store that completes its bytes on the mbarrier; and the
+/// st.async.release.global form of sm_100, a plain store.
+template <bool WithMbarrier> void stAsync(Exec &x, const DInstr &in) {
+  const Kernel &k = x.kernel();
+  const DOp &addr = k.op(in, 0), &src = k.op(in, 1);
+  const unsigned size = byteSize(in.type), n = in.vec;
+  const Space space = WithMbarrier ? Space::Shared : spaceOf(in, addr);
+  forLanes(x.mask, [&](unsigned l) {
+    uint64_t base = effectiveAddress(x, addr, l);
+    for (unsigned e = 0; e < n; ++e) {
+      uint64_t v = readOperand(x, src.kind == DOp::Vec ? k.ops[src.reg + e] : src, l);
+      if (!storeBytes(x, space, base + e * size, size, l, &v)) return;
+    }
+    if constexpr (WithMbarrier)
+      completeTransaction(x, Space::Shared, effectiveAddress(x, k.op(in, 2), l), size * n, l);
+  });
+}
+
+/// st.bulk{.weak}{.shared::cta} [a], size, 0: zeroes `size` bytes (the only
+/// initial value the ISA allows is 0).
+void stBulk(Exec &x, const DInstr &in) {
+  const Kernel &k = x.kernel();
+  const DOp &addr = k.op(in, 0);
+  const Space space = spaceOf(in, addr);
+  static const uint8_t zeros[64] = {};
+  forLanes(x.mask, [&](unsigned l) {
+    uint64_t base = effectiveAddress(x, addr, l), size = readOperand(x, k.op(in, 1), l);
+    for (uint64_t off = 0; off < size; off += 8) {
+      unsigned n = static_cast<unsigned>(std::min<uint64_t>(8, size - off));
+      if (!storeBytes(x, space, base + off, n, l, zeros)) return;
+    }
   });
 }
 
@@ -202,27 +225,54 @@ void nothing(Exec &, const DInstr &) {}
 
 } // namespace
 
-Handler selectAsync(const DInstr &in) {
+Handler selectAsync(const DInstr &in, const Modifiers &mods) {
   switch (in.opcode) {
   case Opcode::MbarrierInit: return init;
   case Opcode::MbarrierInval: return inval;
-  case Opcode::MbarrierArrive: return arrive<false>;
-  case Opcode::MbarrierArriveDrop: return arrive<true>;
+  case Opcode::MbarrierArrive:
+  case Opcode::MbarrierArriveDrop: {
+    bool drop = in.opcode == Opcode::MbarrierArriveDrop;
+    bool tx = mods.has(Mod::MemExpectTx), noComplete = mods.has(Mod::MemNoComplete);
+    if (tx) return drop ? arrive<true, true, false> : arrive<false, true, false>;
+    if (noComplete) return drop ? arrive<true, false, true> : arrive<false, false, true>;
+    return drop ? arrive<true, false, false> : arrive<false, false, false>;
+  }
   case Opcode::MbarrierExpectTx: return expectTx;
   case Opcode::MbarrierCompleteTx: return completeTx;
   case Opcode::MbarrierTestWait:
-  case Opcode::MbarrierTryWait: return testWait;
+  case Opcode::MbarrierTryWait: return mods.has(Mod::MemParity) ? testWait<true> : testWait<false>;
   case Opcode::MbarrierPendingCount: return pendingCount;
   case Opcode::CpAsync: return cpAsync;
-  case Opcode::CpAsyncMbarrierArrive: return cpAsyncArrive;
-  case Opcode::CpAsyncBulk: return cpAsyncBulk;
+  // Without .noinc the pending count is raised by one and the (already
+  // complete) copies arrive: nothing changes.
+  case Opcode::CpAsyncMbarrierArrive: return mods.has(Mod::MemNoinc) ? cpAsyncArriveNoinc : nothing;
+  case Opcode::CpAsyncBulk:
+    if (mods.has(Mod::MemCpMask)) return nullptr; // sm_100 byte masks
+    if (mods.has(Mod::MemBulkGroup)) return cpAsyncBulk<false, Space::Shared>;
+    return mods.has(Mod::Global) ? cpAsyncBulk<true, Space::Global> : cpAsyncBulk<true, Space::Shared>;
+  case Opcode::StAsync: return in.numOps == 3 ? stAsync<true> : stAsync<false>;
+  case Opcode::StBulk: return stBulk;
   case Opcode::CpAsyncCommitGroup:
   case Opcode::CpAsyncWaitGroup:
   case Opcode::CpAsyncWaitAll:
   case Opcode::CpAsyncBulkCommitGroup:
-  case Opcode::CpAsyncBulkWaitGroup: return nothing;
+  case Opcode::CpAsyncBulkWaitGroup:
+  case Opcode::CpAsyncBulkPrefetch: return nothing;
   default: return nullptr;
   }
+}
+
+bool completeTransaction(Exec &x, Space space, uint64_t address, uint32_t bytes, unsigned lane) {
+  uint8_t *p = accessBytes(x, space, address, 8, lane, true);
+  if (!p) return false;
+  uint64_t w;
+  std::memcpy(&w, p, 8);
+  MbarrierState s = MbarrierState::decode(w);
+  s.tx -= static_cast<int32_t>(bytes);
+  s.tryComplete();
+  w = s.encode();
+  std::memcpy(p, &w, 8);
+  return true;
 }
 
 } // namespace emu

@@ -1,108 +1,18 @@
-// Conversions between every pair of types (cvt, cvt.pack), and the exact
-// rounding of a value into any binary floating-point format (fp::), which the
-// half-precision arithmetic in Float.cpp uses as well.
-#include "emulator/Semantics.h"
+// Conversions between every pair of integer and floating-point types (cvt
+// with .irnd/.frnd, .ftz, .sat, .relu, .satfinite), the packed .f16x2 and
+// .bf16x2 forms with .rn/.rz and stochastic .rs, and cvt.pack. The narrow
+// formats are in ConvertNarrow.cpp.
+#include "emulator/semantics/Convert.h"
+#include "emulator/semantics/Fp.h"
 
 #include <cmath>
 #include <limits>
 
 namespace emu {
-namespace fp {
-
-// A binary floating-point format: f16 {5, 10}, bf16 {8, 7}, f32 {8, 23},
-// f64 {11, 52}. (Declared again in Float.cpp; a shared header would be the
-// better home.)
-struct Format {
-  int expBits, manBits;
-};
-enum class Round : uint8_t { Nearest, Zero, Down, Up };
-
-uint64_t canonicalNaN(Format f);
-uint64_t roundBits(bool neg, uint64_t mant, int exp, bool sticky, Format f, Round r);
-uint64_t fromDouble(double v, Format f, Round r);
-double toDouble(uint64_t bits, Format f);
-
-/// PTX's canonical NaN: sign clear, exponent and fraction all ones (f32
-/// 0x7FFFFFFF, f16 and bf16 0x7FFF).
-uint64_t canonicalNaN(Format f) {
-  unsigned width = 1 + f.expBits + f.manBits;
-  return width == 64 ? 0x7FFFFFFFFFFFFFFFull : (1ull << (width - 1)) - 1;
-}
-
-/// The format's encoding of (mant + sticky·ε) · 2^exp, where sticky says that
-/// nonzero bits lie below mant (the exact value is a little larger in
-/// magnitude), rounded in mode r. Correct for every mode, subnormals and
-/// overflow (to infinity or the largest finite value, as IEEE 754 says).
-uint64_t roundBits(bool neg, uint64_t mant, int exp, bool sticky, Format f, Round r) {
-  const int M = f.manBits, bias = (1 << (f.expBits - 1)) - 1, emin = 1 - bias;
-  const uint64_t sign = uint64_t{neg} << (f.expBits + M);
-  const uint64_t inf = ((1ull << f.expBits) - 1) << M;
-  if (mant == 0 && !sticky) return sign;
-  int e = mant ? exp + 63 - std::countl_zero(mant) : exp - 1; // floor(log2 |v|)
-  int qexp = std::max(e, emin) - M;                           // exponent of one unit in the last place
-  int shift = qexp - exp;
-  uint64_t q = 0;
-  bool half = false, rest = sticky;
-  if (shift <= 0) {
-    q = mant << -shift; // exact: e - qexp <= M
-  } else if (shift < 64) {
-    q = mant >> shift;
-    half = (mant >> (shift - 1)) & 1;
-    rest |= (mant & ((1ull << (shift - 1)) - 1)) != 0;
-  } else if (shift == 64) {
-    half = mant >> 63;
-    rest |= (mant << 1) != 0;
-  } else {
-    rest |= mant != 0;
-  }
-  bool inexact = half || rest, up = false;
-  switch (r) {
-  case Round::Nearest: up = half && (rest || (q & 1)); break;
-  case Round::Zero: break;
-  case Round::Down: up = neg && inexact; break;
-  case Round::Up: up = !neg && inexact; break;
-  }
-  q += up;
-  // A carry out of the significand moves into the exponent field by itself.
-  uint64_t bits = e < emin ? q : (uint64_t(e - emin + 1) << M) + q - (1ull << M);
-  if (bits >= inf) {
-    bool toInf = r == Round::Nearest || (r == Round::Down && neg) || (r == Round::Up && !neg);
-    bits = toInf ? inf : inf - 1;
-  }
-  return sign | bits;
-}
-
-uint64_t fromDouble(double v, Format f, Round r) {
-  uint64_t b = bitsOf<double>(v);
-  bool neg = b >> 63;
-  unsigned ef = (b >> 52) & 0x7FF;
-  uint64_t frac = b & ((1ull << 52) - 1);
-  uint64_t sign = uint64_t{neg} << (f.expBits + f.manBits);
-  if (ef == 0x7FF) return frac ? canonicalNaN(f) : sign | (((1ull << f.expBits) - 1) << f.manBits);
-  if (ef == 0) return roundBits(neg, frac, -1074, false, f, r);
-  return roundBits(neg, frac | (1ull << 52), int(ef) - 1075, false, f, r);
-}
-
-double toDouble(uint64_t bits, Format f) {
-  const int M = f.manBits, bias = (1 << (f.expBits - 1)) - 1;
-  if (M == 52) return as<double>(bits);
-  bool neg = (bits >> (f.expBits + M)) & 1;
-  uint64_t ef = (bits >> M) & ((1ull << f.expBits) - 1), frac = bits & ((1ull << M) - 1);
-  double v;
-  if (ef == (1ull << f.expBits) - 1)
-    v = frac ? std::numeric_limits<double>::quiet_NaN() : INFINITY;
-  else if (ef == 0)
-    v = std::ldexp(double(frac), 1 - bias - M);
-  else
-    v = std::ldexp(double(frac | (1ull << M)), int(ef) - bias - M);
-  return neg ? -v : v;
-}
-
-} // namespace fp
-
 namespace {
 
 using ptx::Mod;
+using ptx::Opcode;
 using ptx::Type;
 
 /// What a cvt operand is: an integer of some width and signedness, or a
@@ -124,16 +34,17 @@ TypeInfo infoOf(Type t) {
   case Type::U32: return {TypeInfo::Unsigned, 32};
   case Type::U64: return {TypeInfo::Unsigned, 64};
   case Type::F16:
-  case Type::F16x2: return {TypeInfo::Float, 16, {5, 10}};
+  case Type::F16x2: return {TypeInfo::Float, 16, fp::kF16};
   case Type::BF16:
-  case Type::BF16x2: return {TypeInfo::Float, 16, {8, 7}};
-  case Type::F32: return {TypeInfo::Float, 32, {8, 23}};
-  case Type::F64: return {TypeInfo::Float, 64, {11, 52}};
+  case Type::BF16x2: return {TypeInfo::Float, 16, fp::kBF16};
+  case Type::F32: return {TypeInfo::Float, 32, fp::kF32};
+  case Type::F64: return {TypeInfo::Float, 64, fp::kF64};
   default: return {};
   }
 }
 
-/// One conversion, as decided once per executed instruction.
+/// One conversion: the types from DInstr, the saturation modes as chosen at
+/// decode time.
 struct Plan {
   TypeInfo dst, src;
   Mod rounding = Mod::None;
@@ -142,11 +53,21 @@ struct Plan {
 
 uint64_t mask(unsigned bits) { return bits == 64 ? ~0ull : (1ull << bits) - 1; }
 
+/// An integer result of `bits` bits as the register holds it: sign- or
+/// zero-extended (PTX ISA: a destination wider than the type is extended
+/// according to the type's signedness).
+uint64_t extendResult(uint64_t v, const TypeInfo &t) {
+  v &= mask(t.bits);
+  if (t.kind == TypeInfo::Signed && t.bits < 64 && (v >> (t.bits - 1)) & 1) v |= ~mask(t.bits);
+  return v;
+}
+
 fp::Round floatRound(Mod m) {
   switch (m) {
   case Mod::Rz: return fp::Round::Zero;
   case Mod::Rm: return fp::Round::Down;
   case Mod::Rp: return fp::Round::Up;
+  case Mod::Rna: return fp::Round::NearestAway;
   default: return fp::Round::Nearest;
   }
 }
@@ -192,6 +113,23 @@ uint64_t finishFloat(uint64_t bits, const Plan &p) {
   return bits;
 }
 
+/// A NaN converted to another float format (measured on H100): from f64,
+/// and to f64, the sign and the payload's top bits are kept and the quiet
+/// bit is set; bf16 to f32 without .ftz only moves the bits (bf16 is the top
+/// half of an f32); every other conversion gives the canonical NaN.
+uint64_t nanResult(uint64_t a, const Plan &p) {
+  const fp::Format s = p.src.fmt, d = p.dst.fmt;
+  if (p.src.bits == 64 || p.dst.bits == 64) {
+    const unsigned sw = p.src.bits, dw = p.dst.bits;
+    uint64_t sign = (a >> (sw - 1)) & 1, mant = a & ((1ull << s.manBits) - 1);
+    mant = s.manBits > d.manBits ? mant >> (s.manBits - d.manBits) : mant << (d.manBits - s.manBits);
+    uint64_t exp = ((1ull << d.expBits) - 1) << d.manBits, quiet = 1ull << (d.manBits - 1);
+    return sign << (dw - 1) | exp | quiet | mant;
+  }
+  if (s.expBits == 8 && p.src.bits == 16 && p.dst.bits == 32 && !p.ftz) return (a & 0xFFFF) << 16;
+  return fp::canonicalNaN(d);
+}
+
 /// The lane operation: convert the source bits `a` as the plan says.
 uint64_t convert(const Plan &p, uint64_t a) {
   const TypeInfo &d = p.dst, &s = p.src;
@@ -205,7 +143,7 @@ uint64_t convert(const Plan &p, uint64_t a) {
         __int128 hi = (__int128(1) << (d.bits - (d.kind == TypeInfo::Signed))) - 1;
         v = std::clamp(v, lo, hi);
       }
-      return uint64_t(v) & mask(d.bits);
+      return extendResult(uint64_t(v), d);
     }
     bool neg = v < 0;
     uint64_t mag = uint64_t(neg ? -v : v);
@@ -214,8 +152,11 @@ uint64_t convert(const Plan &p, uint64_t a) {
   double v = floatValue(a, s, p.ftz);
   if (d.kind != TypeInfo::Float) {
     // Float to integer saturates: NaN gives 0, out-of-range values the
-    // nearest end of the destination's range (PTX ISA, cvt).
-    if (std::isnan(v)) return 0;
+    // nearest end of the destination's range (PTX ISA, cvt). Measured on
+    // H100: a NaN from an f64, or into a 64-bit integer, gives the
+    // destination's top bit alone (0x80000000 for .s32 from .f64,
+    // 0x8000000000000000 for .s64 and .u64).
+    if (std::isnan(v)) return (s.bits == 64 || d.bits == 64) ? 1ull << (d.bits - 1) : 0;
     double r = roundToIntegral(v, p.rounding);
     bool isSigned = d.kind == TypeInfo::Signed;
     double hi = std::ldexp(1.0, int(d.bits) - isSigned), lo = isSigned ? -hi : 0.0;
@@ -226,38 +167,36 @@ uint64_t convert(const Plan &p, uint64_t a) {
       iv = isSigned ? -(__int128(1) << (d.bits - 1)) : 0;
     else
       iv = __int128(r);
-    return uint64_t(iv) & mask(d.bits);
+    return extendResult(uint64_t(iv), d);
   }
-  if (std::isnan(v)) return finishFloat(fp::canonicalNaN(d.fmt), p);
+  if (std::isnan(v)) return finishFloat(nanResult(a, p), p);
   if (isIntegerRounding(p.rounding)) v = roundToIntegral(v, p.rounding); // same format: exact
   return finishFloat(fp::fromDouble(v, d.fmt, floatRound(p.rounding)), p);
 }
 
-Plan planOf(Exec &x, const DInstr &in) {
-  const Kernel &k = x.kernel();
-  const ptx::InstrDesc &desc = k.desc(in);
+Plan planOf(const DInstr &in, bool relu, bool satfinite) {
   Plan p;
   p.dst = infoOf(in.type0);
   p.src = infoOf(in.type);
   p.rounding = in.rounding;
   p.ftz = in.ftz;
   p.sat = in.sat;
-  p.relu = desc.has(Mod::Relu);
-  p.satfinite = desc.has(Mod::SatF);
+  p.relu = relu;
+  p.satfinite = satfinite;
   return p;
 }
 
 /// cvt{.rnd}{.ftz}{.sat}{.relu}{.satfinite}.dtype.atype d, a
-void cvt(Exec &x, const DInstr &in) {
-  const Plan p = planOf(x, in);
+template <bool Relu, bool SatFinite> void cvt(Exec &x, const DInstr &in) {
+  const Plan p = planOf(in, Relu, SatFinite);
   const DOp &d = x.kernel().op(in, 0), &a = x.kernel().op(in, 1);
   forLanes(x.mask, [&](unsigned l) { writeOperand(x, d, l, convert(p, readOperand(x, a, l))); });
 }
 
 /// cvt.frnd{.relu}{.satfinite}.(f16x2|bf16x2).f32 d, a, b: a converted into
 /// the upper half, b into the lower.
-void cvtPack(Exec &x, const DInstr &in) {
-  const Plan p = planOf(x, in);
+template <bool Relu, bool SatFinite> void cvtPack(Exec &x, const DInstr &in) {
+  const Plan p = planOf(in, Relu, SatFinite);
   const Kernel &k = x.kernel();
   forLanes(x.mask, [&](unsigned l) {
     uint64_t hi = convert(p, readOperand(x, k.op(in, 1), l)), lo = convert(p, readOperand(x, k.op(in, 2), l));
@@ -265,19 +204,82 @@ void cvtPack(Exec &x, const DInstr &in) {
   });
 }
 
+/// cvt.rs{.relu}{.satfinite}.(f16x2|bf16x2).f32 d, a, b, rbits: stochastic
+/// rounding. The random bits (13 per value for f16, taken from bits 12..0
+/// of each half of rbits; 16 for bf16) are added to the f32 magnitude's
+/// bits below the destination's last place, and the sum is truncated (PTX
+/// ISA, cvt). a uses the upper half of rbits, b the lower.
+template <bool Relu, bool SatFinite> void cvtStochastic(Exec &x, const DInstr &in) {
+  Plan p = planOf(in, Relu, SatFinite);
+  p.rounding = Mod::Rz;
+  const bool isBF16 = in.type0 == Type::BF16x2;
+  const unsigned dropped = isBF16 ? 16 : 13;
+  const Kernel &k = x.kernel();
+  auto one = [&](uint32_t f, uint32_t random) -> uint64_t {
+    float v = as<float>(f);
+    if (v != v || std::isinf(v)) return convert(p, f);
+    uint32_t mag = f & 0x7FFFFFFFu, sum = mag + (random & ((1u << dropped) - 1));
+    if (sum >= 0x7F800000u) sum = 0x7F800000u; // rounded past the largest finite value
+    return convert(p, (f & 0x80000000u) | sum);
+  };
+  forLanes(x.mask, [&](unsigned l) {
+    uint32_t a = static_cast<uint32_t>(readOperand(x, k.op(in, 1), l));
+    uint32_t b = static_cast<uint32_t>(readOperand(x, k.op(in, 2), l));
+    uint32_t r = static_cast<uint32_t>(readOperand(x, k.op(in, 3), l));
+    writeOperand(x, k.op(in, 0), l, (one(a, r >> 16) << 16) | one(b, r & 0xFFFF));
+  });
+}
+
+/// cvt.pack.sat.(u16|s16).s32 d, a, b and cvt.pack.sat.(u8|s8|u4|s4|u2|s2).s32.b32
+/// d, a, b, c: a and b saturated to the narrow type, a above b, and (for the
+/// types narrower than 16 bits) c's bits above them.
+template <unsigned Size, bool Signed> void cvtPackSat(Exec &x, const DInstr &in) {
+  const Kernel &k = x.kernel();
+  const int64_t lo = Signed ? -(int64_t{1} << (Size - 1)) : 0;
+  const int64_t hi = Signed ? (int64_t{1} << (Size - 1)) - 1 : (int64_t{1} << Size) - 1;
+  const uint32_t m = (1u << Size) - 1;
+  forLanes(x.mask, [&](unsigned l) {
+    int64_t a = std::clamp<int64_t>(arg<int32_t>(x, in, 1, l), lo, hi);
+    int64_t b = std::clamp<int64_t>(arg<int32_t>(x, in, 2, l), lo, hi);
+    uint32_t d = (static_cast<uint32_t>(a) & m) << Size | (static_cast<uint32_t>(b) & m);
+    if (Size < 16) d |= arg<uint32_t>(x, in, 3, l) << (2 * Size);
+    writeOperand(x, k.op(in, 0), l, d);
+  });
+}
+
+Handler packSatFor(Type t) {
+  switch (t) {
+  case Type::U16: return cvtPackSat<16, false>;
+  case Type::S16: return cvtPackSat<16, true>;
+  case Type::U8: return cvtPackSat<8, false>;
+  case Type::S8: return cvtPackSat<8, true>;
+  case Type::U4: return cvtPackSat<4, false>;
+  case Type::S4: return cvtPackSat<4, true>;
+  case Type::U2: return cvtPackSat<2, false>;
+  case Type::S2: return cvtPackSat<2, true>;
+  default: return nullptr;
+  }
+}
+
+#define PTXVM_BY_MODES(fn)                                                                                   \
+  (relu ? (satfinite ? fn<true, true> : fn<true, false>) : (satfinite ? fn<false, true> : fn<false, false>))
+
 } // namespace
 
-Handler selectConvert(const DInstr &in) {
-  if (in.opcode != ptx::Opcode::Cvt) return nullptr;
+Handler selectConvert(const DInstr &in, const Modifiers &mods) {
+  if (in.opcode == Opcode::CvtPack) return packSatFor(in.type0);
+  if (in.opcode != Opcode::Cvt) return nullptr;
   TypeInfo d = infoOf(in.type0), s = infoOf(in.type);
-  if (d.kind == TypeInfo::None || s.kind == TypeInfo::None) return nullptr;
+  if (d.kind == TypeInfo::None || s.kind == TypeInfo::None || in.type == Type::F16x2 || in.type == Type::BF16x2)
+    return selectNarrowConvert(in, mods);
+  const bool relu = mods.has(Mod::Relu), satfinite = mods.has(Mod::SatF);
   bool packed = in.type0 == Type::F16x2 || in.type0 == Type::BF16x2;
-  if (in.type == Type::F16x2 || in.type == Type::BF16x2) return nullptr;
   bool floatDst = d.kind == TypeInfo::Float, floatSrc = s.kind == TypeInfo::Float;
   if (packed) {
-    if (in.type != Type::F32 || in.numOps != 3 || (in.rounding != Mod::Rn && in.rounding != Mod::Rz))
-      return nullptr;
-    return cvtPack;
+    if (in.type != Type::F32) return nullptr;
+    if (in.rounding == Mod::Rs && in.numOps == 4) return PTXVM_BY_MODES(cvtStochastic);
+    if (in.numOps != 3 || (in.rounding != Mod::Rn && in.rounding != Mod::Rz)) return nullptr;
+    return PTXVM_BY_MODES(cvtPack);
   }
   if (in.numOps != 2) return nullptr;
   if (isIntegerRounding(in.rounding)) {
@@ -288,9 +290,10 @@ Handler selectConvert(const DInstr &in) {
     return nullptr; // float to integer needs an integer rounding modifier
   } else if (in.rounding != Mod::None && in.rounding != Mod::Rn && in.rounding != Mod::Rz &&
              in.rounding != Mod::Rm && in.rounding != Mod::Rp) {
-    return nullptr; // .rna, .rs: other formats
+    return nullptr; // .rna and .rs: only the formats of ConvertNarrow.cpp
   }
-  return cvt;
+  return PTXVM_BY_MODES(cvt);
 }
+#undef PTXVM_BY_MODES
 
 } // namespace emu

@@ -1,6 +1,7 @@
 // Extended-precision integer arithmetic through the carry flag (add.cc,
-// addc, sub.cc, subc, mad.cc, madc: CC.CF is one bit per lane, Warp::carry)
-// and the integer dot products dp4a and dp2a.
+// addc, sub.cc, subc, mad.cc, madc: CC.CF is one bit per lane, Warp::carry),
+// the integer dot products dp4a and dp2a, and the packed and .relu integer
+// forms of sm_90 (add/min/max on .u16x2/.s16x2, min/max.relu).
 #include "emulator/Semantics.h"
 
 namespace emu {
@@ -27,16 +28,20 @@ template <typename U, bool WithCarry> void addCarry(Exec &x, const DInstr &in) {
   });
 }
 
-/// sub.cc / subc{.cc}: d = a - b (- CF); CF = the borrow out.
+/// sub.cc / subc{.cc}: d = a - b - (1 - CF), i.e. a + ~b + CF, and CF = the
+/// carry out of that sum: the flag holds "no borrow", as on the hardware
+/// (measured on H100: sub.cc.u32 0 - 1 leaves CF = 0, and add.cc setting
+/// CF = 1 followed by subc gives a - b).
 template <typename U, bool WithCarry> void subBorrow(Exec &x, const DInstr &in) {
   forLanes(x.mask, [&](unsigned l) {
-    U a = arg<U>(x, in, 1, l), b = arg<U>(x, in, 2, l), bin = WithCarry && carryIn(x, l);
-    U d = static_cast<U>(a - b);
-    bool b1 = a < b;
-    U r = static_cast<U>(d - bin);
-    bool b2 = d < bin;
+    U a = arg<U>(x, in, 1, l), b = arg<U>(x, in, 2, l), cin = WithCarry ? U(carryIn(x, l)) : U(1);
+    U nb = static_cast<U>(~b);
+    U s = static_cast<U>(a + nb);
+    bool c1 = s < a;
+    U r = static_cast<U>(s + cin);
+    bool c2 = r < s;
     writeOperand(x, x.kernel().op(in, 0), l, r);
-    if (in.cc || !WithCarry) setCarry(x, l, b1 || b2);
+    if (in.cc || !WithCarry) setCarry(x, l, c1 || c2);
   });
 }
 
@@ -110,11 +115,53 @@ template <bool Four> void dot(Exec &x, const DInstr &in) {
   });
 }
 
+/// add/min/max{.relu}.{u16x2,s16x2} on each 16-bit half, and min/max.relu.s32:
+/// .relu clamps a negative result to 0.
+template <typename T, Opcode Op, bool Relu> void packed(Exec &x, const DInstr &in) {
+  constexpr unsigned kLanes = 32 / (sizeof(T) * 8);
+  const Kernel &k = x.kernel();
+  uint32_t a[32], b[32], r[32];
+  gather(x, k.op(in, 1), a);
+  gather(x, k.op(in, 2), b);
+  for (unsigned l = 0; l < 32; ++l) {
+    uint32_t out = 0;
+    for (unsigned h = 0; h < kLanes; ++h) {
+      unsigned shift = 8 * sizeof(T) * h;
+      T va = static_cast<T>(a[l] >> shift), vb = static_cast<T>(b[l] >> shift), v;
+      if constexpr (Op == Opcode::Add) v = static_cast<T>(va + vb);
+      else if constexpr (Op == Opcode::Min) v = va < vb ? va : vb;
+      else v = va > vb ? va : vb;
+      if (Relu && v < 0) v = 0;
+      out |= static_cast<uint32_t>(static_cast<std::make_unsigned_t<T>>(v)) << shift;
+    }
+    r[l] = out;
+  }
+  scatter(x, k.op(in, 0), r);
+}
+
+template <typename T, bool Relu> Handler packedFor(Opcode op) {
+  switch (op) {
+  case Opcode::Add: return Relu ? nullptr : packed<T, Opcode::Add, false>;
+  case Opcode::Min: return packed<T, Opcode::Min, Relu>;
+  case Opcode::Max: return packed<T, Opcode::Max, Relu>;
+  default: return nullptr;
+  }
+}
+
 } // namespace
 
-Handler selectExtended(const DInstr &in) {
+Handler selectExtended(const DInstr &in, const Modifiers &mods) {
   switch (in.opcode) {
   case Opcode::Add:
+  case Opcode::Min:
+  case Opcode::Max:
+    if (in.type == Type::U16x2) return packedFor<uint16_t, false>(in.opcode);
+    if (in.type == Type::S16x2)
+      return mods.has(ptx::Mod::Relu) ? packedFor<int16_t, true>(in.opcode) : packedFor<int16_t, false>(in.opcode);
+    if (in.type == Type::S32 && in.opcode != Opcode::Add && mods.has(ptx::Mod::Relu))
+      return packedFor<int32_t, true>(in.opcode);
+    if (in.opcode == Opcode::Add && in.cc) return carryFor<false>(in, in.wide);
+    return nullptr;
   case Opcode::Sub:
   case Opcode::Mad: return in.cc ? carryFor<false>(in, in.wide) : nullptr;
   case Opcode::Addc:

@@ -1,74 +1,58 @@
-// Floating-point arithmetic (f32, f64, f16, bf16 and packed x2 forms): add,
-// sub, mul, fma, mad, div, abs, neg, min, max, rcp, sqrt, rsqrt, sin, cos,
-// lg2, ex2, tanh, copysign, testp.
+// Floating-point arithmetic (f32, f64, f16, bf16 and packed x2 forms, the
+// f32x2 and mixed-precision .f32.f16/.f32.bf16 forms of sm_100): add, sub,
+// mul, fma, mad, div, abs, neg, min, max, rcp, sqrt, rsqrt, sin, cos, lg2,
+// ex2, tanh, copysign, testp.
 //
 // f32/f64 results are the host's IEEE arithmetic, in the instruction's
-// rounding mode (fesetround around the lane loop). f16/bf16 results are
-// computed exactly or rounded to odd in double, then rounded once into the
-// format in software (fp:: in Convert.cpp). NaN results are PTX's canonical
+// rounding mode (fesetround around the lane loop). f16/bf16 and mixed
+// results are computed exactly or rounded to odd in double, then rounded
+// once into the format in software (Fp.h). NaN results are PTX's canonical
 // NaN (f32 0x7FFFFFFF, f16/bf16 0x7FFF). The .approx functions return the
 // correctly rounded (or double-precision) value, inside the ISA's error
-// bounds.
+// bounds. Modifiers that DInstr does not carry (.approx/.full, .NaN,
+// .xorsign, .abs, .relu, .oob) are template parameters chosen when the
+// instruction is decoded.
 #include "emulator/Semantics.h"
-#include "ptx/Writer.h"
+#include "emulator/semantics/Fp.h"
 
 #include <cfenv>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 
 namespace emu {
-namespace fp {
-// Defined in Convert.cpp.
-struct Format {
-  int expBits, manBits;
-};
-enum class Round : uint8_t { Nearest, Zero, Down, Up };
-uint64_t canonicalNaN(Format f);
-uint64_t fromDouble(double v, Format f, Round r);
-double toDouble(uint64_t bits, Format f);
-} // namespace fp
-
 namespace {
 
 using ptx::Mod;
 using ptx::Opcode;
 using ptx::Type;
 
-// ---- Modifiers the decoder does not carry in DInstr ----
-
-struct Flags {
-  bool approx = false, full = false, relu = false, nan = false, xorsignAbs = false, abs = false, oob = false;
-};
-
-Flags flagsOf(Exec &x, const DInstr &in) {
-  const Kernel &k = x.kernel();
-  const ptx::InstrDesc &d = k.desc(in);
-  Flags f;
-  f.approx = d.has(Mod::Approx);
-  f.full = d.has(Mod::Full);
-  f.relu = d.has(Mod::Relu);
-  f.nan = d.has(Mod::NaN);
-  f.xorsignAbs = d.has(Mod::XorSign);
-  f.abs = d.has(Mod::Abs) && !f.xorsignAbs;
-  f.oob = d.has(Mod::Oob);
-  return f;
-}
-
 // ---- Rounding modes ----
+
+int hostMode(Mod rounding) {
+  return rounding == Mod::Rz   ? FE_TOWARDZERO
+         : rounding == Mod::Rm ? FE_DOWNWARD
+         : rounding == Mod::Rp ? FE_UPWARD
+                               : FE_TONEAREST;
+}
 
 /// Runs Body with the host rounding mode set to the instruction's. Bodies are
 /// noipa, so no floating-point operation of theirs can move across the
 /// fesetround calls.
 template <void (*Body)(Exec &, const DInstr &)> void rounded(Exec &x, const DInstr &in) {
-  int mode = in.rounding == Mod::Rz   ? FE_TOWARDZERO
-             : in.rounding == Mod::Rm ? FE_DOWNWARD
-             : in.rounding == Mod::Rp ? FE_UPWARD
-                                      : FE_TONEAREST;
+  int mode = hostMode(in.rounding);
   if (mode == FE_TONEAREST) return Body(x, in);
   int old = std::fegetround();
   std::fesetround(mode);
   Body(x, in);
   std::fesetround(old);
+}
+
+fp::Round softMode(Mod rounding) {
+  return rounding == Mod::Rz   ? fp::Round::Zero
+         : rounding == Mod::Rm ? fp::Round::Down
+         : rounding == Mod::Rp ? fp::Round::Up
+                               : fp::Round::Nearest;
 }
 
 // ---- f32 and f64 ----
@@ -80,10 +64,21 @@ template <> struct Bits<float> {
 };
 template <> struct Bits<double> {
   using U = uint64_t;
-  // PTX names no canonical f64 NaN; all ones like f32's. Unverified on
-  // hardware: tests compare f64 NaNs as NaNs only.
-  static constexpr U kCanonicalNaN = 0x7FFFFFFFFFFFFFFFull;
+  // f64 has no canonical NaN (measured on H100): a NaN operand comes back
+  // quieted, the last NaN operand when there are several (see nanOf64),
+  // and an invalid operation gives the default NaN.
+  static constexpr U kCanonicalNaN = 0xFFF8000000000000ull;
 };
+
+/// The NaN an f64 operation returns: the last NaN among its operands,
+/// quieted, or the default NaN 0xFFF8000000000000 (measured on H100: add,
+/// sub, mul, fma, div, rcp, sqrt, min and atom.add all behave so).
+inline uint64_t nanOf64(std::initializer_list<double> operands) {
+  uint64_t r = Bits<double>::kCanonicalNaN;
+  for (double v : operands)
+    if (v != v) r = bitsOf<double>(v) | 0x0008000000000000ull;
+  return r;
+}
 
 /// .ftz: a subnormal f32 becomes a zero of the same sign (f64 has no .ftz
 /// forms, except the .approx.ftz.f64 ones, which flush as well).
@@ -102,6 +97,34 @@ template <typename T> inline uint64_t result(T r, bool ftz, bool sat) {
   }
   if (r != r) return Bits<T>::kCanonicalNaN;
   return bitsOf<T>(r);
+}
+
+/// Whether an f32 operation whose rounded result is ±FLT_MIN is "tiny" in
+/// IEEE 754's after-rounding sense: its exact result, rounded to 24 bits
+/// with an unbounded exponent range, lies below FLT_MIN. .ftz flushes such
+/// results too (measured on H100: mul.rn.ftz.f32 of 2^-126 and 1 - 2^-24,
+/// whose exact product has 24 bits, gives 0; an fma.rn.ftz.f16x2 whose exact
+/// result only rounds up to the smallest normal keeps it). The exact result
+/// is computed in double, rounding to nearest.
+template <unsigned N> [[gnu::noinline]] bool tinyBeforeRounding(Opcode op, float a, float b, float c) {
+  int mode = std::fegetround();
+  std::fesetround(FE_TONEAREST);
+  double e;
+  switch (op) {
+  case Opcode::Add: e = fp::addOdd(a, b); break;
+  case Opcode::Sub: e = fp::addOdd(a, -double(b)); break;
+  case Opcode::Mul: e = double(a) * double(b); break;
+  case Opcode::Fma:
+  case Opcode::Mad: e = fp::addOdd(double(a) * double(b), c); break;
+  case Opcode::Div: e = double(a) / double(b); break;
+  default: e = std::numeric_limits<float>::min(); break;
+  }
+  // Rounded to 24 bits in the instruction's mode, scaled into float's normal
+  // range so that the exponent does not limit it.
+  std::fesetround(mode);
+  float scaled = static_cast<float>(std::ldexp(e, 64));
+  (void)N;
+  return std::fabs(scaled) < std::ldexp(std::numeric_limits<float>::min(), 64);
 }
 
 /// d = f(a, b, ...) over the lanes, inputs flushed with .ftz.
@@ -123,6 +146,16 @@ inline void lanes(Exec &x, const DInstr &in, bool ftz, bool sat, F f) {
       r = f(flush(a[l], ftz), flush(b[l], ftz));
     else
       r = f(flush(a[l], ftz), flush(b[l], ftz), flush(c[l], ftz));
+    if constexpr (std::is_same_v<T, float>)
+      if (ftz && std::fabs(r) == std::numeric_limits<float>::min() &&
+          tinyBeforeRounding<N>(in.opcode, flush(a[l], true), N > 1 ? flush(b[l], true) : 0.0f,
+                                N > 2 ? flush(c[l], true) : 0.0f))
+        r = std::copysign(0.0f, r);
+    if constexpr (std::is_same_v<T, double>)
+      if (r != r && !sat) {
+        out[l] = nanOf64({a[l], N > 1 ? b[l] : 0.0, N > 2 ? c[l] : 0.0});
+        continue;
+      }
     out[l] = result<T>(r, ftz, sat);
   }
   scatter(x, k.op(in, 0), out);
@@ -164,56 +197,77 @@ template <typename T> struct F {
     lanes<T, 1>(x, in, in.ftz, false, [](T a) { return std::sqrt(a); });
   }
   // div.approx.f32 computes a * (1/b): for 2^126 < |b| < 2^128 the
-  // reciprocal is subnormal and flushes, giving 0 (PTX ISA, div). div.full
-  // is accurate to 2 ulp over the whole range; the correctly rounded
-  // quotient is within that.
+  // reciprocal is subnormal and flushes, giving 0 (PTX ISA, div). A
+  // subnormal b still gives the quotient (measured on H100: 2^-149 / -2^-149
+  // is -1, 0 / -2^-149 is -0), not a * inf.
   static void divApprox(Exec &x, const DInstr &in) {
-    if (flagsOf(x, in).full)
-      return lanes<float, 2>(x, in, in.ftz, false, [](float a, float b) { return a / b; });
-    lanes<float, 2>(x, in, in.ftz, false, [](float a, float b) { return a * flush(1.0f / b, true); });
+    lanes<float, 2>(x, in, in.ftz, false, [](float a, float b) {
+      return std::fabs(b) < std::numeric_limits<float>::min() ? a / b : a * flush(1.0f / b, true);
+    });
   }
-  // .approx forms: computed in double, rounded once.
+  // div.full is accurate to 2 ulp over the whole range; the correctly
+  // rounded quotient is within that.
+  static void divFull(Exec &x, const DInstr &in) {
+    lanes<float, 2>(x, in, in.ftz, false, [](float a, float b) { return a / b; });
+  }
+  // .approx forms: computed in double, rounded once. A NaN result of the
+  // .approx.ftz.f64 forms is 0x7FFFFFFF00000000 (they work on the high word,
+  // measured on H100); of rsqrt.approx.f64 the default NaN.
   template <double (*Fn)(double)> static void approx(Exec &x, const DInstr &in) {
     lanes<T, 1>(x, in, in.ftz, false, [](T a) { return T(Fn(double(a))); });
+    if constexpr (std::is_same_v<T, double>) {
+      const DOp &d = x.kernel().op(in, 0);
+      forLanes(x.mask, [&](unsigned l) {
+        uint64_t r = x.reg(d.reg, l);
+        if (d.kind == DOp::Reg && as<double>(r) != as<double>(r) && in.ftz) x.reg(d.reg, l) = 0x7FFFFFFF00000000ull;
+      });
+    }
   }
+  // abs and neg change the sign bit. A NaN gives the canonical NaN for f32,
+  // and stays as it is for f64 (both measured on H100).
+  static U nanResult(U a) { return std::is_same_v<T, float> ? U(Bits<T>::kCanonicalNaN) : a; }
   static void abs(Exec &x, const DInstr &in) {
     const DOp &d = x.kernel().op(in, 0);
     forLanes(x.mask, [&](unsigned l) {
-      U a = bitsOf<T>(flush(arg<T>(x, in, 1, l), in.ftz));
-      writeOperand(x, d, l, a & (std::numeric_limits<U>::max() >> 1));
+      T v = flush(arg<T>(x, in, 1, l), in.ftz);
+      U a = bitsOf<T>(v);
+      writeOperand(x, d, l, v != v ? nanResult(a) : U(a & (std::numeric_limits<U>::max() >> 1)));
     });
   }
   static void neg(Exec &x, const DInstr &in) {
     const DOp &d = x.kernel().op(in, 0);
     forLanes(x.mask, [&](unsigned l) {
-      U a = bitsOf<T>(flush(arg<T>(x, in, 1, l), in.ftz));
-      writeOperand(x, d, l, a ^ (U(1) << (sizeof(T) * 8 - 1)));
+      T v = flush(arg<T>(x, in, 1, l), in.ftz);
+      U a = bitsOf<T>(v);
+      writeOperand(x, d, l, v != v ? nanResult(a) : U(a ^ (U(1) << (sizeof(T) * 8 - 1))));
     });
   }
-  template <bool IsMax> static void minmax(Exec &x, const DInstr &in) {
-    const Flags fl = flagsOf(x, in);
+  /// min/max{.ftz}{.NaN}{.xorsign.abs}{.abs} d, a, b{, c}.
+  template <bool IsMax, bool NaNMode, bool XorSign, bool Abs> static void minmax(Exec &x, const DInstr &in) {
     const DOp &d = x.kernel().op(in, 0);
     const U signBit = U(1) << (sizeof(T) * 8 - 1);
     forLanes(x.mask, [&](unsigned l) {
       T a = flush(arg<T>(x, in, 1, l), in.ftz), b = flush(arg<T>(x, in, 2, l), in.ftz);
       U sign = 0;
-      if (fl.xorsignAbs) sign = (bitsOf<T>(a) ^ bitsOf<T>(b)) & signBit;
-      if (fl.xorsignAbs || fl.abs) a = std::fabs(a), b = std::fabs(b);
-      int p = pick(a, b, IsMax, fl.nan);
+      if (XorSign) sign = (bitsOf<T>(a) ^ bitsOf<T>(b)) & signBit;
+      if (XorSign || Abs) a = std::fabs(a), b = std::fabs(b);
+      int p = pick(a, b, IsMax, NaNMode);
       T r = p == 0 ? a : b;
       if (p != 2 && in.numOps > 3) {
         T c = flush(arg<T>(x, in, 3, l), in.ftz);
-        if (fl.abs) c = std::fabs(c);
-        int q = pick(r, c, IsMax, fl.nan);
+        if (Abs) c = std::fabs(c);
+        int q = pick(r, c, IsMax, NaNMode);
         p = q == 2 ? 2 : p;
         r = q == 0 ? r : c;
-      } else if (p == 2 && in.numOps > 3 && !fl.nan) {
+      } else if (p == 2 && in.numOps > 3 && !NaNMode) {
         // Both NaN: the third input decides.
         T c = flush(arg<T>(x, in, 3, l), in.ftz);
-        if (fl.abs) c = std::fabs(c);
+        if (Abs) c = std::fabs(c);
         if (c == c) p = 0, r = c;
       }
-      writeOperand(x, d, l, p == 2 ? uint64_t{Bits<T>::kCanonicalNaN} : uint64_t{U(bitsOf<T>(r) | sign)});
+      uint64_t nan = Bits<T>::kCanonicalNaN;
+      if constexpr (std::is_same_v<T, double>) nan = nanOf64({a, b}); // measured on H100: b's NaN
+      writeOperand(x, d, l, p == 2 ? nan : uint64_t{U(bitsOf<T>(r) | sign)});
     });
   }
   /// copysign d, a, b: b's magnitude with a's sign.
@@ -253,36 +307,58 @@ double lg2D(double v) { return std::log2(v); }
 double ex2D(double v) { return std::exp2(v); }
 double tanhD(double v) { return std::tanh(v); }
 
-// ---- f16, bf16 and their x2 packings ----
+// ---- f32x2 (sm_100): two f32 lanes in a 64-bit register -----------------------------------------
 
-/// a + b rounded to odd in double: exact for any rounding into a format of
-/// at most 51 significand bits afterwards (no double rounding).
-double addOdd(double a, double b) {
-  double s = a + b;
-  if (!std::isfinite(s)) return s;
-  double bb = s - a, err = (a - (s - bb)) + (b - bb); // TwoSum: s + err is exact
-  if (err == 0) return s;
-  uint64_t bits = bitsOf<double>(s);
-  if ((err < 0) != (s < 0)) bits -= 1; // truncate toward zero
-  return as<double>(bits | 1);
+/// add/sub/mul/fma{.rnd}{.ftz}.f32x2: the f32 operation on bits 31..0 and on
+/// bits 63..32 of each operand.
+template <unsigned N, typename Fn> void pairLanes(Exec &x, const DInstr &in, Fn f) {
+  const Kernel &k = x.kernel();
+  forLanes(x.mask, [&](unsigned l) {
+    uint64_t src[3] = {};
+    for (unsigned i = 0; i < N; ++i) src[i] = readOperand(x, k.op(in, 1 + i), l);
+    uint64_t out = 0;
+    for (unsigned h = 0; h < 2; ++h) {
+      float a = flush(as<float>(src[0] >> (32 * h)), in.ftz), b = flush(as<float>(src[1] >> (32 * h)), in.ftz),
+            c = flush(as<float>(src[2] >> (32 * h)), in.ftz);
+      out |= result<float>(f(a, b, c), in.ftz, false) << (32 * h);
+    }
+    writeOperand(x, k.op(in, 0), l, out);
+  });
+}
+[[gnu::noipa]] void addX2(Exec &x, const DInstr &in) {
+  pairLanes<2>(x, in, [](float a, float b, float) { return a + b; });
+}
+[[gnu::noipa]] void subX2(Exec &x, const DInstr &in) {
+  pairLanes<2>(x, in, [](float a, float b, float) { return a - b; });
+}
+[[gnu::noipa]] void mulX2(Exec &x, const DInstr &in) {
+  pairLanes<2>(x, in, [](float a, float b, float) { return a * b; });
+}
+[[gnu::noipa]] void fmaX2(Exec &x, const DInstr &in) {
+  pairLanes<3>(x, in, [](float a, float b, float c) { return std::fma(a, b, c); });
 }
 
-constexpr fp::Format kF16{5, 10}, kBF16{8, 7};
+// ---- f16, bf16 and their x2 packings ----
 
 template <bool IsBF16> struct H {
-  static constexpr fp::Format kFmt = IsBF16 ? kBF16 : kF16;
+  static constexpr fp::Format kFmt = IsBF16 ? fp::kBF16 : fp::kF16;
 
   static double value(uint64_t bits, bool ftz) {
     bits &= 0xFFFF;
     if (ftz && (bits & 0x7FFF) != 0 && (bits & 0x7FFF) < (1u << kFmt.manBits)) bits &= 0x8000;
     return fp::toDouble(bits, kFmt);
   }
-  static bool isNaN(uint64_t bits) { return (bits & 0x7FFF) > (((1u << kFmt.expBits) - 1) << kFmt.manBits); }
+  static bool isNaN(uint64_t bits) { return fp::isNaN(bits & 0xFFFF, kFmt); }
   /// Rounds v (exact, or rounded to odd) into the format with .ftz, .sat and
   /// .relu applied.
   static uint64_t finish(double v, bool ftz, bool sat, bool relu) {
     uint64_t r = fp::fromDouble(v, kFmt, fp::Round::Nearest);
-    if (ftz && (r & 0x7FFF) < (1u << kFmt.manBits)) r &= 0x8000;
+    // .ftz flushes results that are tiny after rounding with an unbounded
+    // exponent range (as for f32, measured on H100).
+    const double minNormal = std::ldexp(1.0, 2 - (1 << (kFmt.expBits - 1)));
+    const fp::Format wide{11, kFmt.manBits};
+    bool tiny = std::fabs(fp::toDouble(fp::fromDouble(v, wide, fp::Round::Nearest), wide)) < minNormal;
+    if (ftz && ((r & 0x7FFF) < (1u << kFmt.manBits) || tiny)) r &= 0x8000;
     if (isNaN(r)) return sat ? 0 : r;
     if ((sat || relu) && (r & 0x8000)) return 0;
     if (sat && v > 1.0) return fp::fromDouble(1.0, kFmt, fp::Round::Nearest);
@@ -308,12 +384,12 @@ template <bool IsBF16> struct H {
 
   static void add(Exec &x, const DInstr &in) {
     lanes<2>(x, in, [&](uint64_t a, uint64_t b, uint64_t) {
-      return finish(addOdd(value(a, in.ftz), value(b, in.ftz)), in.ftz, in.sat, false);
+      return finish(fp::addOdd(value(a, in.ftz), value(b, in.ftz)), in.ftz, in.sat, false);
     });
   }
   static void sub(Exec &x, const DInstr &in) {
     lanes<2>(x, in, [&](uint64_t a, uint64_t b, uint64_t) {
-      return finish(addOdd(value(a, in.ftz), -value(b, in.ftz)), in.ftz, in.sat, false);
+      return finish(fp::addOdd(value(a, in.ftz), -value(b, in.ftz)), in.ftz, in.sat, false);
     });
   }
   static void mul(Exec &x, const DInstr &in) {
@@ -322,29 +398,36 @@ template <bool IsBF16> struct H {
       return finish(value(a, in.ftz) * value(b, in.ftz), in.ftz, in.sat, false);
     });
   }
-  static void fma(Exec &x, const DInstr &in) {
-    const Flags fl = flagsOf(x, in);
-    if (fl.oob) return unsupportedAtRun(x, in);
-    lanes<3>(x, in, [&](uint64_t a, uint64_t b, uint64_t c) {
-      return finish(addOdd(value(a, in.ftz) * value(b, in.ftz), value(c, in.ftz)), in.ftz, in.sat, fl.relu);
+  /// fma.rn{.ftz}{.sat}{.relu}, and fma.rn.oob{.relu}: with .oob an input
+  /// that is the NaN an out-of-bounds tensor load fills in (0x7FFF, the
+  /// canonical NaN) makes the result +0; other NaNs propagate as usual
+  /// (measured on H100: 0x7E00 or 0x7C01 inputs give 0x7FFF).
+  template <bool Relu, bool Oob> static void fma(Exec &x, const DInstr &in) {
+    lanes<3>(x, in, [&](uint64_t a, uint64_t b, uint64_t c) -> uint64_t {
+      if (Oob && (a == 0x7FFF || b == 0x7FFF || c == 0x7FFF)) return 0;
+      return finish(fp::addOdd(value(a, in.ftz) * value(b, in.ftz), value(c, in.ftz)), in.ftz, in.sat, Relu);
     });
   }
+  // A NaN gives the canonical NaN (measured on H100).
   static void neg(Exec &x, const DInstr &in) {
-    lanes<1>(x, in, [&](uint64_t a, uint64_t, uint64_t) { return flushBits(a, in.ftz) ^ 0x8000; });
+    lanes<1>(x, in, [&](uint64_t a, uint64_t, uint64_t) {
+      return isNaN(a) ? fp::canonicalNaN(kFmt) : flushBits(a, in.ftz) ^ 0x8000;
+    });
   }
   static void abs(Exec &x, const DInstr &in) {
-    lanes<1>(x, in, [&](uint64_t a, uint64_t, uint64_t) { return flushBits(a, in.ftz) & 0x7FFF; });
+    lanes<1>(x, in, [&](uint64_t a, uint64_t, uint64_t) {
+      return isNaN(a) ? fp::canonicalNaN(kFmt) : flushBits(a, in.ftz) & 0x7FFF;
+    });
   }
   static uint64_t flushBits(uint64_t a, bool ftz) {
     return ftz && (a & 0x7FFF) < (1u << kFmt.manBits) ? a & 0x8000 : a;
   }
-  template <bool IsMax> static void minmax(Exec &x, const DInstr &in) {
-    const Flags fl = flagsOf(x, in);
+  template <bool IsMax, bool NaNMode, bool XorSign> static void minmax(Exec &x, const DInstr &in) {
     lanes<2>(x, in, [&](uint64_t a, uint64_t b, uint64_t) -> uint64_t {
       a = flushBits(a, in.ftz), b = flushBits(b, in.ftz);
-      uint64_t sign = fl.xorsignAbs ? (a ^ b) & 0x8000 : 0;
-      if (fl.xorsignAbs) a &= 0x7FFF, b &= 0x7FFF;
-      int p = pick(value(a, false), value(b, false), IsMax, fl.nan);
+      uint64_t sign = XorSign ? (a ^ b) & 0x8000 : 0;
+      if (XorSign) a &= 0x7FFF, b &= 0x7FFF;
+      int p = pick(value(a, false), value(b, false), IsMax, NaNMode);
       return p == 2 ? fp::canonicalNaN(kFmt) : (p == 0 ? a : b) | sign;
     });
   }
@@ -353,21 +436,54 @@ template <bool IsBF16> struct H {
       return finish(Fn(value(a, in.ftz)), in.ftz, false, false);
     });
   }
-
-  static void unsupportedAtRun(Exec &x, const DInstr &in) {
-    const Kernel &k = x.kernel();
-    x.cta.report(ptx::DiagKind::Unsupported, ptx::Severity::Error, x.pc, x.warp, x.mask,
-                 "the emulator cannot execute '" + ptx::instructionName(*k.module, k.instr(in)) + "' yet");
-  }
 };
+
+// ---- Mixed precision (sm_100): .f32 results from .f16/.bf16 sources ------------------------------
+
+/// add/sub{.rnd}{.sat}.f32.{f16,bf16} d, a, c (a half, c f32) and
+/// fma{.rnd}{.sat}.f32.{f16,bf16} d, a, b, c (a, b half; c f32): the exact
+/// result rounded once to f32.
+template <bool IsBF16, Opcode Op> void mixed(Exec &x, const DInstr &in) {
+  constexpr fp::Format half = IsBF16 ? fp::kBF16 : fp::kF16;
+  const Kernel &k = x.kernel();
+  const fp::Round mode = softMode(in.rounding);
+  forLanes(x.mask, [&](unsigned l) {
+    double a = fp::toDouble(readOperand(x, k.op(in, 1), l) & 0xFFFF, half), r;
+    if constexpr (Op == Opcode::Fma) {
+      double b = fp::toDouble(readOperand(x, k.op(in, 2), l) & 0xFFFF, half);
+      double c = as<float>(readOperand(x, k.op(in, 3), l));
+      r = fp::addOdd(a * b, c); // a * b is exact in double
+    } else {
+      double c = as<float>(readOperand(x, k.op(in, 2), l));
+      r = fp::addOdd(a, Op == Opcode::Sub ? -c : c);
+    }
+    uint64_t bits = fp::fromDouble(r, fp::kF32, mode);
+    if (in.sat) {
+      float v = as<float>(bits);
+      bits = !(v > 0.0f) ? 0 : v > 1.0f ? bitsOf<float>(1.0f) : bits;
+    }
+    writeOperand(x, k.op(in, 0), l, bits);
+  });
+}
 
 // ---- Selection ----
 
-template <typename T> Handler selectFor(const DInstr &in) {
+bool ieeeRounding(Mod r) { return r == Mod::Rn || r == Mod::Rz || r == Mod::Rm || r == Mod::Rp; }
+
+template <typename T, bool IsMax> Handler minmaxFor(const Modifiers &mods) {
+  using Ops = F<T>;
+  bool nan = mods.has(Mod::NaN), xorsign = mods.has(Mod::XorSign), abs = !xorsign && mods.has(Mod::Abs);
+  if (xorsign)
+    return nan ? &Ops::template minmax<IsMax, true, true, false> : &Ops::template minmax<IsMax, false, true, false>;
+  if (abs)
+    return nan ? &Ops::template minmax<IsMax, true, false, true> : &Ops::template minmax<IsMax, false, false, true>;
+  return nan ? &Ops::template minmax<IsMax, true, false, false> : &Ops::template minmax<IsMax, false, false, false>;
+}
+
+template <typename T> Handler selectFor(const DInstr &in, const Modifiers &mods) {
   using Ops = F<T>;
   constexpr bool isF32 = std::is_same_v<T, float>;
-  const bool ieee =
-      in.rounding == Mod::Rn || in.rounding == Mod::Rz || in.rounding == Mod::Rm || in.rounding == Mod::Rp;
+  const bool ieee = ieeeRounding(in.rounding);
   if (in.rounding != Mod::None && !ieee) return nullptr;
   switch (in.opcode) {
   case Opcode::Add: return &rounded<&Ops::add>;
@@ -377,15 +493,15 @@ template <typename T> Handler selectFor(const DInstr &in) {
   case Opcode::Mad: return ieee ? &rounded<&Ops::fma> : nullptr;
   case Opcode::Div:
     if (ieee) return &rounded<&Ops::div>;
-    if constexpr (isF32) return &Ops::divApprox; // .approx or .full
+    if constexpr (isF32) return mods.has(Mod::Full) ? &Ops::divFull : &Ops::divApprox;
     return nullptr;
   case Opcode::Rcp: return ieee ? &rounded<&Ops::rcp> : &Ops::template approx<rcpD>;
   case Opcode::Sqrt: return ieee ? &rounded<&Ops::sqrt> : &Ops::template approx<sqrtD>;
   case Opcode::Rsqrt: return ieee ? nullptr : &Ops::template approx<rsqrtD>;
   case Opcode::Abs: return &Ops::abs;
   case Opcode::Neg: return &Ops::neg;
-  case Opcode::Min: return &Ops::template minmax<false>;
-  case Opcode::Max: return &Ops::template minmax<true>;
+  case Opcode::Min: return minmaxFor<T, false>(mods);
+  case Opcode::Max: return minmaxFor<T, true>(mods);
   case Opcode::Copysign: return &Ops::copysign;
   case Opcode::Testp: return &Ops::testp;
   default: break;
@@ -403,7 +519,14 @@ template <typename T> Handler selectFor(const DInstr &in) {
   return nullptr;
 }
 
-template <bool IsBF16> Handler selectHalf(const DInstr &in) {
+template <bool IsBF16, bool IsMax> Handler halfMinmaxFor(const Modifiers &mods) {
+  using Ops = H<IsBF16>;
+  bool nan = mods.has(Mod::NaN), xorsign = mods.has(Mod::XorSign);
+  if (xorsign) return nan ? &Ops::template minmax<IsMax, true, true> : &Ops::template minmax<IsMax, false, true>;
+  return nan ? &Ops::template minmax<IsMax, true, false> : &Ops::template minmax<IsMax, false, false>;
+}
+
+template <bool IsBF16> Handler selectHalf(const DInstr &in, const Modifiers &mods) {
   using Ops = H<IsBF16>;
   // Half-precision arithmetic rounds to nearest only.
   if (in.rounding != Mod::None && in.rounding != Mod::Rn) return nullptr;
@@ -411,30 +534,59 @@ template <bool IsBF16> Handler selectHalf(const DInstr &in) {
   case Opcode::Add: return &Ops::add;
   case Opcode::Sub: return &Ops::sub;
   case Opcode::Mul: return &Ops::mul;
-  case Opcode::Fma: return &Ops::fma;
+  case Opcode::Fma: {
+    bool relu = mods.has(Mod::Relu), oob = mods.has(Mod::Oob);
+    if (oob) return relu ? &Ops::template fma<true, true> : &Ops::template fma<false, true>;
+    return relu ? &Ops::template fma<true, false> : &Ops::template fma<false, false>;
+  }
   case Opcode::Neg: return &Ops::neg;
   case Opcode::Abs: return &Ops::abs;
-  case Opcode::Min: return &Ops::template minmax<false>;
-  case Opcode::Max: return &Ops::template minmax<true>;
+  case Opcode::Min: return halfMinmaxFor<IsBF16, false>(mods);
+  case Opcode::Max: return halfMinmaxFor<IsBF16, true>(mods);
   case Opcode::Ex2: return &Ops::template approx<ex2D>;
   case Opcode::Tanh: return &Ops::template approx<tanhD>;
   default: return nullptr;
   }
 }
 
+Handler selectPair(const DInstr &in) {
+  if (in.rounding != Mod::None && !ieeeRounding(in.rounding)) return nullptr;
+  switch (in.opcode) {
+  case Opcode::Add: return &rounded<&addX2>;
+  case Opcode::Sub: return &rounded<&subX2>;
+  case Opcode::Mul: return &rounded<&mulX2>;
+  case Opcode::Fma: return ieeeRounding(in.rounding) ? &rounded<&fmaX2> : nullptr;
+  default: return nullptr;
+  }
+}
+
+template <bool IsBF16> Handler selectMixed(const DInstr &in) {
+  if (in.rounding != Mod::None && !ieeeRounding(in.rounding)) return nullptr;
+  switch (in.opcode) {
+  case Opcode::Add: return mixed<IsBF16, Opcode::Add>;
+  case Opcode::Sub: return mixed<IsBF16, Opcode::Sub>;
+  case Opcode::Fma: return mixed<IsBF16, Opcode::Fma>;
+  default: return nullptr;
+  }
+}
+
 } // namespace
 
-Handler selectFloatArith(const DInstr &in) {
+Handler selectFloatArith(const DInstr &in, const Modifiers &mods) {
   if (in.vec > 1) return nullptr;
+  if (in.opcode == Opcode::Setp || in.opcode == Opcode::Set) return nullptr; // Compare.cpp
   // Mixed-precision forms (add.f32.f16, fma.f32.bf16) name two types.
+  if (in.type0 == Type::F32 && (in.type == Type::F16 || in.type == Type::BF16))
+    return in.type == Type::BF16 ? selectMixed<true>(in) : selectMixed<false>(in);
   if (in.type0 != in.type && in.opcode != Opcode::Testp) return nullptr;
   switch (in.type) {
-  case Type::F32: return selectFor<float>(in);
-  case Type::F64: return selectFor<double>(in);
+  case Type::F32: return selectFor<float>(in, mods);
+  case Type::F64: return selectFor<double>(in, mods);
+  case Type::F32x2: return selectPair(in);
   case Type::F16:
-  case Type::F16x2: return selectHalf<false>(in);
+  case Type::F16x2: return selectHalf<false>(in, mods);
   case Type::BF16:
-  case Type::BF16x2: return selectHalf<true>(in);
+  case Type::BF16x2: return selectHalf<true>(in, mods);
   default: return nullptr;
   }
 }

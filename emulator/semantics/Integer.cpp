@@ -145,21 +145,23 @@ template <typename T> struct Ops {
   }
   // Shift amounts are unsigned 32-bit and clamp at the register width.
   static void shl(Exec &x, const DInstr &in) {
-    const DOp &d = x.kernel().op(in, 0);
-    forLanes(x.mask, [&](unsigned l) {
-      U a = arg<U>(x, in, 1, l);
-      uint32_t s = arg<uint32_t>(x, in, 2, l);
-      writeOperand(x, d, l, bitsOf<U>(s >= kBits ? U(0) : U(a << s)));
-    });
+    const Kernel &k = x.kernel();
+    U a[32], r[32];
+    uint32_t s[32];
+    gather(x, k.op(in, 1), a);
+    gather(x, k.op(in, 2), s);
+    for (unsigned l = 0; l < 32; ++l) r[l] = s[l] >= kBits ? U(0) : U(a[l] << (s[l] & (kBits - 1)));
+    scatter(x, k.op(in, 0), r);
   }
   static void shr(Exec &x, const DInstr &in) {
-    const DOp &d = x.kernel().op(in, 0);
-    forLanes(x.mask, [&](unsigned l) {
-      T a = arg<T>(x, in, 1, l);
-      uint32_t s = arg<uint32_t>(x, in, 2, l);
-      T r = s >= kBits ? (a < 0 ? T(-1) : T(0)) : T(a >> s);
-      writeOperand(x, d, l, bitsOf<T>(r));
-    });
+    const Kernel &k = x.kernel();
+    T a[32], r[32];
+    uint32_t s[32];
+    gather(x, k.op(in, 1), a);
+    gather(x, k.op(in, 2), s);
+    for (unsigned l = 0; l < 32; ++l)
+      r[l] = s[l] >= kBits ? (a[l] < 0 ? T(-1) : T(0)) : T(a[l] >> (s[l] & (kBits - 1)));
+    scatter(x, k.op(in, 0), r);
   }
   static void popc(Exec &x, const DInstr &in) {
     unary<U>(x, in, [](U a) { return U(std::popcount(a)); });
@@ -262,8 +264,10 @@ template <typename T> void setp(Exec &x, const DInstr &in) {
     // .ftz: subnormal inputs compare as zeros of their sign.
     if (in.ftz)
       for (unsigned l = 0; l < 32; ++l) {
-        if (av[l] != 0 && std::fabs(av[l]) < std::numeric_limits<T>::min()) av[l] = std::copysign(T(0), av[l]);
-        if (bv[l] != 0 && std::fabs(bv[l]) < std::numeric_limits<T>::min()) bv[l] = std::copysign(T(0), bv[l]);
+        if (av[l] != 0 && std::fabs(av[l]) < std::numeric_limits<T>::min())
+          av[l] = std::copysign(T(0), av[l]);
+        if (bv[l] != 0 && std::fabs(bv[l]) < std::numeric_limits<T>::min())
+          bv[l] = std::copysign(T(0), bv[l]);
       }
   }
   uint64_t cv[32];
@@ -349,15 +353,14 @@ template <typename T> Handler setpFor(const DInstr &in) {
   switch (in.op) {
 #define PTXVM_CMP(M)                                                                                         \
   case Mod::M: return &setpPlain<T, Mod::M>;
-    PTXVM_CMP(Eq) PTXVM_CMP(Ne) PTXVM_CMP(Lt) PTXVM_CMP(Lo) PTXVM_CMP(Le) PTXVM_CMP(Ls) PTXVM_CMP(Gt)
-    PTXVM_CMP(Hi) PTXVM_CMP(Ge) PTXVM_CMP(Hs) PTXVM_CMP(Equ) PTXVM_CMP(Neu) PTXVM_CMP(Ltu) PTXVM_CMP(Leu)
-    PTXVM_CMP(Gtu) PTXVM_CMP(Geu) PTXVM_CMP(Num) PTXVM_CMP(Nan)
+    PTXVM_CMP(Eq)
+    PTXVM_CMP(Ne) PTXVM_CMP(Lt) PTXVM_CMP(Lo) PTXVM_CMP(Le) PTXVM_CMP(Ls) PTXVM_CMP(Gt) PTXVM_CMP(Hi)
+        PTXVM_CMP(Ge) PTXVM_CMP(Hs) PTXVM_CMP(Equ) PTXVM_CMP(Neu) PTXVM_CMP(Ltu) PTXVM_CMP(Leu) PTXVM_CMP(Gtu)
+            PTXVM_CMP(Geu) PTXVM_CMP(Num) PTXVM_CMP(Nan)
 #undef PTXVM_CMP
-  default: return &setp<T>;
+                default : return &setp<T>;
   }
 }
-
-
 
 bool isIntegerType(Type t) {
   ptx::TypeClass c = ptx::typeClass(t);
@@ -370,6 +373,37 @@ void movPred(Exec &x, const DInstr &in) {
   });
 }
 
+/// and/or/xor/not on predicates (registers hold 0/1; a source may be
+/// written !p), as one vectorised loop.
+template <typename F> void predicateLogic(Exec &x, const DInstr &in, F f) {
+  const Kernel &k = x.kernel();
+  const DOp &a = k.op(in, 1);
+  uint64_t av[32], bv[32], r[32];
+  gather(x, a, av);
+  const uint64_t flipA = a.negated ? 1 : 0;
+  if (in.numOps > 2) {
+    const DOp &b = k.op(in, 2);
+    gather(x, b, bv);
+    const uint64_t flipB = b.negated ? 1 : 0;
+    for (unsigned l = 0; l < 32; ++l) r[l] = f((av[l] ^ flipA) & 1, (bv[l] ^ flipB) & 1);
+  } else {
+    for (unsigned l = 0; l < 32; ++l) r[l] = f((av[l] ^ flipA) & 1, 0);
+  }
+  scatter(x, k.op(in, 0), r);
+}
+void predAnd(Exec &x, const DInstr &in) {
+  predicateLogic(x, in, [](uint64_t a, uint64_t b) { return a & b; });
+}
+void predOr(Exec &x, const DInstr &in) {
+  predicateLogic(x, in, [](uint64_t a, uint64_t b) { return a | b; });
+}
+void predXor(Exec &x, const DInstr &in) {
+  predicateLogic(x, in, [](uint64_t a, uint64_t b) { return a ^ b; });
+}
+void predNot(Exec &x, const DInstr &in) {
+  predicateLogic(x, in, [](uint64_t a, uint64_t) { return a ^ 1; });
+}
+
 } // namespace
 
 Handler selectIntegerArith(const DInstr &in) {
@@ -378,6 +412,10 @@ Handler selectIntegerArith(const DInstr &in) {
   if (t == Type::Pred) {
     switch (in.opcode) {
     case Opcode::Mov: return movPred;
+    case Opcode::And: return predAnd;
+    case Opcode::Or: return predOr;
+    case Opcode::Xor: return predXor;
+    case Opcode::Not: return predNot;
     default: return nullptr;
     }
   }

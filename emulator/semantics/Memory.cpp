@@ -1,7 +1,6 @@
-// Loads, stores, address conversion and atomics: ld, st, cvta, atom, red.
+// Loads, stores and address conversion: ld, st, cvta, isspacep (atomics:
+// Atomic.cpp).
 #include "emulator/Semantics.h"
-
-#include <mutex>
 
 namespace emu {
 namespace {
@@ -19,25 +18,46 @@ uint64_t extend(uint64_t raw, Type t) {
   }
 }
 
+/// The lowest and highest address the executing lanes access, and the OR
+/// of all of them (its low bits tell whether any is misaligned). With all
+/// 32 lanes executing these are plain reductions the compiler vectorises.
+struct AddressSpan {
+  uint64_t lo = ~0ull, hi = 0, bits = 0;
+};
+inline AddressSpan spanOf(const uint64_t (&a)[32], uint32_t mask) {
+  AddressSpan s;
+  if (mask == 0xFFFFFFFFu) {
+    uint64_t lo = ~0ull, hi = 0, bits = 0;
+    for (unsigned l = 0; l < 32; ++l) {
+      lo = a[l] < lo ? a[l] : lo;
+      hi = a[l] > hi ? a[l] : hi;
+      bits |= a[l];
+    }
+    return {lo, hi, bits};
+  }
+  forLanes(mask, [&](unsigned l) {
+    s.lo = std::min(s.lo, a[l]);
+    s.hi = std::max(s.hi, a[l]);
+    s.bits |= a[l];
+  });
+  return s;
+}
+
 /// The fast path of scalar loads and stores: every executing lane's address
 /// lies in the global allocation the CTA used last, naturally aligned. Then
 /// no lane needs the allocation table. Returns that allocation's range, or
 /// nullptr when some lane needs the checked path.
-const GlobalMemory::Range *fastGlobal(Exec &x, Space space, const uint64_t (&address)[32], unsigned size) {
+const GlobalMemory::Range *fastGlobal(Exec &x, Space space, const AddressSpan &s, unsigned size) {
   if (space != Space::Global && space != Space::Generic) return nullptr;
-  const GlobalMemory::Range &r = x.cta.globalRange(address[std::countr_zero(x.mask)]);
-  if (!r.bytes) return nullptr;
-  bool ok = true;
-  forLanes(x.mask, [&](unsigned l) {
-    ok &= address[l] >= r.base && address[l] + size <= r.end && !(address[l] & (size - 1));
-  });
-  return ok ? &r : nullptr;
+  const GlobalMemory::Range &r = x.cta.globalRange(s.lo);
+  if (!r.bytes || s.hi + size > r.end || (s.bits & (size - 1))) return nullptr;
+  return &r;
 }
 
 /// The fast path for shared memory: every executing lane's access lies in
 /// the CTA's shared memory, naturally aligned, and --racecheck is off (it
 /// must see each access). Returns the bytes of shared memory, or nullptr.
-uint8_t *fastShared(Exec &x, Space space, const uint64_t (&address)[32], unsigned size, uint64_t &bias) {
+uint8_t *fastShared(Exec &x, Space space, const AddressSpan &s, unsigned size, uint64_t &bias) {
   if (x.cta.racecheck) return nullptr;
   if (space == Space::Shared)
     bias = 0;
@@ -45,34 +65,35 @@ uint8_t *fastShared(Exec &x, Space space, const uint64_t (&address)[32], unsigne
     bias = kSharedWindow;
   else
     return nullptr;
-  uint64_t limit = x.cta.shared.size();
-  bool ok = true;
-  forLanes(x.mask, [&](unsigned l) {
-    uint64_t a = address[l] - bias;
-    ok &= address[l] >= bias && a + size <= limit && !(a & (size - 1));
-  });
-  return ok ? x.cta.shared.data() : nullptr;
+  // The window base is aligned far beyond any access size, so alignment
+  // can be checked on the generic addresses.
+  if (s.lo < bias || s.hi - bias + size > x.cta.shared.size() || (s.bits & (size - 1))) return nullptr;
+  return x.cta.shared.data();
 }
 
-/// Loads `size` bytes for every executing lane from host memory at
-/// base + address[l] - bias, extended per `t`: one switch per instruction,
-/// fixed-size copies in the lane loop.
-template <unsigned Size>
-void loadLanes(Exec &x, uint64_t *d, const uint8_t *base, const uint64_t (&a)[32], uint64_t bias,
-               ptx::Type t) {
+/// Loads `Size` bytes for every executing lane from host memory at
+/// base + a[l] - bias, sign-extended when `Signed`: the type is decided
+/// once per instruction, the lane loop is fixed-size copies.
+template <unsigned Size, bool Signed>
+void loadLanes(Exec &x, uint64_t *d, const uint8_t *base, const uint64_t (&a)[32], uint64_t bias) {
+  using Raw = std::conditional_t<
+      Size == 1, uint8_t,
+      std::conditional_t<Size == 2, uint16_t, std::conditional_t<Size == 4, uint32_t, uint64_t>>>;
+  using SRaw = std::make_signed_t<Raw>;
   forLanes(x.mask, [&](unsigned l) {
-    uint64_t raw = 0;
+    Raw raw;
     std::memcpy(&raw, base + (a[l] - bias), Size);
-    d[l] = extend(raw, t);
+    d[l] = Signed ? static_cast<uint64_t>(static_cast<int64_t>(static_cast<SRaw>(raw))) : raw;
   });
 }
 void loadLanes(Exec &x, uint64_t *d, const uint8_t *base, const uint64_t (&a)[32], uint64_t bias, ptx::Type t,
                unsigned size) {
+  bool sign = t == Type::S8 || t == Type::S16 || t == Type::S32;
   switch (size) {
-  case 1: return loadLanes<1>(x, d, base, a, bias, t);
-  case 2: return loadLanes<2>(x, d, base, a, bias, t);
-  case 4: return loadLanes<4>(x, d, base, a, bias, t);
-  default: return loadLanes<8>(x, d, base, a, bias, t);
+  case 1: return sign ? loadLanes<1, true>(x, d, base, a, bias) : loadLanes<1, false>(x, d, base, a, bias);
+  case 2: return sign ? loadLanes<2, true>(x, d, base, a, bias) : loadLanes<2, false>(x, d, base, a, bias);
+  case 4: return sign ? loadLanes<4, true>(x, d, base, a, bias) : loadLanes<4, false>(x, d, base, a, bias);
+  default: return loadLanes<8, false>(x, d, base, a, bias);
   }
 }
 template <unsigned Size>
@@ -105,12 +126,13 @@ void load(Exec &x, const DInstr &in) {
   Space space =
       in.space == Space::Generic && addr.space != Space::Generic && !addr.hasBase ? addr.space : in.space;
   x.cta.stats.memoryOps[static_cast<size_t>(space)] += static_cast<uint64_t>(std::popcount(x.mask));
-  if (in.vec == 1 && dst.kind == DOp::Reg) {
+  if (dst.kind == DOp::Reg || dst.kind == DOp::Vec) {
     uint64_t a[32];
     addresses(x, addr, a);
-    uint64_t *d = &x.warp.regs[dst.reg * 32];
     // A uniform parameter or constant: one checked read for the warp.
-    if (!addr.hasBase && (space == Space::Param || space == Space::Const)) {
+    if (in.vec == 1 && dst.kind == DOp::Reg && !addr.hasBase &&
+        (space == Space::Param || space == Space::Const)) {
+      uint64_t *d = &x.warp.regs[dst.reg * 32];
       uint64_t raw = 0;
       unsigned first = static_cast<unsigned>(std::countr_zero(x.mask));
       if (!loadBytes(x, space, a[first], size, first, &raw)) return;
@@ -118,11 +140,25 @@ void load(Exec &x, const DInstr &in) {
       forLanes(x.mask, [&](unsigned l) { d[l] = v; });
       return;
     }
-    if (const GlobalMemory::Range *r = fastGlobal(x, space, a, size))
-      return loadLanes(x, d, r->bytes, a, r->base, in.type, size);
-    uint64_t bias;
-    if (uint8_t *shared = fastShared(x, space, a, size, bias))
-      return loadLanes(x, d, shared, a, bias, in.type, size);
+    // Scalars and vectors (.v2/.v4/.v8: one access of vec * size bytes,
+    // aligned to that) in one checked range: no per-lane checks.
+    AddressSpan span = spanOf(a, x.mask);
+    unsigned access = size * in.vec;
+    const uint8_t *base = nullptr;
+    uint64_t bias = 0;
+    if (const GlobalMemory::Range *r = fastGlobal(x, space, span, access))
+      base = r->bytes, bias = r->base;
+    else if (uint8_t *shared = fastShared(x, space, span, access, bias))
+      base = shared;
+    if (base) {
+      if (dst.kind == DOp::Reg) return loadLanes(x, &x.warp.regs[dst.reg * 32], base, a, bias, in.type, size);
+      for (unsigned e = 0; e < in.vec; ++e) {
+        const DOp &d = k.ops[dst.reg + e];
+        if (d.kind != DOp::Reg) continue; // a sink
+        loadLanes(x, &x.warp.regs[d.reg * 32], base, a, bias - e * size, in.type, size);
+      }
+      return;
+    }
   }
   forLanes(x.mask, [&](unsigned l) {
     uint64_t base = effectiveAddress(x, addr, l);
@@ -142,24 +178,37 @@ void store(Exec &x, const DInstr &in) {
   Space space =
       in.space == Space::Generic && addr.space != Space::Generic && !addr.hasBase ? addr.space : in.space;
   x.cta.stats.memoryOps[static_cast<size_t>(space)] += static_cast<uint64_t>(std::popcount(x.mask));
-  if (in.vec == 1 && src.kind != DOp::Vec) {
+  {
     uint64_t a[32];
     addresses(x, addr, a);
-    uint64_t v[32];
-    if (const GlobalMemory::Range *r = fastGlobal(x, space, a, size)) {
-      gather(x, src, v);
-      return storeLanes(x, v, r->bytes, a, r->base, size);
-    }
-    uint64_t bias;
-    if (uint8_t *shared = fastShared(x, space, a, size, bias)) {
-      gather(x, src, v);
-      return storeLanes(x, v, shared, a, bias, size);
+    AddressSpan span = spanOf(a, x.mask);
+    unsigned access = size * in.vec;
+    uint8_t *base = nullptr;
+    uint64_t bias = 0;
+    if (const GlobalMemory::Range *r = fastGlobal(x, space, span, access))
+      base = r->bytes, bias = r->base;
+    else if (uint8_t *shared = fastShared(x, space, span, access, bias))
+      base = shared;
+    if (base) {
+      uint64_t v[32];
+      if (src.kind != DOp::Vec) {
+        gather(x, src, v);
+        return storeLanes(x, v, base, a, bias, size);
+      }
+      for (unsigned e = 0; e < in.vec; ++e) {
+        const DOp &element = k.ops[src.reg + e];
+        if (element.kind == DOp::Sink) continue; // `_`: this element is not written
+        gather(x, element, v);
+        storeLanes(x, v, base, a, bias - e * size, size);
+      }
+      return;
     }
   }
   forLanes(x.mask, [&](unsigned l) {
     uint64_t base = effectiveAddress(x, addr, l);
     for (unsigned e = 0; e < in.vec; ++e) {
       const DOp &s = src.kind == DOp::Vec ? k.ops[src.reg + e] : src;
+      if (s.kind == DOp::Sink) continue;
       uint64_t v = readOperand(x, s, l);
       if (!storeBytes(x, space, base + e * size, size, l, &v)) return;
     }
@@ -198,73 +247,6 @@ void isspacep(Exec &x, const DInstr &in) {
   });
 }
 
-// Atomics run under one lock per launch-wide memory: correct whatever the
-// host thread count; contention is not the emulator's bottleneck.
-std::mutex atomicMutex;
-
-template <typename T> T atomicApply(ptx::Mod op, T old, T a, T b) {
-  using ptx::Mod;
-  using U = std::make_unsigned_t<std::conditional_t<std::is_floating_point_v<T>, int64_t, T>>;
-  switch (op) {
-  case Mod::Add: return old + a;
-  case Mod::Min: return a < old ? a : old;
-  case Mod::Max: return a > old ? a : old;
-  case Mod::Exch: return a;
-  case Mod::Cas: return old == a ? b : old;
-  case Mod::Inc:
-    if constexpr (std::is_integral_v<T>) return (U(old) >= U(a)) ? T(0) : T(old + 1);
-    return old;
-  case Mod::Dec:
-    if constexpr (std::is_integral_v<T>) return (old == 0 || U(old) > U(a)) ? a : T(old - 1);
-    return old;
-  case Mod::And:
-    if constexpr (std::is_integral_v<T>) return old & a;
-    return old;
-  case Mod::Or:
-    if constexpr (std::is_integral_v<T>) return old | a;
-    return old;
-  case Mod::Xor:
-    if constexpr (std::is_integral_v<T>) return old ^ a;
-    return old;
-  default: return old;
-  }
-}
-
-/// atom{.space}.op.T d, [a], b{, c} and red{.space}.op.T [a], b.
-template <typename T, bool Returns> void atomic(Exec &x, const DInstr &in) {
-  const Kernel &k = x.kernel();
-  unsigned first = Returns ? 1 : 0;
-  const DOp &addr = k.op(in, first);
-  Space space =
-      in.space == Space::Generic && addr.space != Space::Generic && !addr.hasBase ? addr.space : in.space;
-  std::lock_guard lock(atomicMutex);
-  forLanes(x.mask, [&](unsigned l) {
-    uint8_t *p = accessBytes(x, space, effectiveAddress(x, addr, l), sizeof(T), l, true);
-    if (!p) return;
-    T old;
-    std::memcpy(&old, p, sizeof(T));
-    T a = as<T>(readOperand(x, k.op(in, first + 1), l));
-    T b = in.numOps > first + 2 ? as<T>(readOperand(x, k.op(in, first + 2), l)) : T{};
-    T r = atomicApply<T>(in.op, old, a, b);
-    std::memcpy(p, &r, sizeof(T));
-    if constexpr (Returns) writeOperand(x, k.op(in, 0), l, bitsOf<T>(old));
-  });
-}
-
-template <bool Returns> Handler atomicFor(Type t) {
-  switch (t) {
-  case Type::S32: return atomic<int32_t, Returns>;
-  case Type::U32:
-  case Type::B32: return atomic<uint32_t, Returns>;
-  case Type::S64: return atomic<int64_t, Returns>;
-  case Type::U64:
-  case Type::B64: return atomic<uint64_t, Returns>;
-  case Type::F32: return atomic<float, Returns>;
-  case Type::F64: return atomic<double, Returns>;
-  default: return nullptr;
-  }
-}
-
 } // namespace
 
 Handler selectMemory(const DInstr &in) {
@@ -274,8 +256,6 @@ Handler selectMemory(const DInstr &in) {
   case Opcode::St: return ptx::bitWidth(in.type) <= 64 ? store : nullptr;
   case Opcode::Cvta: return cvta;
   case Opcode::Isspacep: return isspacep;
-  case Opcode::Atom: return in.vec == 1 ? atomicFor<true>(in.type) : nullptr;
-  case Opcode::Red: return in.vec == 1 ? atomicFor<false>(in.type) : nullptr;
   default: return nullptr;
   }
 }

@@ -1,10 +1,12 @@
 // Everything else nvcc emits: predicate logic, bit-field and byte operations
-// (bfe, bfi, prmt, lop3, shf, bfind, fns), 24-bit multiplies, sad, and the
-// instructions that do nothing in this emulator (fences, sleeps, prefetches,
-// cache hints, performance events) or stop it (trap, brkpt).
+// (bfe, bfi, prmt, lop3, shf, bfind, fns, szext, bmsk), slct, 24-bit
+// multiplies, sad, and the instructions that do nothing in this emulator
+// (fences, sleeps, prefetches, cache hints, performance events) or stop it
+// (trap, brkpt).
 // Semantics follow the pseudocode of the PTX ISA for each instruction.
 #include "emulator/Semantics.h"
 
+#include <cmath>
 #include <limits>
 
 namespace emu {
@@ -162,24 +164,72 @@ template <bool Left, bool Clamp> void shf(Exec &x, const DInstr &in) {
   });
 }
 
-void shfAny(Exec &x, const DInstr &in) {
-  bool left = hasMod(x, in, Mod::Left), clamp = hasMod(x, in, Mod::Clamp);
-  if (left) return clamp ? shf<true, true>(x, in) : shf<true, false>(x, in);
-  return clamp ? shf<false, true>(x, in) : shf<false, false>(x, in);
+Handler shfFor(const Modifiers &mods) {
+  bool left = mods.has(Mod::Left), clamp = mods.has(Mod::Clamp);
+  if (left) return clamp ? shf<true, true> : shf<true, false>;
+  return clamp ? shf<false, true> : shf<false, false>;
+}
+
+/// szext.{clamp,wrap}.{u32,s32} d, a, b: the low N = b bits of a, sign- or
+/// zero-extended; N = 0 gives 0; N >= 32 gives a (.clamp) or uses N & 31
+/// (.wrap). PTX ISA pseudocode.
+template <bool Signed, bool Clamp> void szext(Exec &x, const DInstr &in) {
+  each(x, in, [&](unsigned l) {
+    uint32_t a = arg<uint32_t>(x, in, 1, l), b = arg<uint32_t>(x, in, 2, l);
+    uint32_t n = b & 31;
+    bool tooLarge = Clamp && b >= 32;
+    uint32_t mask = tooLarge ? 0 : ~0u << n;
+    bool sign = Signed && n != 0 && !tooLarge && ((a >> ((n - 1) & 31)) & 1);
+    return uint64_t{(a & ~mask) | (sign ? mask : 0)};
+  });
+}
+
+/// bmsk.{clamp,wrap}.b32 d, a, b: b ones starting at bit a (PTX ISA
+/// pseudocode: positions and widths past 31 wrap, or with .clamp empty the
+/// mask).
+template <bool Clamp> void bmsk(Exec &x, const DInstr &in) {
+  each(x, in, [&](unsigned l) {
+    uint32_t a = arg<uint32_t>(x, in, 1, l), b = arg<uint32_t>(x, in, 2, l);
+    uint32_t a1 = a & 31, b1 = b & 31, sum = a1 + b1;
+    uint32_t mask0 = ~0u << a1, mask1 = sum >= 32 ? 0 : ~0u << sum;
+    bool overflow = sum >= 32;
+    if (Clamp && a >= 32) mask0 = 0, overflow = true;
+    if (Clamp && b >= 32) overflow = true;
+    if (overflow)
+      mask1 = 0;
+    else if (b1 == 0)
+      mask1 = ~0u;
+    return uint64_t{mask0 & ~mask1};
+  });
+}
+
+/// slct.dtype.s32 d, a, b, c and slct{.ftz}.dtype.f32: d = c >= 0 ? a : b
+/// (a NaN c selects b; -0 counts as 0; .ftz flushes a subnormal c first).
+template <bool Float, bool Ftz> void slct(Exec &x, const DInstr &in) {
+  each(x, in, [&](unsigned l) {
+    bool first;
+    if constexpr (Float) {
+      float c = arg<float>(x, in, 3, l);
+      if (Ftz && std::fpclassify(c) == FP_SUBNORMAL) c = 0.0f;
+      first = c >= 0.0f;
+    } else {
+      first = arg<int32_t>(x, in, 3, l) >= 0;
+    }
+    return readOperand(x, x.kernel().op(in, first ? 1 : 2), l);
+  });
 }
 
 /// bfind{.shiftamt}.T d, a: the position of the most significant non-sign
 /// bit, 0xFFFFFFFF when there is none; .shiftamt gives msb - position.
-template <typename T> void bfind(Exec &x, const DInstr &in) {
+template <typename T, bool Shiftamt> void bfind(Exec &x, const DInstr &in) {
   using U = std::make_unsigned_t<T>;
   constexpr unsigned msb = sizeof(T) * 8 - 1;
-  bool shiftamt = hasMod(x, in, Mod::Shiftamt);
   each(x, in, [&](unsigned l) {
     U a = arg<U>(x, in, 1, l);
     if (std::is_signed_v<T> && (a >> msb)) a = U(~a);
     if (a == 0) return uint64_t{0xFFFFFFFFu};
     unsigned pos = msb - static_cast<unsigned>(std::countl_zero(a));
-    return uint64_t{shiftamt ? msb - pos : pos};
+    return uint64_t{Shiftamt ? msb - pos : pos};
   });
 }
 
@@ -254,6 +304,12 @@ template <typename T> void sad(Exec &x, const DInstr &in) {
 
 void nothing(Exec &, const DInstr &) {}
 
+/// createpolicy ... d: an opaque cache policy. The emulator keeps no cache,
+/// and the instructions that take a policy ignore it: 0 serves.
+void createPolicy(Exec &x, const DInstr &in) {
+  forLanes(x.mask, [&](unsigned l) { writeOperand(x, x.kernel().op(in, 0), l, 0); });
+}
+
 /// trap and brkpt: the kernel stops with an error (on hardware the launch
 /// fails with cudaErrorLaunchFailure / an illegal-instruction style error).
 void trap(Exec &x, const DInstr &in) {
@@ -275,7 +331,10 @@ template <typename T> struct PickBfe {
   static Handler get() { return bfe<T>; }
 };
 template <typename T> struct PickBfind {
-  static Handler get() { return bfind<T>; }
+  static Handler get() { return bfind<T, false>; }
+};
+template <typename T> struct PickBfindShiftamt {
+  static Handler get() { return bfind<T, true>; }
 };
 
 Handler sadFor(Type t) {
@@ -300,20 +359,19 @@ template <typename T> Handler mul24For(const DInstr &in) {
   return nullptr;
 }
 
-/// prmt's mode is not in DInstr: the handler asks the description once per
-/// warp instruction.
-void prmtAny(Exec &x, const DInstr &in) {
+/// prmt's mode, decided when the instruction is decoded.
+Handler prmtFor(const Modifiers &mods) {
   static constexpr Mod kModes[6] = {Mod::PrmtF4e, Mod::PrmtB4e, Mod::PrmtRc8,
                                     Mod::PrmtEcl, Mod::PrmtEcr, Mod::PrmtRc16};
   static constexpr Handler kHandlers[6] = {prmt<0>, prmt<1>, prmt<2>, prmt<3>, prmt<4>, prmt<5>};
   for (unsigned m = 0; m < 6; ++m)
-    if (hasMod(x, in, kModes[m])) return kHandlers[m](x, in);
-  prmt<-1>(x, in);
+    if (mods.has(kModes[m])) return kHandlers[m];
+  return prmt<-1>;
 }
 
 } // namespace
 
-Handler selectMisc(const DInstr &in) {
+Handler selectMisc(const DInstr &in, const Modifiers &mods) {
   Type t = in.type;
   switch (in.opcode) {
   case Opcode::And: return t == Type::Pred ? predAnd : nullptr;
@@ -322,13 +380,25 @@ Handler selectMisc(const DInstr &in) {
   case Opcode::Not: return t == Type::Pred ? predNot : nullptr;
   case Opcode::Bfe: return byInt32_64<PickBfe>(t);
   case Opcode::Bfi: return t == Type::B32 ? bfi<uint32_t> : t == Type::B64 ? bfi<uint64_t> : nullptr;
-  case Opcode::Prmt: return t == Type::B32 ? prmtAny : nullptr;
+  case Opcode::Prmt: return t == Type::B32 ? prmtFor(mods) : nullptr;
   case Opcode::Lop3:
     if (t != Type::B32) return nullptr;
     if (in.op == Mod::None) return lop3;
     return in.op == Mod::And || in.op == Mod::Or ? lop3Pred : nullptr;
-  case Opcode::Shf: return t == Type::B32 ? shfAny : nullptr;
-  case Opcode::Bfind: return byInt32_64<PickBfind>(t);
+  case Opcode::Shf: return t == Type::B32 ? shfFor(mods) : nullptr;
+  case Opcode::Bfind:
+    return mods.has(Mod::Shiftamt) ? byInt32_64<PickBfindShiftamt>(t) : byInt32_64<PickBfind>(t);
+  case Opcode::Szext: {
+    bool clamp = mods.has(Mod::Clamp);
+    if (t == Type::S32) return clamp ? szext<true, true> : szext<true, false>;
+    if (t == Type::U32) return clamp ? szext<false, true> : szext<false, false>;
+    return nullptr;
+  }
+  case Opcode::Bmsk: return t != Type::B32 ? nullptr : mods.has(Mod::Clamp) ? bmsk<true> : bmsk<false>;
+  case Opcode::Slct:
+    if (t == Type::S32) return slct<false, false>;
+    if (t == Type::F32) return in.ftz ? slct<true, true> : slct<true, false>;
+    return nullptr;
   case Opcode::Fns: return t == Type::B32 ? fns : nullptr;
   case Opcode::Mul24:
   case Opcode::Mad24:
@@ -336,11 +406,6 @@ Handler selectMisc(const DInstr &in) {
     if (t == Type::S32) return mul24For<int32_t>(in);
     return nullptr;
   case Opcode::Sad: return sadFor(t);
-  // Extended-precision carry chains need a per-lane carry flag the warp does
-  // not have yet: addc, subc, madc and the .cc forms stay unsupported.
-  case Opcode::Addc:
-  case Opcode::Subc:
-  case Opcode::Madc: return nullptr;
   // Memory ordering: each CTA runs on one host thread and atomics are
   // serialised, so every fence is already satisfied.
   case Opcode::Membar:
@@ -354,6 +419,7 @@ Handler selectMisc(const DInstr &in) {
   case Opcode::Pmevent:
   case Opcode::Setmaxnreg:
   case Opcode::Griddepcontrol: return nothing;
+  case Opcode::Createpolicy: return createPolicy;
   case Opcode::Trap:
   case Opcode::Brkpt: return trap;
   default: return nullptr;

@@ -8,6 +8,7 @@
 #include "emulator/Semantics.h"
 #include "ptx/Writer.h"
 
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -93,8 +94,8 @@ template <Mod Mode> bool shflSource(unsigned lane, uint32_t b, uint32_t c, unsig
 }
 
 /// shfl{.sync}.mode.b32 d{|p}, a, b, c{, membermask}.
-template <Mod Mode> void shfl(Exec &x, const DInstr &in) {
-  bool sync = in.opcode == Opcode::ShflSync || hasMod(x, in, Mod::Sync);
+template <Mod Mode, bool Sync> void shfl(Exec &x, const DInstr &in) {
+  constexpr bool sync = Sync;
   bool pair = in.numOps == (sync ? 6 : 5);
   unsigned a = pair ? 2 : 1;
   if (sync) {
@@ -226,14 +227,52 @@ void elect(Exec &x, const DInstr &in) {
   });
 }
 
-Handler shflFor(Mod mode) {
+template <bool Sync> Handler shflFor(Mod mode) {
   switch (mode) {
-  case Mod::Up: return shfl<Mod::Up>;
-  case Mod::Down: return shfl<Mod::Down>;
-  case Mod::Bfly: return shfl<Mod::Bfly>;
-  case Mod::Idx: return shfl<Mod::Idx>;
+  case Mod::Up: return shfl<Mod::Up, Sync>;
+  case Mod::Down: return shfl<Mod::Down, Sync>;
+  case Mod::Bfly: return shfl<Mod::Bfly, Sync>;
+  case Mod::Idx: return shfl<Mod::Idx, Sync>;
   default: return nullptr;
   }
+}
+
+/// redux.sync.{min,max}{.abs}{.NaN}.f32 d, a, membermask (sm_100a): -0 is
+/// below +0; without .NaN a NaN input is ignored (the result is NaN only
+/// when every input is), with .NaN any NaN input gives the canonical NaN.
+template <bool IsMax, bool Abs, bool NaNMode> void reduxFloat(Exec &x, const DInstr &in) {
+  uint32_t members[32];
+  if (!memberMasks(x, in, opnd(x, in, 2), members)) return;
+  float values[32] = {};
+  forLanes(x.mask, [&](unsigned l) {
+    float v = as<float>(readOperand(x, opnd(x, in, 1), l));
+    values[l] = Abs ? std::fabs(v) : v;
+  });
+  forLanes(x.mask, [&](unsigned l) {
+    bool sawNaN = false, have = false;
+    float acc = 0;
+    forLanes(members[l] & x.mask, [&](unsigned o) {
+      float v = values[o];
+      if (v != v) {
+        sawNaN = true;
+        return;
+      }
+      if (!have) {
+        acc = v, have = true;
+        return;
+      }
+      bool better = IsMax ? (v > acc || (v == acc && !std::signbit(v))) : (v < acc || (v == acc && std::signbit(v)));
+      if (better) acc = v;
+    });
+    uint64_t r = (!have || (NaNMode && sawNaN)) ? 0x7FFFFFFFu : bitsOf<float>(acc);
+    writeOperand(x, opnd(x, in, 0), l, r);
+  });
+}
+
+template <bool IsMax> Handler reduxFloatFor(const Modifiers &mods) {
+  bool abs = mods.has(Mod::Abs), nan = mods.has(Mod::NaN);
+  if (abs) return nan ? reduxFloat<IsMax, true, true> : reduxFloat<IsMax, true, false>;
+  return nan ? reduxFloat<IsMax, false, true> : reduxFloat<IsMax, false, false>;
 }
 
 template <typename T> Handler reduxFor(Mod op) {
@@ -250,10 +289,12 @@ template <typename T> Handler reduxFor(Mod op) {
 
 } // namespace
 
-Handler selectWarp(const DInstr &in) {
+Handler selectWarp(const DInstr &in, const Modifiers &mods) {
   switch (in.opcode) {
   case Opcode::Shfl:
-  case Opcode::ShflSync: return in.type == Type::B32 ? shflFor(in.op) : nullptr;
+    if (in.type != Type::B32) return nullptr;
+    return mods.has(Mod::Sync) ? shflFor<true>(in.op) : shflFor<false>(in.op);
+  case Opcode::ShflSync: return in.type == Type::B32 ? shflFor<true>(in.op) : nullptr;
   case Opcode::Vote:
   case Opcode::VoteSync: return vote;
   case Opcode::Match:
@@ -263,7 +304,9 @@ Handler selectWarp(const DInstr &in) {
   case Opcode::ReduxSync:
     if (in.type == Type::S32) return reduxFor<int32_t>(in.op);
     if (in.type == Type::U32 || in.type == Type::B32) return reduxFor<uint32_t>(in.op);
-    return nullptr; // .f32 min/max (sm_100a)
+    if (in.type == Type::F32 && in.op == Mod::Min) return reduxFloatFor<false>(mods);
+    if (in.type == Type::F32 && in.op == Mod::Max) return reduxFloatFor<true>(mods);
+    return nullptr;
   case Opcode::Activemask: return activemask;
   case Opcode::BarWarpSync: return barWarpSync;
   case Opcode::ElectSync: return elect;

@@ -519,19 +519,27 @@ TEST(EmulatorConvert, HalfResultsWithReluSatfiniteAndPacking) {
 }
 
 TEST(EmulatorConvert, UnsupportedFormsAreReported) {
+  // Stochastic rounding of four values (sm_100a): where rbits meet the
+  // dropped bits is not pinned down, so it is reported, never guessed.
   std::string ptx = R"(
 .visible .entry k(.param .u64 p)
 {
-  .reg .f32 %f;
-  .reg .b32 %r;
-  mov.f32 %f, 0f3F800000;
-  cvt.rna.tf32.f32 %r, %f;
+  .reg .f32 %f<5>;
+  .reg .b32 %r<3>;
+  mov.f32 %f1, 0f3F800000;
+  mov.f32 %f2, 0f3F800000;
+  mov.f32 %f3, 0f3F800000;
+  mov.f32 %f4, 0f3F800000;
+  mov.b32 %r1, 0;
+  cvt.rs.satfinite.e4m3x4.f32 %r2, {%f1, %f2, %f3, %f4}, %r1;
   ret;
 }
 )";
-  EmuRun r = runKernel(ptxModule(ptx, "sm_90", "8.6"), "k", {1}, {32}, {Arg::scalar(uint64_t(0))});
+  EmuRun r = runKernel(ptxModule(ptx, "sm_100a", "8.7"), "k", {1}, {32}, {Arg::scalar(uint64_t(0))});
   ASSERT_TRUE(r.parsed) << r.diags.renderText();
-  EXPECT_TRUE(r.has(ptx::DiagKind::Unsupported)) << r.diags.renderText();
+  const ptx::Diagnostic *d = r.first(ptx::DiagKind::Unsupported);
+  ASSERT_NE(d, nullptr) << r.diags.renderText();
+  EXPECT_EQ(d->loc.line, 14u);
 }
 
 } // namespace

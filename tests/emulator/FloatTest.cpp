@@ -542,22 +542,30 @@ TEST(EmulatorFloat, HalfPrecisionMinMaxNegAbs) {
   }
 }
 
-TEST(EmulatorFloat, UnsupportedFormsAreReported) {
-  // Mixed precision (sm_100) is not executed yet: reported, never guessed.
-  std::string ptx = R"(
+TEST(EmulatorFloat, MixedPrecisionRoundsOnceInTheInstructionsMode) {
+  // add.rnd.f32.f16 (sm_100): 1.0 (f16) + 2^24 (f32) lies halfway between
+  // two f32 values; each rounding mode picks its neighbour.
+  for (auto [mode, expected] : {std::pair<const char *, float>{"rn", 0x1p24f}, {"rz", 0x1p24f},
+                                {"rm", 0x1p24f}, {"rp", 0x1p24f + 2.0f}}) {
+    std::string ptx = R"(
 .visible .entry k(.param .u64 p)
 {
   .reg .f32 %f<3>;
   .reg .b16 %h;
+  .reg .b64 %rd;
   mov.b16 %h, 0x3C00;
-  mov.f32 %f1, 0f3F800000;
-  add.rn.f32.f16 %f2, %h, %f1;
+  mov.f32 %f1, 0f4B800000;
+  add.)" + std::string(mode) + R"(.f32.f16 %f2, %h, %f1;
+  ld.param.u64 %rd, [p];
+  st.global.f32 [%rd], %f2;
   ret;
 }
 )";
-  EmuRun r = runKernel(ptxModule(ptx, "sm_100a", "8.6"), "k", {1}, {32}, {Arg::scalar(uint64_t(0))});
-  ASSERT_TRUE(r.parsed) << r.diags.renderText();
-  EXPECT_TRUE(r.has(ptx::DiagKind::Unsupported)) << r.diags.renderText();
+    std::vector<float> out(1);
+    EmuRun r = runKernel(ptxModule(ptx, "sm_100a", "8.6"), "k", {1}, {1}, {Arg::array(out)});
+    ASSERT_TRUE(r.result.ok) << r.diags.renderText();
+    EXPECT_EQ(r.buffer<float>(0)[0], expected) << mode;
+  }
 }
 
 } // namespace

@@ -1,0 +1,203 @@
+// Operand roles from the instruction table: the leading destination operands
+// of a form are written, everything else is read. Forms write at most their
+// first operand position unless it is a `d` (destination) shape, so `v` and
+// `p` operands count as written only in first position (`mov.b32 {a,b}, %r`,
+// `setp ... p|q`, `mma ... {d}, {a}, {b}, {c}`).
+#include "analysis/DefUse.h"
+
+#include "analysis/Cfg.h"
+
+namespace analysis {
+
+namespace {
+
+bool isParamSpace(ptx::Mod m) {
+  return m == ptx::Mod::Param || m == ptx::Mod::ParamEntry || m == ptx::Mod::ParamFunc;
+}
+
+bool isComponent(ptx::Selector s) {
+  return s == ptx::Selector::X || s == ptx::Selector::Y || s == ptx::Selector::Z || s == ptx::Selector::W;
+}
+
+/// Opcodes that read the carry flag an earlier `.cc` instruction wrote.
+constexpr ptx::Opcode kReadsCarry[] = {ptx::Opcode::Addc, ptx::Opcode::Subc, ptx::Opcode::Madc};
+
+/// How many leading operand positions of `form` are destinations.
+size_t destinationPositions(const ptx::Form &form) {
+  size_t position = 0, defs = 0;
+  for (size_t s = 0; s < form.operands.size(); ++s) {
+    const ptx::OperandSpec &spec = form.operands[s];
+    if (spec.pairedWithPrevious) continue;
+    bool dest = spec.shape == ptx::OperandShape::Dest ||
+                (position == 0 &&
+                 (spec.shape == ptx::OperandShape::Pred || spec.shape == ptx::OperandShape::RegVector));
+    if (!dest || defs != position) break;
+    ++defs;
+    ++position;
+  }
+  return defs;
+}
+
+} // namespace
+
+DefUse::DefUse(const ptx::Module &m, const ptx::Function &fn)
+    : m_(&m), fn_(&fn), firstParamVar_(fn.numRegisters + 1) {
+  // Old-style .reg parameters are the body's first registers (returns, then
+  // parameters, as FunctionBuilder declares them); the rest are .param
+  // variables.
+  auto varOfParameter = [&](const ptx::Variable &v) -> uint32_t {
+    if (v.space != ptx::Mod::Reg) return internParam(v.name);
+    for (const ptx::RegisterDecl &d : fn.regDecls)
+      if (d.name == v.name && d.count == 0) return d.firstRegister;
+    return internParam(v.name); // not declared: keep the lists parallel
+  };
+  for (const ptx::Variable &v : fn.params) entryParams_.push_back(varOfParameter(v));
+  for (const ptx::Variable &v : fn.returns) exitUses_.push_back(varOfParameter(v));
+
+  useBegin_.reserve(fn.instrs.size() + 1);
+  defBegin_.reserve(fn.instrs.size() + 1);
+  uses_.reserve(fn.instrs.size() * 2);
+  defs_.reserve(fn.instrs.size());
+  for (uint32_t i = 0; i < fn.instrs.size(); ++i) {
+    useBegin_.push_back(static_cast<uint32_t>(uses_.size()));
+    defBegin_.push_back(static_cast<uint32_t>(defs_.size()));
+    collect(i);
+  }
+  useBegin_.push_back(static_cast<uint32_t>(uses_.size()));
+  defBegin_.push_back(static_cast<uint32_t>(defs_.size()));
+}
+
+uint32_t DefUse::internParam(ptx::Name name) {
+  auto [it, fresh] =
+      paramIndex_.try_emplace(name, static_cast<uint32_t>(firstParamVar_ + paramNames_.size()));
+  if (fresh) paramNames_.push_back(name);
+  return it->second;
+}
+
+uint32_t DefUse::paramVar(ptx::Name name) const {
+  auto it = paramIndex_.find(name);
+  return it == paramIndex_.end() ? kNone : it->second;
+}
+
+std::string DefUse::varName(uint32_t var) const {
+  if (isRegister(var)) return ptx::registerName(*m_, *fn_, var);
+  if (var == carryVar()) return "%cc";
+  return "[" + std::string(m_->str(paramName(var))) + "]";
+}
+
+uint32_t DefUse::registerDefCount(uint32_t instr) const {
+  uint32_t n = 0;
+  for (const Def &d : defs(instr)) n += d.registerIndex != Def::kNotRegister;
+  return n;
+}
+
+DefUse::CallOperands DefUse::callOperands(const ptx::Function &fn, const ptx::Instruction &in) {
+  CallOperands c;
+  auto ops = fn.operandsOf(in);
+  for (uint16_t i = 0; i < ops.size(); ++i) {
+    if (ops[i].kind == ptx::OperandKind::List) {
+      if (c.callee == Use::kNoOperand)
+        c.results = i;
+      else if (c.args == Use::kNoOperand)
+        c.args = i;
+    } else if (c.callee == Use::kNoOperand) {
+      c.callee = i;
+    }
+  }
+  return c;
+}
+
+void DefUse::addRegisterUses(const ptx::Operand &op, UseRole role, uint16_t operand) {
+  switch (op.kind) {
+  case ptx::OperandKind::Register: addUse(op.id, role, operand); return;
+  case ptx::OperandKind::Address:
+    if (op.base == ptx::AddressBase::Register) addUse(op.id, UseRole::Address, operand);
+    return;
+  case ptx::OperandKind::AddressList:
+  case ptx::OperandKind::Vector:
+  case ptx::OperandKind::Pair:
+  case ptx::OperandKind::List:
+    for (const ptx::Operand &c : fn_->children(op)) addRegisterUses(c, role, operand);
+    return;
+  default: return;
+  }
+}
+
+void DefUse::addRegisterDefs(const ptx::Operand &op, bool partial, uint16_t operand, uint16_t &k) {
+  switch (op.kind) {
+  case ptx::OperandKind::Register:
+    defs_.push_back({op.id, partial || isComponent(op.selector), k++, operand});
+    return;
+  case ptx::OperandKind::Vector:
+  case ptx::OperandKind::Pair:
+    for (const ptx::Operand &c : fn_->children(op)) addRegisterDefs(c, partial, operand, k);
+    return;
+  default: return;
+  }
+}
+
+void DefUse::collect(uint32_t i) {
+  const ptx::Instruction &in = fn_->instrs[i];
+  const ptx::InstrTable &table = ptx::InstrTable::get();
+  const ptx::InstrDesc &desc = m_->desc(in);
+  const uint32_t flags = table.info(in.opcode).flags;
+  auto ops = fn_->operandsOf(in);
+  const bool guarded = in.hasGuard;
+  uint16_t k = 0;
+  if (guarded) addUse(in.guard, UseRole::Guard, Use::kNoOperand);
+
+  if (flags & ptx::iflag::Call) {
+    CallOperands c = callOperands(*fn_, in);
+    if (c.callee != Use::kNoOperand && ops[c.callee].kind == ptx::OperandKind::Register)
+      addUse(ops[c.callee].id, UseRole::Target, c.callee);
+    if (c.args != Use::kNoOperand) {
+      for (const ptx::Operand &a : fn_->children(ops[c.args])) {
+        if (a.kind == ptx::OperandKind::Symbol)
+          addUse(internParam(a.id), UseRole::Param, c.args);
+        else
+          addRegisterUses(a, UseRole::Source, c.args);
+      }
+    }
+    if (c.results != Use::kNoOperand) {
+      for (const ptx::Operand &r : fn_->children(ops[c.results])) {
+        if (r.kind == ptx::OperandKind::Symbol)
+          defs_.push_back({internParam(r.id), guarded, Def::kNotRegister, c.results});
+        else
+          addRegisterDefs(r, guarded, c.results, k);
+      }
+    }
+    return;
+  }
+
+  // Tensor-core instructions accumulate into their destination fragments.
+  const bool accumulates = flags & ptx::iflag::Tensor;
+  const size_t destinations = in.form < table.forms().size() ? destinationPositions(table.form(in.form)) : 0;
+  for (uint16_t j = 0; j < ops.size(); ++j) {
+    if (j < destinations) {
+      addRegisterDefs(ops[j], guarded || accumulates, j, k);
+    } else {
+      UseRole role = in.opcode == ptx::Opcode::BrxIdx && j == 0 ? UseRole::Index : UseRole::Source;
+      addRegisterUses(ops[j], role, j);
+    }
+  }
+
+  // .param variables named in an address: ld.param reads one, st.param
+  // writes part of one.
+  if ((flags & (ptx::iflag::Load | ptx::iflag::Store)) &&
+      isParamSpace(desc.firstOfKind(ptx::ModKind::Space))) {
+    for (uint16_t j = 0; j < ops.size(); ++j) {
+      const ptx::Operand &op = ops[j];
+      if (op.kind != ptx::OperandKind::Address || op.base != ptx::AddressBase::Symbol) continue;
+      uint32_t var = internParam(op.id);
+      if (flags & ptx::iflag::Store)
+        defs_.push_back({var, true, Def::kNotRegister, j});
+      else
+        addUse(var, UseRole::Param, j);
+    }
+  }
+  for (ptx::Opcode op : kReadsCarry)
+    if (in.opcode == op) addUse(carryVar(), UseRole::Carry, Use::kNoOperand);
+  if (desc.has(ptx::Mod::Cc)) defs_.push_back({carryVar(), guarded, Def::kNotRegister, Use::kNoOperand});
+}
+
+} // namespace analysis

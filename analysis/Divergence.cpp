@@ -1,0 +1,424 @@
+// The interprocedural driver: analyses every function a kernel may call,
+// with each device function's parameters as uniform as the arguments of all
+// its calls and each call's results as uniform as the callee's returns,
+// iterating to a fixpoint; then which blocks can run with part of a warp.
+#include "analysis/Divergence.h"
+
+#include "analysis/Analyses.h"
+#include "analysis/DivergenceSolver.h"
+
+#include <algorithm>
+#include <deque>
+#include <set>
+
+namespace analysis {
+
+// ---- Queries ----------------------------------------------------------------------------
+
+Uniformity FunctionDivergence::def(uint32_t instr, uint32_t slot) const {
+  const SSA &ssa = gated_->ssa();
+  if (instr >= function().instrs.size() || slot >= ssa.defValues(instr).size()) return Uniformity::Divergent;
+  return levels_[ssa.defValues(instr)[slot]];
+}
+
+const Affine &FunctionDivergence::defForm(uint32_t instr, uint32_t slot) const {
+  return forms_[gated_->ssa().defValues(instr)[slot]];
+}
+
+Uniformity FunctionDivergence::value(uint32_t instr, uint32_t k) const {
+  if (instr >= function().instrs.size()) return Uniformity::Divergent;
+  auto defs = gated_->ssa().defUse().defs(instr);
+  for (uint32_t slot = 0; slot < defs.size(); ++slot)
+    if (defs[slot].registerIndex == k) return def(instr, slot);
+  return Uniformity::Divergent;
+}
+
+Uniformity FunctionDivergence::branch(uint32_t instr) const {
+  const Cfg &cfg = gated_->cfg();
+  if (instr >= function().instrs.size()) return Uniformity::Divergent;
+  uint32_t b = cfg.blockOf(instr);
+  if (!cfg.reachable(b) || cfg.terminator(b) != instr) return Uniformity::Divergent;
+  uint32_t br = gated_->branchOfBlock(b);
+  if (br != kNone) return branchLevels_[br];
+  const ptx::InstrTable &table = ptx::InstrTable::get();
+  return table.has(function().instrs[instr].opcode, ptx::iflag::Branch) ? Uniformity::CtaUniform
+                                                                        : Uniformity::Divergent;
+}
+
+const FunctionDivergence *DivergenceResult::find(const ptx::Function &fn) const {
+  auto it = index_.find(&fn);
+  return it == index_.end() ? nullptr : functions_[it->second].get();
+}
+
+Uniformity DivergenceResult::value(const ptx::Function &fn, uint32_t instr, uint32_t k) const {
+  const FunctionDivergence *f = find(fn);
+  return f ? f->value(instr, k) : Uniformity::Divergent;
+}
+
+Uniformity DivergenceResult::branch(const ptx::Function &fn, uint32_t instr) const {
+  const FunctionDivergence *f = find(fn);
+  return f ? f->branch(instr) : Uniformity::Divergent;
+}
+
+// ---- The module-level fixpoint -----------------------------------------------------------
+
+class ModuleDivergenceSolver {
+public:
+  ModuleDivergenceSolver(AnalysisManager &am, const DivergenceOptions &options)
+      : am_(am), m_(am.module()), options_(options) {}
+
+  DivergenceResult run(std::span<const ptx::Function *const> kernels);
+  static void keepAlive(DivergenceResult &r, std::shared_ptr<AnalysisManager> am) {
+    r.owned_ = std::move(am);
+  }
+
+private:
+  struct CallSite {
+    uint32_t instr;
+    std::vector<size_t> callees; // states; empty with `unknown` for code we cannot see
+    bool unknown = false;
+  };
+  struct State {
+    const ptx::Function *fn;
+    const GatedSSA *gated;
+    LaunchShape shape;
+    bool shapeSet = false;
+    FunctionContext ctx;
+    std::vector<CallSite> calls;
+    std::set<size_t> callers;
+    std::unique_ptr<FunctionDivergence> result;
+    bool calledPartially = false;
+    bool expanded = false; // its call sites are known
+  };
+
+  size_t stateOf(const ptx::Function &fn);
+  std::vector<const ptx::Function *> calleesOf(const ptx::Function &fn, const ptx::Instruction &in,
+                                               bool &unknown);
+  void findAddressTaken();
+  void solve(size_t s);
+  void propagateArguments(size_t s, std::deque<size_t> &work, std::vector<char> &queued);
+  void markPartial(size_t s);
+
+  AnalysisManager &am_;
+  const ptx::Module &m_;
+  DivergenceOptions options_;
+  std::vector<State> states_;
+  std::unordered_map<const ptx::Function *, size_t> index_;
+  std::set<const ptx::Function *> addressTaken_;
+};
+
+size_t ModuleDivergenceSolver::stateOf(const ptx::Function &fn) {
+  auto [it, fresh] = index_.try_emplace(&fn, states_.size());
+  if (fresh) {
+    State st;
+    st.fn = &fn;
+    st.gated = &am_.get<GatedSSAAnalysis>(fn);
+    const DefUse &du = st.gated->ssa().defUse();
+    st.ctx.entry.assign(du.numVars(), Uniformity::CtaUniform);
+    st.ctx.callResults.assign(du.totalDefs(), Uniformity::Divergent);
+    states_.push_back(std::move(st));
+  }
+  return it->second;
+}
+
+void ModuleDivergenceSolver::findAddressTaken() {
+  // A function whose name is used as a value (mov of its address, an
+  // initializer) may be called through a pointer from anywhere.
+  for (const ptx::Variable &v : m_.globals)
+    for (const ptx::InitItem &item : v.init)
+      if (item.kind == ptx::InitItem::Address)
+        if (const ptx::Function *f = m_.findFunction(m_.str(item.symbol))) addressTaken_.insert(f);
+  const ptx::InstrTable &table = ptx::InstrTable::get();
+  for (const ptx::Function &fn : m_.functions) {
+    if (!fn.hasBody) continue;
+    for (const ptx::Instruction &in : fn.instrs) {
+      if (table.has(in.opcode, ptx::iflag::Call)) continue;
+      for (const ptx::Operand &op : fn.operandsOf(in))
+        if (op.kind == ptx::OperandKind::Symbol)
+          if (const ptx::Function *f = m_.findFunction(m_.str(op.id)); f && !f->isKernel)
+            addressTaken_.insert(f);
+    }
+  }
+}
+
+std::vector<const ptx::Function *>
+ModuleDivergenceSolver::calleesOf(const ptx::Function &fn, const ptx::Instruction &in, bool &unknown) {
+  std::vector<const ptx::Function *> out;
+  unknown = false;
+  DefUse::CallOperands c = DefUse::callOperands(fn, in);
+  auto ops = fn.operandsOf(in);
+  if (c.callee == Use::kNoOperand) {
+    unknown = true;
+    return out;
+  }
+  const ptx::Operand &target = ops[c.callee];
+  auto add = [&](ptx::Name name) {
+    const ptx::Function *f = m_.findFunction(m_.str(name));
+    if (f && f->hasBody && !f->isKernel)
+      out.push_back(f);
+    else
+      unknown = true;
+  };
+  if (target.kind == ptx::OperandKind::Symbol) {
+    add(target.id);
+    return out;
+  }
+  // Through a register: a .calltargets list names the candidates;
+  // otherwise any function whose address is taken.
+  const ptx::Operand &last = ops.back();
+  if (last.kind == ptx::OperandKind::Symbol)
+    for (const ptx::TargetList &tl : fn.targetLists)
+      if (tl.calls && tl.name == last.id) {
+        for (ptx::Name n : tl.targets) add(n);
+        return out;
+      }
+  unknown = true;
+  for (const ptx::Function *f : addressTaken_)
+    if (f->hasBody) out.push_back(f);
+  return out;
+}
+
+void ModuleDivergenceSolver::solve(size_t s) {
+  State &st = states_[s];
+  const DefUse &du = st.gated->ssa().defUse();
+  // Call results from the callees' current summaries.
+  for (const CallSite &call : st.calls) {
+    auto defs = du.defs(call.instr);
+    auto ops = st.fn->operandsOf(st.fn->instrs[call.instr]);
+    DefUse::CallOperands c = DefUse::callOperands(*st.fn, st.fn->instrs[call.instr]);
+    for (uint32_t slot = 0; slot < defs.size(); ++slot) {
+      // The j-th entry of the results list is the j-th write of the call.
+      Uniformity level = call.unknown ? Uniformity::Divergent : Uniformity::CtaUniform;
+      uint32_t j = slot;
+      if (c.results != Use::kNoOperand && j < ops[c.results].count())
+        for (size_t callee : call.callees) {
+          const State &ce = states_[callee];
+          if (!ce.result || j >= ce.result->returns().size()) {
+            if (!ce.result) continue; // not solved yet: optimistic
+            level = Uniformity::Divergent;
+          } else {
+            level = join(level, ce.result->returns()[j]);
+          }
+        }
+      else
+        level = Uniformity::Divergent;
+      st.ctx.callResults[du.defBegin(call.instr) + slot] = level;
+    }
+  }
+  auto result = std::make_unique<FunctionDivergence>();
+  DivergenceSolver(m_, *st.gated, st.shape, st.ctx, *result).run();
+  st.result = std::move(result);
+}
+
+void ModuleDivergenceSolver::propagateArguments(size_t s, std::deque<size_t> &work,
+                                                std::vector<char> &queued) {
+  State &st = states_[s];
+  const SSA &ssa = st.gated->ssa();
+  const DefUse &du = ssa.defUse();
+  for (const CallSite &call : st.calls) {
+    const ptx::Instruction &in = st.fn->instrs[call.instr];
+    DefUse::CallOperands c = DefUse::callOperands(*st.fn, in);
+    if (c.args == Use::kNoOperand) continue;
+    // Levels of the arguments, in list order (immediates are uniform).
+    std::vector<Uniformity> args;
+    auto uses = du.uses(call.instr);
+    auto values = ssa.useValues(call.instr);
+    size_t u = 0;
+    for (const ptx::Operand &a : st.fn->children(st.fn->operandsOf(in)[c.args])) {
+      Uniformity level = Uniformity::CtaUniform;
+      if (a.kind == ptx::OperandKind::Register || a.kind == ptx::OperandKind::Symbol) {
+        while (u < uses.size() && uses[u].operand != c.args) ++u;
+        if (u < uses.size()) {
+          level = values[u] == kNoValue ? Uniformity::Divergent : st.result->valueLevel(values[u]);
+          ++u;
+        }
+      }
+      args.push_back(level);
+    }
+    for (size_t callee : call.callees) {
+      State &ce = states_[callee];
+      auto params = ce.gated->ssa().defUse().entryParams();
+      bool changed = false;
+      for (size_t j = 0; j < params.size(); ++j) {
+        Uniformity level = j < args.size() ? args[j] : Uniformity::Divergent;
+        Uniformity &entry = ce.ctx.entry[params[j]];
+        if (join(entry, level) != entry) {
+          entry = join(entry, level);
+          changed = true;
+        }
+      }
+      if (changed && !queued[callee]) {
+        queued[callee] = 1;
+        work.push_back(callee);
+      }
+    }
+  }
+}
+
+void ModuleDivergenceSolver::markPartial(size_t s) {
+  State &st = states_[s];
+  FunctionDivergence &r = *st.result;
+  const GatedSSA &g = *st.gated;
+  const Cfg &cfg = g.cfg();
+  r.partialCause_.assign(cfg.size(), kNone);
+  auto mark = [&](uint32_t b, uint32_t cause) {
+    if (b < cfg.numBlocks() && r.partialCause_[b] == kNone) r.partialCause_[b] = cause;
+  };
+  if (st.calledPartially)
+    for (uint32_t b = 0; b < cfg.numBlocks(); ++b) mark(b, FunctionDivergence::kCalledPartially);
+  for (uint32_t br = 0; br < g.branches().size(); ++br) {
+    if (r.branchLevels_[br] != Uniformity::Divergent) continue;
+    for (const RegionNode &node : g.region(br))
+      if (node.node != g.branches()[br].floor) mark(node.node, br);
+    for (auto loopsOf : {g.exitedLoops(br), g.wrappedLoops(br)})
+      for (uint32_t l : loopsOf)
+        for (uint32_t b : g.loops().loop(l).blocks) mark(b, br);
+  }
+}
+
+DivergenceResult ModuleDivergenceSolver::run(std::span<const ptx::Function *const> kernels) {
+  findAddressTaken();
+  std::vector<const ptx::Function *> roots(kernels.begin(), kernels.end());
+  const bool wholeModule = roots.empty();
+  if (wholeModule)
+    for (const ptx::Function &fn : m_.functions)
+      if (fn.isKernel && fn.hasBody) roots.push_back(&fn);
+
+  // The call graph from the roots; each function takes the launch shape of
+  // the kernels that reach it, or any shape when they disagree.
+  std::vector<char> unknownCallers;
+  for (const ptx::Function *root : roots) {
+    LaunchShape shape = options_.block ? *options_.block : LaunchShape::ofFunction(*root);
+    std::vector<size_t> stack{stateOf(*root)};
+    std::set<size_t> seen{stack.back()};
+    while (!stack.empty()) {
+      size_t s = stack.back();
+      stack.pop_back();
+      State *st = &states_[s];
+      if (!st->shapeSet)
+        st->shape = shape, st->shapeSet = true;
+      else if (!(st->shape == shape))
+        st->shape = LaunchShape{};
+      if (st->expanded) {
+        // Already expanded for an earlier root: only shapes need visiting.
+        for (const CallSite &call : st->calls)
+          for (size_t c : call.callees)
+            if (seen.insert(c).second) stack.push_back(c);
+        continue;
+      }
+      const ptx::InstrTable &table = ptx::InstrTable::get();
+      const Cfg &cfg = st->gated->cfg();
+      std::vector<CallSite> calls;
+      for (uint32_t i = 0; i < st->fn->instrs.size(); ++i) {
+        if (!table.has(st->fn->instrs[i].opcode, ptx::iflag::Call) || !cfg.reachable(cfg.blockOf(i)))
+          continue;
+        CallSite call{i, {}, false};
+        for (const ptx::Function *f : calleesOf(*st->fn, st->fn->instrs[i], call.unknown)) {
+          size_t c = stateOf(*f);
+          st = &states_[s]; // stateOf may grow the vector
+          call.callees.push_back(c);
+          states_[c].callers.insert(s);
+          if (seen.insert(c).second) stack.push_back(c);
+        }
+        calls.push_back(std::move(call));
+      }
+      st->calls = std::move(calls);
+      st->expanded = true;
+    }
+  }
+  // Functions that may be called from code we cannot see get divergent
+  // parameters: address-taken ones, and in a whole-module run those that
+  // no kernel reaches.
+  if (wholeModule)
+    for (const ptx::Function &fn : m_.functions)
+      if (!fn.isKernel && fn.hasBody && !index_.count(&fn)) {
+        size_t s = stateOf(fn);
+        states_[s].shapeSet = true;
+        addressTaken_.insert(&fn);
+        // Its own calls.
+        const ptx::InstrTable &table = ptx::InstrTable::get();
+        for (uint32_t i = 0; i < fn.instrs.size(); ++i)
+          if (table.has(fn.instrs[i].opcode, ptx::iflag::Call)) {
+            CallSite call{i, {}, false};
+            for (const ptx::Function *f : calleesOf(fn, fn.instrs[i], call.unknown))
+              if (index_.count(f))
+                call.callees.push_back(index_[f]);
+              else
+                call.unknown = true;
+            states_[s].calls.push_back(std::move(call));
+          }
+      }
+  for (size_t s = 0; s < states_.size(); ++s)
+    if (addressTaken_.count(states_[s].fn))
+      for (uint32_t var : states_[s].gated->ssa().defUse().entryParams())
+        states_[s].ctx.entry[var] = Uniformity::Divergent;
+
+  // The fixpoint: callees first (reverse discovery order).
+  std::deque<size_t> work;
+  std::vector<char> queued(states_.size(), 1);
+  for (size_t s = states_.size(); s-- > 0;) work.push_back(s);
+  while (!work.empty()) {
+    size_t s = work.front();
+    work.pop_front();
+    queued[s] = 0;
+    std::vector<Uniformity> before;
+    if (states_[s].result) {
+      auto r = states_[s].result->returns();
+      before.assign(r.begin(), r.end());
+    }
+    solve(s);
+    propagateArguments(s, work, queued);
+    auto after = states_[s].result->returns();
+    if (!std::equal(before.begin(), before.end(), after.begin(), after.end()))
+      for (size_t caller : states_[s].callers)
+        if (!queued[caller]) queued[caller] = 1, work.push_back(caller);
+  }
+
+  // Partial warps, then callees of partial blocks, to a fixpoint.
+  for (size_t s = 0; s < states_.size(); ++s) markPartial(s);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t s = 0; s < states_.size(); ++s) {
+      const Cfg &cfg = states_[s].gated->cfg();
+      for (const CallSite &call : states_[s].calls) {
+        if (!states_[s].result->partialWarp(cfg.blockOf(call.instr))) continue;
+        for (size_t c : call.callees)
+          if (!states_[c].calledPartially) {
+            states_[c].calledPartially = true;
+            markPartial(c);
+            changed = true;
+          }
+      }
+    }
+  }
+
+  DivergenceResult result;
+  for (State &st : states_) {
+    result.index_[st.fn] = result.functions_.size();
+    result.functions_.push_back(std::move(st.result));
+  }
+  return result;
+}
+
+DivergenceResult analyzeDivergence(AnalysisManager &am, std::span<const ptx::Function *const> kernels,
+                                   const DivergenceOptions &options) {
+  return ModuleDivergenceSolver(am, options).run(kernels);
+}
+
+DivergenceResult analyzeDivergence(const ptx::Module &m, const ptx::Function &kernel,
+                                   const DivergenceOptions &options) {
+  auto am = std::make_shared<AnalysisManager>(m);
+  const ptx::Function *roots[] = {&kernel};
+  DivergenceResult r = analyzeDivergence(*am, roots, options);
+  ModuleDivergenceSolver::keepAlive(r, std::move(am));
+  return r;
+}
+
+DivergenceResult DivergenceAnalysis::run(AnalysisManager &am) {
+  DivergenceOptions options;
+  const uint32_t *b = am.launch().block;
+  if (b[0]) options.block = LaunchShape::exact(b[0], b[1] ? b[1] : 1, b[2] ? b[2] : 1);
+  return analyzeDivergence(am, {}, options);
+}
+
+} // namespace analysis

@@ -1,0 +1,491 @@
+// The per-function divergence fixpoint. Every value starts CTA-uniform with
+// no affine form (bottom) and only rises: a value is recomputed when one of
+// its operands, gates or block floors rises, so each is recomputed a bounded
+// number of times (the lattices have finite height) and the whole is
+// near-linear in the number of uses.
+#include "analysis/DivergenceSolver.h"
+
+#include <optional>
+
+namespace analysis {
+
+namespace {
+
+bool isIntegerType(ptx::Type t) {
+  ptx::TypeClass c = ptx::typeClass(t);
+  return (c == ptx::TypeClass::Signed || c == ptx::TypeClass::Unsigned || c == ptx::TypeClass::Bits) &&
+         ptx::bitWidth(t) > 0 && ptx::bitWidth(t) <= 64;
+}
+
+bool isParamSpace(ptx::Mod m) {
+  return m == ptx::Mod::Param || m == ptx::Mod::ParamEntry || m == ptx::Mod::ParamFunc;
+}
+
+bool isSharedOrGlobal(ptx::Mod m) {
+  return m == ptx::Mod::Global || m == ptx::Mod::Shared || m == ptx::Mod::SharedCta ||
+         m == ptx::Mod::SharedCluster;
+}
+
+/// The constant a form stands for, when it is one.
+std::optional<int64_t> constantOf(const Affine &a) {
+  if (!a.threadInvariant() || !a.coef(0).isConst()) return std::nullopt;
+  return a.coef(0).value;
+}
+
+} // namespace
+
+DivergenceSolver::DivergenceSolver(const ptx::Module &m, const GatedSSA &gated, const LaunchShape &shape,
+                                   const FunctionContext &ctx, FunctionDivergence &out)
+    : m_(m), g_(gated), cfg_(gated.cfg()), ssa_(gated.ssa()), du_(gated.ssa().defUse()),
+      loops_(gated.loops()), fn_(gated.cfg().function()), space_(shape), ctx_(ctx), out_(out) {
+  out_.gated_ = &gated;
+  out_.shape_ = shape;
+  out_.levels_.assign(ssa_.values().size(), Uniformity::CtaUniform);
+  out_.forms_.assign(ssa_.values().size(), Affine::bottom());
+  out_.branchLevels_.assign(g_.branches().size(), Uniformity::CtaUniform);
+  floor_.assign(cfg_.size(), Uniformity::CtaUniform);
+  misaligning_.assign(g_.branches().size(), 0);
+  descFacts_.resize(m.descs.size());
+  descKnown_.assign(m.descs.size(), 0);
+}
+
+const InstrFacts &DivergenceSolver::facts(uint32_t i) {
+  uint32_t d = fn_.instrs[i].desc;
+  if (!descKnown_[d]) {
+    descFacts_[d] = instrFacts(m_.descs[d]);
+    descKnown_[d] = 1;
+  }
+  return descFacts_[d];
+}
+
+void DivergenceSolver::buildUsers() {
+  const uint32_t values = static_cast<uint32_t>(ssa_.values().size());
+  std::vector<std::pair<ValueId, uint32_t>> pairs;
+  for (uint32_t b : cfg_.rpo()) {
+    if (b == cfg_.exit()) continue;
+    const ptx::BasicBlock &block = fn_.blocks[b];
+    for (uint32_t i = block.firstInstr; i < block.firstInstr + block.numInstrs; ++i) {
+      for (ValueId v : ssa_.useValues(i))
+        if (v != kNoValue) pairs.emplace_back(v, kInstr | i);
+      for (ValueId v : ssa_.oldValues(i))
+        if (v != kNoValue) pairs.emplace_back(v, kInstr | i);
+    }
+  }
+  for (uint32_t p = 0; p < ssa_.phis().size(); ++p)
+    for (ValueId v : ssa_.incoming(p))
+      if (v != kNoValue) pairs.emplace_back(v, kPhi | p);
+  for (uint32_t br = 0; br < g_.branches().size(); ++br)
+    for (ValueId v : g_.conditions(br))
+      if (v != kNoValue) pairs.emplace_back(v, kBranch | br);
+  userBegin_.assign(values + 1, 0);
+  for (auto [v, u] : pairs) ++userBegin_[v + 1];
+  for (uint32_t v = 0; v < values; ++v) userBegin_[v + 1] += userBegin_[v];
+  users_.resize(pairs.size());
+  std::vector<uint32_t> next(userBegin_.begin(), userBegin_.end() - 1);
+  for (auto [v, u] : pairs) users_[next[v]++] = u;
+  queued_.assign(fn_.instrs.size() + ssa_.phis().size() + g_.branches().size(), 0);
+}
+
+void DivergenceSolver::push(uint32_t item) {
+  uint32_t index = item & ~kMask;
+  uint32_t slot = (item & kMask) == kInstr ? index
+                  : (item & kMask) == kPhi
+                      ? static_cast<uint32_t>(fn_.instrs.size()) + index
+                      : static_cast<uint32_t>(fn_.instrs.size() + ssa_.phis().size()) + index;
+  if (queued_[slot]) return;
+  queued_[slot] = 1;
+  work_.push_back(item);
+}
+
+void DivergenceSolver::pushValueUsers(ValueId v) {
+  for (uint32_t k = userBegin_[v]; k < userBegin_[v + 1]; ++k) push(users_[k]);
+}
+
+void DivergenceSolver::pushBlock(uint32_t b) {
+  for (uint32_t p : ssa_.phisOf(b)) push(kPhi | p);
+  if (b >= cfg_.numBlocks()) return;
+  const ptx::BasicBlock &block = fn_.blocks[b];
+  for (uint32_t i = block.firstInstr; i < block.firstInstr + block.numInstrs; ++i) push(kInstr | i);
+}
+
+void DivergenceSolver::raiseFloor(uint32_t block, Uniformity level) {
+  if (level <= floor_[block]) return;
+  floor_[block] = level;
+  pushBlock(block);
+}
+
+bool DivergenceSolver::update(ValueId v, Uniformity level, Affine form) {
+  if (form.known()) level = meet(level, levelOf(form, space_));
+  // Values only rise: the new result joined with the old one (a no-op
+  // while the transfer functions are monotone, and a guarantee of
+  // termination if one is not).
+  level = join(level, out_.levels_[v]);
+  form = merge(out_.forms_[v], form, Uniformity::CtaUniform);
+  if (level == out_.levels_[v] && form == out_.forms_[v]) return false;
+  out_.levels_[v] = level;
+  out_.forms_[v] = form;
+  return true;
+}
+
+void DivergenceSolver::run() {
+  buildUsers();
+  // Instructions of unreachable blocks never run: nothing is claimed.
+  for (uint32_t i = 0; i < fn_.instrs.size(); ++i)
+    if (!cfg_.reachable(cfg_.blockOf(i)))
+      for (ValueId v : ssa_.defValues(i)) {
+        out_.levels_[v] = Uniformity::Divergent;
+        out_.forms_[v] = Affine::top();
+      }
+  for (uint32_t var = 0; var < du_.numVars(); ++var) {
+    ValueId v = ssa_.entryValue(var);
+    if (v == kNoValue) continue;
+    Uniformity level = var < ctx_.entry.size() ? ctx_.entry[var] : Uniformity::CtaUniform;
+    out_.levels_[v] = level;
+    bool integer = du_.isRegister(var) && isIntegerType(fn_.registerType(var));
+    out_.forms_[v] = integer ? Affine::unknown(level, ptx::bitWidth(fn_.registerType(var))) : Affine::top();
+  }
+  for (uint32_t b : cfg_.rpo()) pushBlock(b);
+  for (uint32_t br = 0; br < g_.branches().size(); ++br) push(kBranch | br);
+  while (!work_.empty()) {
+    uint32_t item = work_.front();
+    work_.pop_front();
+    uint32_t index = item & ~kMask;
+    switch (item & kMask) {
+    case kInstr:
+      queued_[index] = 0;
+      processInstr(index);
+      break;
+    case kPhi:
+      queued_[fn_.instrs.size() + index] = 0;
+      processPhi(index);
+      break;
+    default:
+      queued_[fn_.instrs.size() + ssa_.phis().size() + index] = 0;
+      processBranch(index);
+      break;
+    }
+  }
+  out_.returns_.clear();
+  for (ValueId v : ssa_.exitValues())
+    out_.returns_.push_back(v == kNoValue ? Uniformity::CtaUniform : out_.levels_[v]);
+}
+
+// ---- Instructions -------------------------------------------------------------------
+
+Affine DivergenceSolver::formOf(ValueId v, unsigned width) const {
+  const Affine &f = out_.forms_[v];
+  if (f.isBottom()) return f;
+  if (f.known() && f.width() == width) return f;
+  return Affine::unknown(out_.levels_[v], width);
+}
+
+Uniformity DivergenceSolver::useLevel(uint32_t i, UseRole role) const {
+  Uniformity level = Uniformity::CtaUniform;
+  auto uses = du_.uses(i);
+  auto values = ssa_.useValues(i);
+  for (size_t u = 0; u < uses.size(); ++u)
+    if (uses[u].role == role && values[u] != kNoValue) level = join(level, out_.levels_[values[u]]);
+  return level;
+}
+
+DivergenceSolver::Operand DivergenceSolver::operand(uint32_t i, uint32_t position, unsigned width) {
+  Operand r;
+  auto ops = fn_.operandsOf(fn_.instrs[i]);
+  if (position >= ops.size()) return r;
+  const ptx::Operand &op = ops[position];
+  switch (op.kind) {
+  case ptx::OperandKind::Int: r.form = Affine::constant(op.value, width); return r;
+  case ptx::OperandKind::F32:
+  case ptx::OperandKind::F64: return r;
+  case ptx::OperandKind::Symbol: r.form = Affine::unknown(Uniformity::CtaUniform, width); return r;
+  case ptx::OperandKind::SpecialReg: {
+    auto reg = static_cast<ptx::SpecialReg>(op.id);
+    unsigned component = op.selector == ptx::Selector::X   ? 1
+                         : op.selector == ptx::Selector::Y ? 2
+                         : op.selector == ptx::Selector::Z ? 3
+                                                           : 0;
+    r.level = specialRegUniformity(reg);
+    const LaunchShape &shape = space_.shape();
+    if (reg == ptx::SpecialReg::Tid && component) {
+      r.form = Affine::threadId(component, width);
+      r.level = levelOf(r.form, space_);
+    } else if (reg == ptx::SpecialReg::Ntid && component && shape.kind == LaunchShape::Kind::Exact) {
+      r.form = Affine::constant(component == 1 ? shape.x : component == 2 ? shape.y : shape.z, width);
+    } else if (reg == ptx::SpecialReg::Ntid && component > 1 && shape.kind == LaunchShape::Kind::Linear) {
+      r.form = Affine::constant(1, width);
+    } else {
+      r.form = Affine::unknown(r.level, width);
+    }
+    return r;
+  }
+  default: break;
+  }
+  // Registers (possibly inside a vector or an address): the values of the
+  // uses at this position.
+  auto uses = du_.uses(i);
+  auto values = ssa_.useValues(i);
+  bool single = op.kind == ptx::OperandKind::Register && op.selector == ptx::Selector::None;
+  for (size_t u = 0; u < uses.size(); ++u) {
+    if (uses[u].operand != position || uses[u].role == UseRole::Guard || values[u] == kNoValue) continue;
+    r.level = join(r.level, out_.levels_[values[u]]);
+    if (single) r.form = formOf(values[u], width);
+  }
+  if (!single) r.form = Affine::unknown(r.level, width);
+  return r;
+}
+
+std::pair<Uniformity, Affine> DivergenceSolver::loadRule(uint32_t i) {
+  const ptx::InstrDesc &desc = m_.desc(fn_.instrs[i]);
+  ptx::Mod space = desc.firstOfKind(ptx::ModKind::Space);
+  Uniformity address = useLevel(i, UseRole::Address);
+  bool symbolAddress = false;
+  for (const ptx::Operand &op : fn_.operandsOf(fn_.instrs[i]))
+    symbolAddress |= op.kind == ptx::OperandKind::Address && op.base != ptx::AddressBase::Register;
+  Uniformity level = Uniformity::Divergent;
+  if (isParamSpace(space)) {
+    // A named .param variable carries its value through SSA; through a
+    // register only a kernel's (read-only, the same for all threads).
+    if (symbolAddress)
+      level = join(address, useLevel(i, UseRole::Param));
+    else if (fn_.isKernel)
+      level = address;
+  } else if (space == ptx::Mod::Const || desc.has(ptx::Mod::Nc) || facts(i).readOnly) {
+    // Memory that cannot change during the kernel.
+    level = address;
+  } else if (isSharedOrGlobal(space) && address != Uniformity::Divergent) {
+    // One address read by a whole warp at once; other warps may read after
+    // a write.
+    level = join(address, Uniformity::WarpUniform);
+  }
+  return {level, Affine::unknown(level, 64)};
+}
+
+std::pair<Uniformity, Affine> DivergenceSolver::transfer(uint32_t i, uint32_t slot) {
+  const ptx::Instruction &in = fn_.instrs[i];
+  const ptx::InstrDesc &desc = m_.desc(in);
+  const Def &def = du_.defs(i)[slot];
+  const InstrFacts &f = facts(i);
+  const bool registerDef = def.registerIndex != Def::kNotRegister;
+  const bool predicate = registerDef && fn_.registerType(def.var) == ptx::Type::Pred;
+  // Data dependence: every operand read, guards and old values aside.
+  Uniformity data = Uniformity::CtaUniform;
+  {
+    auto uses = du_.uses(i);
+    auto values = ssa_.useValues(i);
+    for (size_t u = 0; u < uses.size(); ++u)
+      if (uses[u].role != UseRole::Guard && values[u] != kNoValue) data = join(data, out_.levels_[values[u]]);
+    for (const ptx::Operand &op : fn_.operandsOf(in))
+      if (op.kind == ptx::OperandKind::SpecialReg)
+        data = join(data, operand(i, static_cast<uint32_t>(&op - fn_.operandsOf(in).data()), 32).level);
+  }
+  auto unknown = [](Uniformity level) { return std::pair(level, Affine::unknown(level, 64)); };
+
+  if (f.rule == ResultRule::Call) {
+    size_t flat = du_.defBegin(i) + slot;
+    Uniformity level = flat < ctx_.callResults.size() ? ctx_.callResults[flat] : Uniformity::Divergent;
+    return unknown(join(level, useLevel(i, UseRole::Target)));
+  }
+  // The carry flag and .param stores follow their operands.
+  if (!registerDef) return unknown(data);
+
+  switch (f.rule) {
+  case ResultRule::Divergent: return {Uniformity::Divergent, Affine::top()};
+  case ResultRule::WarpUniform: return unknown(Uniformity::WarpUniform);
+  case ResultRule::Elect:
+    return predicate ? std::pair(Uniformity::Divergent, Affine::top()) : unknown(Uniformity::WarpUniform);
+  case ResultRule::Load: return loadRule(i);
+  case ResultRule::Shuffle:
+  case ResultRule::ShuffleIndexed: {
+    // shfl d|p, a, b, c: a value that is already uniform stays so; with
+    // .idx, a warp-uniform lane b and c = 0x1f (one segment of 32 lanes)
+    // every lane reads the same lane.
+    Operand a = operand(i, 1, 32), b = operand(i, 2, 32), c = operand(i, 3, 32);
+    auto cval = constantOf(c.form);
+    bool sameLane = f.rule == ResultRule::ShuffleIndexed && b.level != Uniformity::Divergent && cval &&
+                    (*cval & 0x1f) == 0x1f && ((*cval >> 8) & 0x1f) == 0;
+    if (predicate)
+      return sameLane ? std::pair(join(b.level, c.level), Affine::top()) : unknown(Uniformity::Divergent);
+    if (a.level != Uniformity::Divergent) return {a.level, a.form};
+    return sameLane ? unknown(Uniformity::WarpUniform) : std::pair(Uniformity::Divergent, Affine::top());
+  }
+  default: break;
+  }
+
+  // Data: uniform as the operands, refined by the affine forms.
+  const ptx::Type type = desc.lastType();
+  if (!isIntegerType(type) || ptx::bitWidth(fn_.registerType(def.var)) == 0 ||
+      (f.affine == AffineOp::None && f.refine == RefineOp::None))
+    return unknown(data);
+  const unsigned width = ptx::bitWidth(type);
+  if (f.refine != RefineOp::None) {
+    Operand a = operand(i, 1, width), b = operand(i, 2, width);
+    Uniformity refined = Uniformity::Divergent;
+    switch (f.refine) {
+    case RefineOp::ShiftRight:
+      if (auto k = constantOf(b.form))
+        refined = refineShiftRight(a.form, static_cast<unsigned>(std::min<uint64_t>(*k, 64)),
+                                   ptx::typeClass(type) == ptx::TypeClass::Signed, space_);
+      break;
+    case RefineOp::And:
+      if (auto k = constantOf(b.form))
+        refined = refineAnd(a.form, static_cast<uint64_t>(*k), space_);
+      else if (auto k2 = constantOf(a.form))
+        refined = refineAnd(b.form, static_cast<uint64_t>(*k2), space_);
+      break;
+    case RefineOp::Div:
+    case RefineOp::Rem:
+      if (auto k = constantOf(b.form))
+        refined = refineDivRem(a.form, static_cast<uint64_t>(*k), f.refine == RefineOp::Rem,
+                               ptx::typeClass(type) == ptx::TypeClass::Signed, space_);
+      break;
+    case RefineOp::Compare: {
+      refined = refineCompare(a.form, b.form, desc.firstOfKind(ptx::ModKind::Compare),
+                              ptx::typeClass(type) == ptx::TypeClass::Signed, space_);
+      // setp's optional boolean operation with a third predicate.
+      refined = join(refined, operand(i, 3, width).level);
+      break;
+    }
+    default: break;
+    }
+    Uniformity level = meet(data, refined);
+    return {level, predicate ? Affine::top() : Affine::unknown(level, width)};
+  }
+
+  Affine form = Affine::top();
+  switch (f.affine) {
+  case AffineOp::Copy:
+    if (fn_.operandsOf(in).size() == 2) form = operand(i, 1, width).form;
+    break;
+  case AffineOp::Add: form = add(operand(i, 1, width).form, operand(i, 2, width).form); break;
+  case AffineOp::Sub: form = sub(operand(i, 1, width).form, operand(i, 2, width).form); break;
+  case AffineOp::Mul: form = mul(operand(i, 1, width).form, operand(i, 2, width).form); break;
+  case AffineOp::Mad:
+    form = add(mul(operand(i, 1, width).form, operand(i, 2, width).form), operand(i, 3, width).form);
+    break;
+  case AffineOp::Shl:
+    if (auto k = constantOf(operand(i, 2, width).form))
+      form = *k >= static_cast<int64_t>(width) ? Affine::constant(0, width)
+                                               : scale(operand(i, 1, width).form, int64_t{1} << *k);
+    break;
+  case AffineOp::Neg: form = neg(operand(i, 1, width).form); break;
+  case AffineOp::Convert: {
+    ptx::Type from = desc.type(1);
+    if (isIntegerType(desc.type(0)) && isIntegerType(from) &&
+        desc.firstOfKind(ptx::ModKind::Rounding) == ptx::Mod::None)
+      form = convert(operand(i, 1, ptx::bitWidth(from)).form, ptx::bitWidth(desc.type(0)),
+                     ptx::typeClass(from) == ptx::TypeClass::Signed);
+    break;
+  }
+  default: break;
+  }
+  return {data, form.isBottom() || form.known() ? form : Affine::unknown(data, width)};
+}
+
+void DivergenceSolver::processInstr(uint32_t i) {
+  const uint32_t b = cfg_.blockOf(i);
+  if (!cfg_.reachable(b)) return;
+  const ptx::Instruction &in = fn_.instrs[i];
+  auto defs = du_.defs(i);
+  if (defs.empty()) return;
+  Uniformity guard = in.hasGuard ? useLevel(i, UseRole::Guard) : Uniformity::CtaUniform;
+  for (uint32_t k = 0; k < defs.size(); ++k) {
+    auto [level, form] = transfer(i, k);
+    if (form.known()) level = meet(level, levelOf(form, space_));
+    // A partial write keeps the old value where the guard is false.
+    ValueId old = ssa_.oldValues(i)[k];
+    if (old != kNoValue) {
+      level = join(join(level, guard), out_.levels_[old]);
+      const Affine &oldForm = out_.forms_[old];
+      form = merge(form,
+                   oldForm.known() && form.known() && oldForm.width() != form.width()
+                       ? Affine::unknown(out_.levels_[old], form.width())
+                       : oldForm,
+                   guard);
+    }
+    if (!form.allConst()) level = join(level, floor_[b]);
+    form = raise(form, floor_[b]);
+    ValueId v = ssa_.defValues(i)[k];
+    if (update(v, level, form)) pushValueUsers(v);
+  }
+}
+
+// ---- φ-nodes and branches ----------------------------------------------------------------
+
+void DivergenceSolver::processPhi(uint32_t p) {
+  const Phi &phi = ssa_.phis()[p];
+  const uint32_t j = phi.block;
+  auto in = ssa_.incoming(p);
+  auto preds = cfg_.preds(j);
+  ValueId same = kNoValue;
+  bool allSame = true;
+  for (ValueId v : in) {
+    if (v == kNoValue) continue;
+    if (same == kNoValue)
+      same = v;
+    else if (v != same)
+      allSame = false;
+  }
+  if (same == kNoValue) return;
+  // γ: branches whose sides meet here (irrelevant when every path brings
+  // the same value). η: loops this block exits, when a value defined in the
+  // loop comes out of it.
+  Uniformity gate = Uniformity::CtaUniform;
+  if (!allSame)
+    for (uint32_t br : g_.gates(j)) gate = join(gate, out_.branchLevels_[br]);
+  for (uint32_t l : g_.exitOf(j)) {
+    bool carriesLoopValue = false;
+    for (size_t k = 0; k < preds.size() && k < in.size(); ++k) {
+      if (in[k] == kNoValue || !loops_.contains(l, preds[k])) continue;
+      const Value &v = ssa_.value(in[k]);
+      carriesLoopValue |=
+          v.kind != ValueKind::Entry && v.block < cfg_.numBlocks() && loops_.contains(l, v.block);
+    }
+    if (carriesLoopValue)
+      for (uint32_t br : g_.exitBranches(l)) gate = join(gate, out_.branchLevels_[br]);
+  }
+  Uniformity level = gate;
+  Affine form = Affine::bottom();
+  unsigned width = du_.isRegister(phi.var) ? ptx::bitWidth(fn_.registerType(phi.var)) : 64;
+  for (ValueId v : in) {
+    if (v == kNoValue) continue;
+    level = join(level, out_.levels_[v]);
+    form = merge(form, formOf(v, width), gate);
+  }
+  // A single incoming value through an η gate still changes with the
+  // iteration a thread leaves in, unless it depends on the thread id alone.
+  form = raise(form, gate);
+  if (!form.allConst()) level = join(level, floor_[j]);
+  form = raise(form, floor_[j]);
+  if (update(phi.value, level, form)) pushValueUsers(phi.value);
+}
+
+void DivergenceSolver::processBranch(uint32_t br) {
+  Uniformity level = Uniformity::CtaUniform;
+  for (ValueId v : g_.conditions(br))
+    if (v != kNoValue) level = join(level, out_.levels_[v]);
+  if (level <= out_.branchLevels_[br]) return;
+  out_.branchLevels_[br] = level;
+  for (uint32_t j : g_.joins(br))
+    for (uint32_t p : ssa_.phisOf(j)) push(kPhi | p);
+  for (uint32_t l : g_.exitedLoops(br))
+    for (uint32_t e : loops_.loop(l).exitBlocks)
+      for (uint32_t p : ssa_.phisOf(e)) push(kPhi | p);
+  // Threads that reach the reconvergence point after different numbers of
+  // trips around a loop: every value of the loop.
+  for (uint32_t l : g_.wrappedLoops(br))
+    for (uint32_t b : loops_.loop(l).blocks) raiseFloor(b, level);
+  // Warps that take different sides inside a loop execute the blocks the
+  // branch decides a different number of times: at best warp-uniform there.
+  const Branch &branch = g_.branches()[br];
+  uint32_t outer = loops_.outermostLoopOf(branch.block);
+  if (level != Uniformity::CtaUniform && outer != kNone && !misaligning_[br]) {
+    misaligning_[br] = 1;
+    for (const RegionNode &r : g_.region(br))
+      if (r.node != branch.floor && r.node < cfg_.numBlocks() && loops_.outermostLoopOf(r.node) == outer)
+        raiseFloor(r.node, Uniformity::WarpUniform);
+    for (uint32_t l : g_.exitedLoops(br))
+      for (uint32_t b : loops_.loop(l).blocks) raiseFloor(b, Uniformity::WarpUniform);
+  }
+}
+
+} // namespace analysis

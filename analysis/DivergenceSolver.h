@@ -1,0 +1,73 @@
+// The divergence analysis of one function for given parameter and callee
+// summaries: one worklist over SSA values, gates and branches, to the least
+// fixpoint of (uniformity, affine form) per value. Used by the module-level
+// driver in Divergence.cpp.
+#pragma once
+
+#include "analysis/Divergence.h"
+
+#include <deque>
+#include <vector>
+
+namespace analysis {
+
+/// What the callers and callees of a function contribute.
+struct FunctionContext {
+  /// Per variable: uniformity of its value on entry (parameters).
+  std::vector<Uniformity> entry;
+  /// Per write (flat DefUse def index): uniformity of a call's results.
+  std::vector<Uniformity> callResults;
+};
+
+class DivergenceSolver {
+public:
+  DivergenceSolver(const ptx::Module &m, const GatedSSA &gated, const LaunchShape &shape,
+                   const FunctionContext &ctx, FunctionDivergence &out);
+  void run();
+
+private:
+  struct Operand {
+    Uniformity level = Uniformity::CtaUniform;
+    Affine form = Affine::top();
+  };
+  enum Item : uint32_t { kInstr = 0, kPhi = 1u << 30, kBranch = 2u << 30, kMask = 3u << 30 };
+
+  void buildUsers();
+  void push(uint32_t item);
+  void pushValueUsers(ValueId v);
+  void pushBlock(uint32_t b);
+  void processInstr(uint32_t i);
+  void processPhi(uint32_t p);
+  void processBranch(uint32_t br);
+  void raiseFloor(uint32_t block, Uniformity level);
+  bool update(ValueId v, Uniformity level, Affine form);
+
+  /// (uniformity, form) of one write of instruction i, before guards and floors.
+  std::pair<Uniformity, Affine> transfer(uint32_t i, uint32_t slot);
+  std::pair<Uniformity, Affine> loadRule(uint32_t i);
+  Operand operand(uint32_t i, uint32_t position, unsigned width);
+  Affine formOf(ValueId v, unsigned width) const;
+  Uniformity useLevel(uint32_t i, UseRole role) const;
+  const InstrFacts &facts(uint32_t i);
+
+  const ptx::Module &m_;
+  const GatedSSA &g_;
+  const Cfg &cfg_;
+  const SSA &ssa_;
+  const DefUse &du_;
+  const LoopForest &loops_;
+  const ptx::Function &fn_;
+  ThreadSpace space_;
+  const FunctionContext &ctx_;
+  FunctionDivergence &out_;
+
+  std::vector<uint32_t> userBegin_, users_;
+  std::vector<char> queued_; // per item
+  std::deque<uint32_t> work_;
+  std::vector<Uniformity> floor_; // per block
+  std::vector<char> misaligning_; // per branch: its blocks got their floor
+  std::vector<InstrFacts> descFacts_;
+  std::vector<char> descKnown_;
+};
+
+} // namespace analysis

@@ -1,0 +1,33 @@
+// Invalidation with dependents, and the pass pipeline.
+#include "analysis/PassManager.h"
+
+namespace analysis {
+
+void AnalysisManager::drop(const Slot &slot) {
+  entries_.erase(slot);
+  auto it = dependentsOf_.find(slot);
+  if (it == dependentsOf_.end()) return;
+  std::set<Slot> dependents = std::move(it->second);
+  dependentsOf_.erase(it);
+  for (const Slot &d : dependents) drop(d);
+}
+
+void AnalysisManager::invalidate(const PreservedAnalyses &preserved) {
+  std::vector<Slot> gone;
+  for (const auto &[slot, entry] : entries_)
+    if (!preserved.preserves(slot.first)) gone.push_back(slot);
+  for (const Slot &s : gone) drop(s);
+}
+
+void AnalysisManager::invalidate(const ptx::Function &fn, const PreservedAnalyses &preserved) {
+  std::vector<Slot> gone;
+  for (const auto &[slot, entry] : entries_)
+    if (slot.second == &fn && !preserved.preserves(slot.first)) gone.push_back(slot);
+  for (const Slot &s : gone) drop(s);
+}
+
+void PassManager::run(ptx::Module &m, AnalysisManager &am) {
+  for (const auto &pass : passes_) am.invalidate(pass->run(m, am));
+}
+
+} // namespace analysis

@@ -1,0 +1,180 @@
+#include "runtime/cudart/DeviceServices.h"
+
+#include "runtime/cudart/Printf.h"
+
+#include <cinttypes>
+#include <new>
+
+namespace cudart {
+
+namespace {
+
+std::string hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
+  return buf;
+}
+
+/// A printf argument buffer in device memory (the calling thread's local
+/// memory, reached through a generic address).
+class BufferArguments final : public PrintfArguments {
+public:
+  BufferArguments(emu::HostCall &call, uint64_t base) : call_(call), base_(base) {}
+  bool next(unsigned size, uint64_t &bits) override {
+    if (base_ == 0) return false; // no argument buffer: the format has more conversions than arguments
+    offset_ = (offset_ + size - 1) / size * size;
+    bits = 0;
+    if (!call_.read(base_ + offset_, &bits, size)) return false;
+    offset_ += size;
+    return true;
+  }
+  bool string(uint64_t address, std::string &out) override { return call_.readString(address, out); }
+
+private:
+  emu::HostCall &call_;
+  uint64_t base_, offset_ = 0;
+};
+
+} // namespace
+
+void DeviceServices::install(emu::Device &device) {
+  device_ = &device;
+  device.setHostFunction("vprintf", [this](emu::HostCall &call) {
+    uint64_t format = call.argument(0), buffer = call.argument(1);
+    if (format == 0) {
+      call.setResult(static_cast<uint32_t>(-1));
+      return;
+    }
+    std::string text;
+    if (!call.readString(format, text)) return;
+    BufferArguments args(call, buffer);
+    PrintfResult r = formatDevicePrintf(text, args);
+    print(call, std::move(r.text));
+    call.setResult(static_cast<uint32_t>(r.arguments));
+  });
+  device.setHostFunction("malloc", [this](emu::HostCall &call) {
+    uint64_t bytes = call.argument(0), address = 0;
+    std::lock_guard lock(mutex_);
+    if (bytes != 0 && heapUsed_ <= heapSize && bytes <= heapSize - heapUsed_) {
+      try {
+        address = device_->global.allocate(bytes, 16);
+        heap_[address] = bytes;
+        heapUsed_ += bytes;
+      } catch (const std::bad_alloc &) {
+        address = 0; // out of host memory: malloc returns NULL, as on a full device heap
+      }
+    }
+    call.setResult(address);
+  });
+  device.setHostFunction("free", [this](emu::HostCall &call) {
+    uint64_t address = call.argument(0);
+    if (address == 0) return;
+    std::unique_lock lock(mutex_);
+    auto it = heap_.find(address);
+    if (it == heap_.end()) {
+      lock.unlock();
+      call.fail(ptx::DiagKind::Trap,
+                "free(" + hex(address) +
+                    "): not a live allocation of device-side malloc (double free, or a "
+                    "pointer malloc did not return)",
+                {{"address", hex(address)}});
+      return;
+    }
+    heapUsed_ -= it->second;
+    heap_.erase(it);
+    // Other CTAs of this launch may still hold the range: its bytes go when
+    // the launch ends; this CTA's view of it goes now.
+    device_->global.retire(address);
+    call.forgetCachedRange(address);
+  });
+  device.setHostFunction("__assertfail", [this](emu::HostCall &call) {
+    std::string message, file, function;
+    if (!call.readString(call.argument(0), message) || !call.readString(call.argument(1), file) ||
+        !call.readString(call.argument(3), function))
+      return;
+    auto line = static_cast<uint32_t>(call.argument(2));
+    emu::Dim3 b = call.blockIndex(), t = call.threadIndex();
+    char text[128];
+    std::snprintf(text, sizeof text, ": block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `", b.x, b.y, b.z,
+                  t.x, t.y, t.z);
+    // What CUDA prints for a failed device-side assert (on stderr).
+    printAssertion(call,
+                   file + ":" + std::to_string(line) + ": " + function + text + message + "` failed.\n");
+    call.fail(ptx::DiagKind::Trap,
+              "device-side assertion `" + message + "` failed in " + function + " at " + file + ":" +
+                  std::to_string(line),
+              {{"cuda_error", "cudaErrorAssert"},
+               {"assertion", message},
+               {"source", file + ":" + std::to_string(line)},
+               {"source_function", function}});
+  });
+}
+
+void DeviceServices::print(const emu::HostCall &call, std::string text) {
+  emu::Dim3 b = call.blockIndex();
+  uint64_t cta = b.x + uint64_t{grid_.x} * (b.y + uint64_t{grid_.y} * b.z);
+  std::lock_guard lock(mutex_);
+  ctaOutput_[cta] += text;
+}
+
+void DeviceServices::printAssertion(const emu::HostCall &call, std::string text) {
+  emu::Dim3 b = call.blockIndex();
+  uint64_t cta = b.x + uint64_t{grid_.x} * (b.y + uint64_t{grid_.y} * b.z);
+  std::lock_guard lock(mutex_);
+  ctaAssertions_[cta] += text;
+}
+
+void DeviceServices::beginLaunch(emu::Dim3 grid) {
+  std::lock_guard lock(mutex_);
+  grid_ = grid;
+  ctaOutput_.clear();
+  ctaAssertions_.clear();
+}
+
+void DeviceServices::flushAssertions(std::FILE *err) {
+  std::lock_guard lock(mutex_);
+  for (const auto &[cta, text] : ctaAssertions_) std::fwrite(text.data(), 1, text.size(), err);
+  ctaAssertions_.clear();
+}
+
+void DeviceServices::endLaunch() {
+  std::lock_guard lock(mutex_);
+  for (auto &[cta, text] : ctaOutput_) {
+    // The GPU's printf buffer has a fixed size (cudaLimitPrintfFifoSize):
+    // output beyond it between two flushes is lost.
+    if (pending_.size() + text.size() > printfFifoSize) {
+      dropped_ = true;
+      continue;
+    }
+    pending_ += text;
+  }
+  ctaOutput_.clear();
+}
+
+void DeviceServices::flush(std::FILE *out) {
+  std::lock_guard lock(mutex_);
+  if (!pending_.empty()) {
+    std::fwrite(pending_.data(), 1, pending_.size(), out);
+    std::fflush(out);
+    pending_.clear();
+  }
+  if (dropped_) {
+    std::fprintf(stderr,
+                 "ptxvm: device printf output beyond cudaLimitPrintfFifoSize (%llu bytes) was dropped\n",
+                 static_cast<unsigned long long>(printfFifoSize));
+    dropped_ = false;
+  }
+}
+
+void DeviceServices::resetHeap() {
+  std::lock_guard lock(mutex_);
+  heap_.clear();
+  heapUsed_ = 0;
+}
+
+bool DeviceServices::isHeapAllocation(uint64_t address) {
+  std::lock_guard lock(mutex_);
+  return heap_.count(address) != 0;
+}
+
+} // namespace cudart

@@ -1,0 +1,215 @@
+// Kernel launches: the <<<...>>> path nvcc 13 emits (__cudaPushCallConfiguration, then the stub's
+// __cudaPopCallConfiguration, __cudaGetKernel and __cudaLaunchKernel), and cudaLaunchKernel,
+// cudaLaunchCooperativeKernel and cudaLaunchKernelExC for code that calls them. A launch checks
+// its configuration as a GPU does, lays the arguments out per the PTX signature and runs to
+// completion (streams are in order, so this respects every ordering). A kernel that faults makes
+// the launch succeed and every later call return the fault, as on a GPU.
+#include "runtime/cudart/LaunchReport.h"
+#include "runtime/cudart/Limits.h"
+#include "runtime/cudart/Runtime.h"
+#include "runtime/cudart/Sanitizer.h"
+
+#include <cstring>
+
+namespace cudart {
+
+namespace {
+
+std::vector<CallConfiguration> &callStack() {
+  thread_local std::vector<CallConfiguration> stack;
+  return stack;
+}
+
+std::string_view field(const ptx::Diagnostic &d, std::string_view name) {
+  for (const auto &[key, value] : d.fields)
+    if (key == name) return value;
+  return {};
+}
+
+} // namespace
+
+cudaError_t Runtime::launch(const char *api, const void *function, dim3 grid, dim3 block, void **args,
+                            size_t sharedMem, cudaStream_t stream, bool cooperative) {
+  KernelInfo *k = kernel(function);
+  if (!k) return cudaErrorInvalidDeviceFunction;
+  if (!validStream(stream)) return cudaErrorInvalidResourceHandle;
+  uint64_t threads = uint64_t{block.x} * block.y * block.z;
+  if (!block.x || !block.y || !block.z || !grid.x || !grid.y || !grid.z ||
+      block.x > limits::kMaxBlockDim[0] || block.y > limits::kMaxBlockDim[1] ||
+      block.z > limits::kMaxBlockDim[2] || threads > limits::kMaxThreadsPerBlock ||
+      grid.x > limits::kMaxGridDim[0] || grid.y > limits::kMaxGridDim[1] || grid.z > limits::kMaxGridDim[2])
+    return cudaErrorInvalidConfiguration;
+  if (cudaError_t e = decode(*k)) return e;
+  const emu::Kernel &code = *k->decoded;
+  // Launch bounds (__launch_bounds__, .maxntid / .reqntid).
+  for (const ptx::FunctionDirective &d : code.function->directives) {
+    uint64_t product = 1;
+    for (uint32_t v : d.values) product *= v;
+    // A block larger than the kernel allows is "too many resources", as when
+    // its registers do not fit.
+    if (d.kind == ptx::DirectiveKind::MaxNTid && threads > product) return cudaErrorLaunchOutOfResources;
+    if (d.kind == ptx::DirectiveKind::ReqNTid) {
+      uint32_t want[3] = {1, 1, 1};
+      for (size_t i = 0; i < d.values.size() && i < 3; ++i) want[i] = d.values[i];
+      if (block.x != want[0] || block.y != want[1] || block.z != want[2]) return cudaErrorInvalidValue;
+    }
+  }
+  if (sharedMem > maxDynamicShared(*k) || code.staticShared + sharedMem > limits::kSharedPerBlockOptin)
+    return cudaErrorInvalidValue;
+  if (cooperative) {
+    uint64_t resident = static_cast<uint64_t>(activeBlocksPerSm(*k, static_cast<int>(threads), sharedMem)) *
+                        limits::kMultiprocessors;
+    if (uint64_t{grid.x} * grid.y * grid.z > resident) return cudaErrorCooperativeLaunchTooLarge;
+  }
+  // Behind a faulted kernel nothing runs: the GPU's context is lost.
+  if (pendingFault != cudaSuccess) return cudaSuccess;
+  std::vector<uint8_t> params(code.paramBytes, 0);
+  if (!code.paramOffsets.empty() && !args) return cudaErrorInvalidValue;
+  for (size_t i = 0; i < code.paramOffsets.size(); ++i) {
+    if (!args[i]) return cudaErrorInvalidValue;
+    std::memcpy(params.data() + code.paramOffsets[i], args[i], code.paramSizes[i]);
+  }
+
+  emu::LaunchConfig launch;
+  launch.grid = {grid.x, grid.y, grid.z};
+  launch.block = {block.x, block.y, block.z};
+  launch.dynamicShared = static_cast<uint32_t>(sharedMem);
+  launch.params = std::move(params);
+  launch.threads = config.threads;
+  launch.maxInstructions = config.maxInstructions;
+  launch.racecheck = config.racecheck;
+  launch.randomSchedule = config.randomSchedule;
+  launch.seed = config.seed;
+  launch.cooperative = cooperative; // every CTA resident at once, for grid-wide sync
+  ptx::DiagnosticList diags;
+  services.beginLaunch(launch.grid);
+  emu::LaunchResult r = device->launch(code, launch, diags);
+  services.endLaunch();
+  services.flushAssertions(stderr);
+  device->global.releaseRetired();
+
+  // The error a GPU would give: the emulator's, or the one a device
+  // service asked for (a failed assert is cudaErrorAssert).
+  if (!r.ok) {
+    if (r.error.empty()) r.error = "cudaErrorLaunchFailure";
+    for (const ptx::Diagnostic &d : diags.all()) {
+      if (d.severity != ptx::Severity::Error || d.kind == ptx::DiagKind::SharedRace ||
+          d.kind == ptx::DiagKind::GlobalRace)
+        continue;
+      if (std::string_view e = field(d, "cuda_error"); !e.empty()) r.error = std::string(e);
+      break;
+    }
+  }
+  launchReports.push_back(launchJson(k->name, launch.grid, launch.block, r));
+  SanitizerContext context{launch.block};
+  for (const ptx::Diagnostic &d : diags.all()) {
+    std::fputs(renderSanitizer(d, context).c_str(), stderr);
+    if (d.severity == ptx::Severity::Error) ++errorsReported;
+    reportDiagnostics.add(d);
+  }
+  if (!r.ok) {
+    pendingFault = errorNamed(r.error);
+    std::fprintf(stderr, "========= Kernel %s (launched by %s) failed: %s\n", demangle(k->name).c_str(), api,
+                 r.error.c_str());
+  }
+  return cudaSuccess;
+}
+
+} // namespace cudart
+
+using namespace cudart;
+
+CUDART_EXPORT unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
+                                                   cudaStream_t stream) {
+  callStack().push_back({gridDim, blockDim, sharedMem, stream});
+  return 0;
+}
+
+CUDART_EXPORT cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sharedMem,
+                                                     void *stream) {
+  std::vector<CallConfiguration> &stack = callStack();
+  if (stack.empty()) return cudaErrorMissingConfiguration;
+  CallConfiguration c = stack.back();
+  stack.pop_back();
+  if (gridDim) *gridDim = c.grid;
+  if (blockDim) *blockDim = c.block;
+  if (sharedMem) *sharedMem = c.sharedMem;
+  if (stream) *static_cast<cudaStream_t *>(stream) = c.stream;
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *function) {
+  Api api("__cudaGetKernel", Api::Ignores);
+  KernelInfo *k = api.rt.kernel(function);
+  if (!kernel) return api(cudaErrorInvalidValue);
+  *kernel = reinterpret_cast<cudaKernel_t>(k);
+  return api(k ? cudaSuccess : cudaErrorInvalidDeviceFunction);
+}
+
+CUDART_EXPORT cudaError_t cudaGetKernel(cudaKernel_t *kernel, const void *function) {
+  Api api("cudaGetKernel");
+  if (api.blocked()) return api.sticky();
+  KernelInfo *k = api.rt.kernel(function);
+  if (!kernel) return api(cudaErrorInvalidValue);
+  *kernel = reinterpret_cast<cudaKernel_t>(k);
+  return api(k ? cudaSuccess : cudaErrorInvalidDeviceFunction);
+}
+
+namespace {
+cudaError_t launchVia(const char *name, const void *function, dim3 grid, dim3 block, void **args,
+                      size_t shared, cudaStream_t stream, bool cooperative) {
+  Api api(name);
+  if (api.blocked()) return api.sticky();
+  return api(api.rt.launch(name, function, grid, block, args, shared, stream, cooperative));
+}
+} // namespace
+
+CUDART_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void **args,
+                                             size_t sharedMem, cudaStream_t stream) {
+  return launchVia("cudaLaunchKernel", kernel, grid, block, args, sharedMem, stream, false);
+}
+
+CUDART_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block, void **args,
+                                                  size_t sharedMem, cudaStream_t stream) {
+  return launchVia("cudaLaunchKernel", kernel, grid, block, args, sharedMem, stream, false);
+}
+
+CUDART_EXPORT cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
+                                           size_t sharedMem, cudaStream_t stream) {
+  return launchVia("cudaLaunchKernel", func, grid, block, args, sharedMem, stream, false);
+}
+
+CUDART_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 grid, dim3 block, void **args,
+                                                size_t sharedMem, cudaStream_t stream) {
+  return launchVia("cudaLaunchKernel", func, grid, block, args, sharedMem, stream, false);
+}
+
+CUDART_EXPORT cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block, void **args,
+                                                      size_t sharedMem, cudaStream_t stream) {
+  return launchVia("cudaLaunchCooperativeKernel", func, grid, block, args, sharedMem, stream, true);
+}
+
+CUDART_EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 grid, dim3 block,
+                                                           void **args, size_t sharedMem,
+                                                           cudaStream_t stream) {
+  return launchVia("cudaLaunchCooperativeKernel", func, grid, block, args, sharedMem, stream, true);
+}
+
+CUDART_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func,
+                                              void **args) {
+  if (!config) {
+    Api api("cudaLaunchKernelExC");
+    return api(cudaErrorInvalidValue);
+  }
+  bool cooperative = false;
+  for (unsigned i = 0; i < config->numAttrs && config->attrs; ++i)
+    if (config->attrs[i].id == cudaLaunchAttributeCooperative)
+      cooperative = config->attrs[i].val.cooperative != 0;
+  return launchVia("cudaLaunchKernelExC", func, config->gridDim, config->blockDim, args,
+                   config->dynamicSmemBytes, config->stream, cooperative);
+}
+
+CUDART_EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config, const void *func,
+                                                   void **args) {
+  return cudaLaunchKernelExC(config, func, args);
+}

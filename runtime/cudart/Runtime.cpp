@@ -1,0 +1,163 @@
+// The runtime's lifetime: created on the first API call (a fatbin registration, usually, from
+// a constructor of the program), finished when the library unloads at exit.
+#include "runtime/cudart/Runtime.h"
+
+#include "runtime/cudart/LaunchReport.h"
+#include "runtime/cudart/Sanitizer.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+
+namespace cudart {
+
+namespace {
+
+Runtime *g_runtime = nullptr; // set once constructed, for the exit hook
+
+/// Host memory for __managed__ variables, zeroed like the PTX's (absent)
+/// initialiser would leave them; initialisers are written by the device.
+void *managedBytes(uint64_t bytes) {
+  uint64_t rounded = (std::max<uint64_t>(bytes, 1) + 255) / 256 * 256;
+  void *p = std::aligned_alloc(256, rounded);
+  if (p) std::memset(p, 0, rounded);
+  return p;
+}
+
+} // namespace
+
+Runtime &Runtime::get() {
+  // Never destroyed: programs call the runtime from their own static
+  // destructors and atexit handlers, after which ours would have run.
+  static Runtime *runtime = new Runtime();
+  return *runtime;
+}
+
+Runtime::Runtime() {
+  std::vector<std::string> warnings;
+  config = Config::fromEnvironment(warnings);
+  for (const std::string &w : warnings) std::fprintf(stderr, "ptxvm: %s\n", w.c_str());
+  createDevice();
+  g_runtime = this;
+}
+
+void Runtime::createDevice() {
+  device = std::make_unique<emu::Device>();
+  services.install(*device);
+  // __managed__ variables live in host memory adopted by the device, so
+  // that the host (through the pointer __cudaInitModule gives it) and
+  // kernels use the same address.
+  device->placeGlobal = [this](const ptx::Module &m, const ptx::Variable &v, uint64_t bytes) -> uint64_t {
+    auto it = imageOf.find(&m);
+    if (it == imageOf.end()) return 0;
+    FatbinImage &img = *it->second;
+    std::string_view name = m.str(v.name);
+    bool managed = false;
+    for (const VariableInfo *var : img.variables) managed |= var->managedPointer && var->name == name;
+    if (!managed) return 0;
+    void *&memory = img.managedMemory[std::string(name)];
+    if (!memory) memory = managedBytes(bytes);
+    if (!memory || !device->global.adopt(memory, std::max<uint64_t>(bytes, 1))) return 0;
+    uint64_t address = reinterpret_cast<uint64_t>(memory);
+    allocations[address] = {Allocation::Kind::ManagedVariable, bytes, 0};
+    return address;
+  };
+}
+
+void Runtime::synchronize() { services.flush(stdout); }
+
+void Runtime::reset() {
+  synchronize();
+  for (auto &[address, a] : allocations)
+    if (a.kind == Allocation::Kind::Managed || a.kind == Allocation::Kind::Host)
+      std::free(reinterpret_cast<void *>(address));
+  allocations.clear();
+  for (auto &[stub, k] : kernels) k->decoded.reset();
+  streams.clear();
+  events.clear();
+  services.resetHeap();
+  device.reset();
+  createDevice();
+  // Modules load again on their next use; __managed__ variables keep their
+  // host memory (the pointers the program holds stay valid).
+  if (!config.reportPath.empty()) writeReport(config.reportPath, launchReports, reportDiagnostics);
+}
+
+void Runtime::finish() {
+  synchronize();
+  if (finished_) return;
+  finished_ = true;
+  if (!config.reportPath.empty() && !writeReport(config.reportPath, launchReports, reportDiagnostics))
+    std::fprintf(stderr, "ptxvm: cannot write the report to '%s'\n", config.reportPath.c_str());
+  if (errorsReported)
+    std::fprintf(stderr, "========= ERROR SUMMARY: %zu error%s\n", errorsReported,
+                 errorsReported == 1 ? "" : "s");
+}
+
+void Runtime::note(ptx::Diagnostic d) {
+  std::fputs(d.renderText().c_str(), stderr);
+  if (d.severity == ptx::Severity::Error) ++errorsReported;
+  reportDiagnostics.add(std::move(d));
+}
+
+cudaError_t Runtime::unsupported(const char *name) {
+  static std::set<std::string> reported;
+  if (reported.insert(name).second) {
+    std::fprintf(stderr, "ptxvm: %s is not supported\n", name);
+    ptx::Diagnostic d;
+    d.kind = ptx::DiagKind::Unsupported;
+    d.severity = ptx::Severity::Warning;
+    d.message = std::string(name) + " is not supported";
+    d.loc.function = name;
+    reportDiagnostics.add(std::move(d));
+  }
+  lastError() = cudaErrorNotSupported;
+  return cudaErrorNotSupported;
+}
+
+// ---- Api ------------------------------------------------------------------------------------
+
+Api::Api(const char *name, Sticky sticky) : rt(Runtime::get()), lock_(rt.mutex), name_(name) {
+  if (sticky == Synchronizes && rt.pendingFault != cudaSuccess) {
+    rt.sticky = rt.pendingFault;
+    rt.pendingFault = cudaSuccess;
+  }
+  blocked_ = sticky != Ignores && rt.sticky != cudaSuccess;
+}
+
+cudaError_t Api::sticky() {
+  cudaError_t e = rt.sticky;
+  if (!rt.stickyAnnounced) {
+    rt.stickyAnnounced = true;
+    std::fputs(renderApiError(name_, e, errorName(e), errorString(e)).c_str(), stderr);
+  }
+  lastError() = e;
+  return e;
+}
+
+cudaError_t Api::operator()(cudaError_t e) {
+  if (e == cudaSuccess) return e;
+  lastError() = e;
+  // As compute-sanitizer does: every failing call is named, except the
+  // expected answers of queries (not ready) and what was said already.
+  constexpr unsigned kMaxPrinted = 100;
+  if (e != cudaErrorNotReady && e != cudaErrorNotSupported && rt.apiErrorsPrinted < kMaxPrinted) {
+    ++rt.apiErrorsPrinted;
+    std::fputs(renderApiError(name_, e, errorName(e), errorString(e)).c_str(), stderr);
+  }
+  return e;
+}
+
+} // namespace cudart
+
+// The library's exit hook: flush printf output and write the report once the
+// program's own exit handlers (which may still call the runtime) have run.
+__attribute__((destructor)) static void ptxvmCudartExit() {
+  if (!cudart::g_runtime) return;
+  // A thread still inside the runtime at exit keeps its lock: skip rather
+  // than hang.
+  std::unique_lock lock(cudart::g_runtime->mutex, std::try_to_lock);
+  if (lock.owns_lock()) cudart::g_runtime->finish();
+}

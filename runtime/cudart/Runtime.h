@@ -1,0 +1,202 @@
+// The state behind the CUDA runtime replacement: one emulated device, the program's registered
+// fatbins with their kernels and variables, memory, streams and events, the error state, and the
+// report. Every exported function enters through Api, which serialises calls, applies the sticky
+// error of a faulted kernel, and records the last error.
+#pragma once
+
+#include "emulator/Device.h"
+#include "ptx/Diagnostic.h"
+#include "ptx/IR.h"
+#include "runtime/cudart/Config.h"
+#include "runtime/cudart/CudaTypes.h"
+#include "runtime/cudart/DeviceServices.h"
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+/// Marks a function libcudart.so.13 exports (the library is built with hidden visibility).
+#define CUDART_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace cudart {
+
+struct FatbinImage;
+
+/// A __global__ function: the host stub nvcc registered and its PTX name.
+struct KernelInfo {
+  FatbinImage *image = nullptr;
+  std::string name;
+  const void *hostFunction = nullptr;
+  std::unique_ptr<emu::Kernel> decoded; // on first launch or query
+  int maxDynamicShared = -1;            // cudaFuncAttributeMaxDynamicSharedMemorySize; -1: the default
+  int carveout = -1;                    // cudaFuncAttributePreferredSharedMemoryCarveout
+};
+
+/// A __device__, __constant__ or __managed__ variable: its host shadow and PTX name.
+struct VariableInfo {
+  FatbinImage *image = nullptr;
+  std::string name;
+  uint64_t size = 0;
+  bool constant = false;
+  void **managedPointer = nullptr; // __managed__: where the host reads the variable's address
+};
+
+/// One registered fatbin (a translation unit, or the device-linked program with -rdc=true). Its
+/// PTX is extracted and parsed on first use; kernel bodies are parsed when a kernel is decoded.
+struct FatbinImage {
+  const void *wrapper = nullptr;
+  bool loaded = false, failed = false;
+  std::unique_ptr<ptx::Module> module;
+  std::vector<VariableInfo *> variables;
+  std::map<std::string, void *, std::less<>> managedMemory; // host memory of __managed__ variables
+};
+
+/// What cudaMalloc and friends handed out.
+struct Allocation {
+  enum class Kind : uint8_t { Device, Managed, ManagedVariable, Host, Registered };
+  Kind kind = Kind::Device;
+  uint64_t size = 0;
+  unsigned flags = 0;
+};
+
+struct StreamState {
+  unsigned flags = 0;
+  int priority = 0;
+  unsigned long long id = 0;
+};
+
+struct EventState {
+  unsigned flags = 0;
+  bool recorded = false;
+  std::chrono::steady_clock::time_point time;
+};
+
+/// The launch configuration <<<...>>> pushes for the stub to pop.
+struct CallConfiguration {
+  dim3 grid, block;
+  size_t sharedMem = 0;
+  cudaStream_t stream = nullptr;
+};
+
+class Runtime {
+public:
+  static Runtime &get();
+
+  std::recursive_mutex mutex;
+  Config config;
+  std::unique_ptr<emu::Device> device;
+  DeviceServices services;
+
+  // Registration (Registration.cpp).
+  std::vector<std::unique_ptr<FatbinImage>> images;
+  std::unordered_map<const void *, std::unique_ptr<KernelInfo>> kernels;     // by host stub
+  std::unordered_set<const void *> kernelHandles;                            // the KernelInfo pointers
+  std::unordered_map<const void *, std::unique_ptr<VariableInfo>> variables; // by host shadow
+  std::unordered_map<const ptx::Module *, FatbinImage *> imageOf;
+  FatbinImage *image(void **handle);
+  /// Extracts and parses the image's PTX once; false when it has none or it does not parse.
+  bool load(FatbinImage &image);
+  /// The kernel behind a host stub or a cudaKernel_t / cudaFunction_t handle.
+  KernelInfo *kernel(const void *function);
+  /// The decoded kernel (parsing its body and its callees' on first use); an error otherwise.
+  cudaError_t decode(KernelInfo &k);
+  /// Where a registered variable lives on the device.
+  cudaError_t symbol(const void *hostVariable, VariableInfo *&info, emu::SymbolLocation &where);
+
+  // Memory (Memory.cpp).
+  std::map<uint64_t, Allocation> allocations; // by address
+  /// The allocation containing [address, address+bytes), if any.
+  const Allocation *allocationAt(uint64_t address, uint64_t bytes, uint64_t *base = nullptr) const;
+  uint64_t totalMemory() const;
+
+  // Streams and events (Streams.cpp).
+  std::map<cudaStream_t, StreamState> streams;
+  std::map<cudaEvent_t, EventState> events;
+  unsigned long long nextStreamId = 16;
+  bool validStream(cudaStream_t s) const;
+
+  // Device state (Device.cpp).
+  unsigned deviceFlags = 0;
+  cudaFuncCache cacheConfig = cudaFuncCachePreferNone;
+  cudaSharedMemConfig sharedMemConfig = cudaSharedMemBankSizeFourByte;
+  uint64_t stackSize = 1024;
+
+  // Errors (Errors.cpp).
+  // A kernel fault is pending until a call that waits for the device sees
+  // it (the launch itself succeeds, as kernels run asynchronously on a GPU);
+  // from then on it is sticky: every call returns it.
+  cudaError_t pendingFault = cudaSuccess;
+  cudaError_t sticky = cudaSuccess;
+  bool stickyAnnounced = false;
+  unsigned apiErrorsPrinted = 0;
+  /// Prints `ptxvm: NAME is not supported` once per name.
+  cudaError_t unsupported(const char *name);
+
+  // Launches (Launch.cpp).
+  cudaError_t launch(const char *api, const void *function, dim3 grid, dim3 block, void **args,
+                     size_t sharedMem, cudaStream_t stream, bool cooperative);
+
+  /// Flushes device printf output (CUDA's synchronisation points).
+  void synchronize();
+  /// Destroys the device's state (cudaDeviceReset): memory, decoded kernels, streams, events.
+  void reset();
+  /// At exit: flushes printf output, writes the report, prints the error summary.
+  void finish();
+
+  // The report (PTXVM_REPORT).
+  std::vector<std::string> launchReports;
+  ptx::DiagnosticList reportDiagnostics;
+  size_t errorsReported = 0;
+  /// Prints a diagnostic that has no launch (a PTX parse error, an API problem) and records it.
+  void note(ptx::Diagnostic d);
+
+private:
+  Runtime();
+  void createDevice();
+  bool finished_ = false;
+};
+
+/// The entry of every exported function: holds the runtime's lock, and knows the sticky error.
+class Api {
+public:
+  /// How a call meets a kernel fault: most return the sticky error; calls
+  /// that wait for the device (synchronisations, blocking copies, frees)
+  /// also observe a pending one; a few (versions, errors) ignore both.
+  enum Sticky { Blocks, Synchronizes, Ignores };
+  explicit Api(const char *name, Sticky sticky = Blocks);
+  Runtime &rt;
+  /// A kernel fault happened before this call: it must return sticky().
+  bool blocked() const { return blocked_; }
+  cudaError_t sticky();
+  /// Records `e` as the last error (unless success) and returns it.
+  cudaError_t operator()(cudaError_t e);
+  const char *name() const { return name_; }
+
+private:
+  std::unique_lock<std::recursive_mutex> lock_;
+  const char *name_;
+  bool blocked_ = false;
+};
+
+/// The largest dynamic shared memory a launch of a decoded kernel may ask
+/// for: its cudaFuncAttributeMaxDynamicSharedMemorySize, or what fits in 48 KiB.
+uint64_t maxDynamicShared(const KernelInfo &k);
+/// Registers per thread assumed for a decoded kernel (its .maxnreg, or a typical count).
+int registersPerThread(const KernelInfo &k);
+/// Blocks of a decoded kernel resident on one multiprocessor (occupancy).
+int activeBlocksPerSm(const KernelInfo &k, int blockSize, size_t dynamicShared);
+
+/// The calling host thread's last error (cudaGetLastError).
+cudaError_t &lastError();
+const char *errorName(cudaError_t e);
+const char *errorString(cudaError_t e);
+/// The error code named `name` ("cudaErrorIllegalAddress"), or cudaErrorLaunchFailure.
+cudaError_t errorNamed(std::string_view name);
+
+} // namespace cudart

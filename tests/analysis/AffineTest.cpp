@@ -1,0 +1,170 @@
+// The affine abstraction: forms, merges, and uniformity of functions of the
+// thread id under launch shapes, on the forms and on kernels.
+#include "analysis/Affine.h"
+#include "tests/analysis/DivergenceTestUtil.h"
+
+#include <gtest/gtest.h>
+
+namespace analysis::test {
+namespace {
+
+using U = Uniformity;
+
+TEST(Affine, ArithmeticOnForms) {
+  Affine tx = Affine::threadId(1, 32), ty = Affine::threadId(2, 32);
+  Affine base = Affine::unknown(U::CtaUniform, 32);
+  EXPECT_EQ(add(scale(tx, 4), Affine::constant(3, 32)).str(), "3 + 4*tid.x");
+  EXPECT_EQ(sub(tx, ty).str(), "tid.x - tid.y");
+  EXPECT_EQ(add(mul(base, Affine::constant(128, 32)), tx).str(), "128*U + tid.x");
+  EXPECT_EQ(mul(base, ty).str(), "(U)*tid.y");
+  EXPECT_TRUE(mul(tx, ty).isTop());
+  // Wrapping at the width.
+  EXPECT_EQ(add(Affine::constant(0x7fffffff, 32), Affine::constant(1, 32)).str(), "-2147483648");
+  // Widening is exact only when no thread's value can wrap.
+  EXPECT_EQ(convert(add(tx, Affine::constant(5, 32)), 64, false).str(), "5 + tid.x");
+  EXPECT_TRUE(convert(add(tx, Affine::constant(-5, 32)), 64, false).isTop());
+  EXPECT_EQ(convert(add(tx, Affine::constant(-5, 32)), 64, true).str(), "-5 + tid.x");
+}
+
+TEST(Affine, MergeUnderAGate) {
+  Affine a = Affine::constant(0, 32), b = Affine::constant(128, 32);
+  EXPECT_EQ(merge(a, b, U::CtaUniform).str(), "128*U");
+  EXPECT_EQ(merge(a, b, U::WarpUniform).str(), "128*W");
+  EXPECT_TRUE(merge(a, b, U::Divergent).isTop());
+  Affine tx = Affine::threadId(1, 32);
+  // Equal thread-id functions stay exact whatever the gate.
+  EXPECT_EQ(merge(tx, tx, U::Divergent).str(), "tid.x");
+  EXPECT_EQ(merge(add(tx, a), add(tx, b), U::CtaUniform).str(), "128*U + tid.x");
+  EXPECT_EQ(merge(Affine::bottom(), tx, U::Divergent).str(), "tid.x");
+}
+
+TEST(Affine, ShapeDecidesWarpUniformityOfThreadIdFunctions) {
+  Affine tx = Affine::threadId(1, 32), ty = Affine::threadId(2, 32);
+  ThreadSpace linear(LaunchShape::exact(128)), rows(LaunchShape::exact(48, 2)), any(LaunchShape{});
+  ThreadSpace columns(LaunchShape::exact(32, 4)), bounded(LaunchShape::linear(256));
+  EXPECT_EQ(refineShiftRight(tx, 5, false, linear), U::WarpUniform);
+  EXPECT_EQ(refineShiftRight(tx, 5, false, rows), U::Divergent);
+  EXPECT_EQ(refineShiftRight(tx, 5, false, any), U::Divergent);
+  EXPECT_EQ(refineShiftRight(tx, 5, false, bounded), U::WarpUniform);
+  EXPECT_EQ(refineShiftRight(tx, 4, false, linear), U::Divergent);
+  EXPECT_EQ(refineShiftRight(tx, 10, false, linear), U::CtaUniform);
+  EXPECT_EQ(refineAnd(tx, ~uint64_t{31}, linear), U::WarpUniform);
+  EXPECT_EQ(refineAnd(tx, 31, linear), U::Divergent);
+  EXPECT_EQ(refineAnd(tx, 0x60, linear), U::WarpUniform);
+  EXPECT_EQ(refineDivRem(tx, 32, false, false, linear), U::WarpUniform);
+  EXPECT_EQ(refineDivRem(tx, 32, true, false, linear), U::Divergent);
+  EXPECT_EQ(refineDivRem(tx, 64, false, true, linear), U::WarpUniform);
+  EXPECT_EQ(refineCompare(tx, Affine::constant(64, 32), ptx::Mod::Lt, false, linear), U::WarpUniform);
+  EXPECT_EQ(refineCompare(tx, Affine::constant(48, 32), ptx::Mod::Lt, false, linear), U::Divergent);
+  EXPECT_EQ(refineCompare(tx, Affine::constant(40, 32), ptx::Mod::Lt, false, rows), U::Divergent);
+  // In a 48x2 block tid.x < 64 always holds.
+  EXPECT_EQ(refineCompare(tx, Affine::constant(64, 32), ptx::Mod::Lt, false, rows), U::CtaUniform);
+  EXPECT_EQ(refineCompare(tx, Affine::constant(4096, 32), ptx::Mod::Lt, false, linear), U::CtaUniform);
+  // tid.y is constant within a warp of 32x4, and 0 everywhere in 128x1x1.
+  EXPECT_EQ(levelOf(ty, columns), U::WarpUniform);
+  EXPECT_EQ(levelOf(ty, linear), U::CtaUniform);
+  EXPECT_EQ(levelOf(tx, linear), U::Divergent);
+  // An unknown CTA-uniform multiple of 128 plus tid.x, shifted by 5.
+  Affine global = add(Affine::unknown(U::CtaUniform, 32, 7), tx);
+  EXPECT_EQ(refineShiftRight(global, 5, false, linear), U::WarpUniform);
+  EXPECT_EQ(refineShiftRight(global, 8, false, linear), U::CtaUniform);
+  // ... but an unknown multiple of 16 is not enough.
+  EXPECT_EQ(refineShiftRight(add(Affine::unknown(U::CtaUniform, 32, 4), tx), 5, false, linear), U::Divergent);
+}
+
+const char kShiftKernel[] = R"(
+.visible .entry k()
+DIRECTIVE{
+  .reg .pred %p<4>;
+  .reg .b32 %r<20>;
+  mov.u32 %r1, %tid.x;
+  shr.u32 %r2, %r1, 5;
+  and.b32 %r3, %r1, -32;
+  setp.lt.u32 %p1, %r1, 64;
+  setp.lt.u32 %p2, %r1, 48;
+  div.u32 %r4, %r1, 32;
+  rem.u32 %r5, %r1, 32;
+  mov.u32 %r6, %ctaid.x;
+  mov.u32 %r7, %ntid.x;
+  mad.lo.s32 %r8, %r6, %r7, %r1;
+  shr.u32 %r9, %r8, 5;
+  mov.u32 %r10, %tid.y;
+  ret;
+}
+)";
+
+std::string shiftKernel(const std::string &directive) {
+  std::string text = kShiftKernel;
+  text.replace(text.find("DIRECTIVE"), 9, directive);
+  return text;
+}
+
+TEST(AffineDivergence, BlockShapeFromTheCommandLine) {
+  DivergenceOptions block128;
+  block128.block = LaunchShape::exact(128);
+  Kernel k(shiftKernel(""), "sm_80", block128);
+  EXPECT_EQ(k.at("shr.u32 %r2"), U::WarpUniform);
+  EXPECT_EQ(k.at("and.b32 %r3"), U::WarpUniform);
+  EXPECT_EQ(k.at("setp.lt.u32 %p1"), U::WarpUniform);
+  EXPECT_EQ(k.at("setp.lt.u32 %p2"), U::Divergent);
+  EXPECT_EQ(k.at("div.u32 %r4"), U::WarpUniform);
+  EXPECT_EQ(k.at("rem.u32 %r5"), U::Divergent);
+  EXPECT_EQ(k.formAt("mad.lo.s32 %r8"), "128*U + tid.x");
+  EXPECT_EQ(k.at("shr.u32 %r9"), U::WarpUniform);
+  EXPECT_EQ(k.at("%r10, %tid.y"), U::CtaUniform);
+
+  DivergenceOptions rows;
+  rows.block = LaunchShape::exact(48, 2);
+  Kernel r(shiftKernel(""), "sm_80", rows);
+  EXPECT_EQ(r.at("shr.u32 %r2"), U::Divergent);
+  EXPECT_EQ(r.at("and.b32 %r3"), U::Divergent);
+  EXPECT_EQ(r.at("setp.lt.u32 %p1"), U::CtaUniform); // tid.x < 48 < 64 everywhere
+  EXPECT_EQ(r.at("%r10, %tid.y"), U::Divergent);
+
+  Kernel any(shiftKernel(""));
+  EXPECT_EQ(any.at("shr.u32 %r2"), U::Divergent);
+  EXPECT_EQ(any.at("and.b32 %r3"), U::Divergent);
+  EXPECT_EQ(any.formAt("mad.lo.s32 %r8"), "U + tid.x");
+}
+
+TEST(AffineDivergence, BlockShapeFromTheKernelsDirectives) {
+  Kernel req(shiftKernel(".reqntid 128\n"));
+  EXPECT_EQ(req.at("shr.u32 %r2"), U::WarpUniform);
+  EXPECT_EQ(req.at("shr.u32 %r9"), U::WarpUniform);
+  Kernel max(shiftKernel(".maxntid 256\n"));
+  EXPECT_EQ(max.at("shr.u32 %r2"), U::WarpUniform);
+  EXPECT_EQ(max.at("setp.lt.u32 %p1"), U::WarpUniform);
+  // %ntid.x is not known from .maxntid, so the global index is not aligned.
+  EXPECT_EQ(max.at("shr.u32 %r9"), U::Divergent);
+  Kernel max2d(shiftKernel(".maxntid 16, 16, 1\n"));
+  EXPECT_EQ(max2d.at("shr.u32 %r2"), U::Divergent);
+  Kernel columns(shiftKernel(".reqntid 32, 4\n"));
+  EXPECT_EQ(columns.at("%r10, %tid.y"), U::WarpUniform);
+}
+
+// A block-strided loop: i = tid.x + 128k stays affine, so i >> 5 is
+// warp-uniform although i is not.
+TEST(AffineDivergence, BlockStridedLoopKeepsTheForm) {
+  Kernel k(R"(
+.visible .entry k(.param .u32 n)
+.reqntid 128
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<20>;
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, %tid.x;
+LOOP:
+  shr.u32 %r3, %r2, 5;
+  add.u32 %r2, %r2, 128;
+  setp.lt.u32 %p1, %r2, %r1;
+  @%p1 bra LOOP;
+  ret;
+}
+)");
+  EXPECT_EQ(k.at("shr.u32 %r3"), U::WarpUniform);
+  EXPECT_EQ(k.at("add.u32 %r2"), U::Divergent);
+  EXPECT_EQ(k.formAt("add.u32 %r2"), "128*W + tid.x");
+}
+
+} // namespace
+} // namespace analysis::test

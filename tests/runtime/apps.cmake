@@ -1,0 +1,52 @@
+# CTest registration for the CUDA programs of kernels/apps: each one runs under `ptxvm exec` and
+# its outcome (exit status, stdout, stderr, --report JSON) is checked against
+# tests/gpu/apps/expected.txt by tests/gpu/apps/expect.py. Meant to be included from
+# tests/CMakeLists.txt.
+#
+#   apps_expectations        every kernels/apps program has exactly one expectation (always)
+#   apps_gpu_results         the runs recorded on a GPU (tests/gpu/apps/results/) agree with the
+#                            expectations (when results are present)
+#   app.<name>               `ptxvm exec -- <build>/apps/<name>` prints PASSED and exits 0
+#   misuse.<name>            `ptxvm exec [flags] -- <build>/apps/misuse/<name>` gives the expected
+#                            error names, diagnostics and stderr
+# The app./misuse. tests exist only when the targets `ptxvm` and `apps` exist (nvcc found,
+# PTXVM_CORPUS on) and the variable PTXVM_EXEC_READY is true.
+
+find_program(PTXVM_PYTHON3 python3)
+set(_apps_expect "${PROJECT_SOURCE_DIR}/tests/gpu/apps/expect.py")
+
+if(NOT PTXVM_PYTHON3)
+  message(STATUS "python3 not found: kernels/apps tests skipped")
+  return()
+endif()
+
+add_test(NAME apps_expectations COMMAND "${PTXVM_PYTHON3}" "${_apps_expect}" lint)
+set_tests_properties(apps_expectations PROPERTIES LABELS "apps")
+
+if(EXISTS "${PROJECT_SOURCE_DIR}/tests/gpu/apps/results/ENVIRONMENT")
+  add_test(NAME apps_gpu_results
+           COMMAND "${PTXVM_PYTHON3}" "${_apps_expect}" gpu-results "${PROJECT_SOURCE_DIR}/tests/gpu/apps/results")
+  set_tests_properties(apps_gpu_results PROPERTIES LABELS "apps;gpu")
+endif()
+
+if(TARGET ptxvm AND TARGET apps AND PTXVM_EXEC_READY)
+  get_property(_apps_names GLOBAL PROPERTY PTXVM_APPS)
+  get_property(_apps_dir GLOBAL PROPERTY PTXVM_APPS_DIR)
+  foreach(_name IN LISTS _apps_names)
+    string(REPLACE "misuse/" "misuse." _test "${_name}")
+    if(_test STREQUAL _name)
+      set(_test "app.${_name}")
+      set(_labels "apps")
+    else()
+      set(_labels "apps;misuse")
+    endif()
+    add_test(NAME ${_test}
+             COMMAND "${PTXVM_PYTHON3}" "${_apps_expect}" exec --ptxvm $<TARGET_FILE:ptxvm>
+                     --binary "${_apps_dir}/${_name}" --name "${_name}"
+                     --work "${CMAKE_CURRENT_BINARY_DIR}/apps-work")
+    # expect.py stops a run after 150 s and reports it; the CTest limit is a backstop.
+    set_tests_properties(${_test} PROPERTIES LABELS "${_labels}" TIMEOUT 200)
+  endforeach()
+elseif(TARGET apps)
+  message(STATUS "kernels/apps: programs built; their ptxvm exec tests wait for PTXVM_EXEC_READY")
+endif()

@@ -1,0 +1,88 @@
+# Tests of the CUDA runtime replacement (runtime/cudart, libcudart.so.13) and `ptxvm exec`.
+# Included from tests/CMakeLists.txt.
+#
+#   cudart_tests       unit tests: printf formatting, compute-sanitizer rendering, settings, the
+#                      PTX linker, host functions in the emulator, adopted host memory
+#   cudart_abi_tests   the runtime's types and values against CUDA's own headers (when present)
+#   cudart_programs    small CUDA programs (tests/runtime/programs/*.cu), built with
+#                      `nvcc -cudart shared` when nvcc is found, run by lit under `ptxvm exec`
+if(NOT TARGET cudart)
+  return()
+endif()
+
+add_executable(cudart_tests
+  runtime/CudartConfigTest.cpp
+  runtime/CudartPrintfTest.cpp
+  runtime/CudartSanitizerTest.cpp
+  runtime/HostFunctionsTest.cpp
+  runtime/PtxLinkTest.cpp
+)
+target_link_libraries(cudart_tests PRIVATE cudart_core launch_report GTest::gtest_main)
+target_compile_definitions(cudart_tests PRIVATE ${PTXVM_TEST_DEFINES})
+gtest_discover_tests(cudart_tests DISCOVERY_TIMEOUT 60)
+
+set(PTXVM_CUDA_INCLUDE /usr/local/cuda/include CACHE PATH "CUDA headers for the runtime's ABI test")
+if(EXISTS ${PTXVM_CUDA_INCLUDE}/cuda_runtime_api.h)
+  add_executable(cudart_abi_tests runtime/CudartAbiTest.cpp)
+  target_include_directories(cudart_abi_tests SYSTEM PRIVATE ${PTXVM_CUDA_INCLUDE})
+  target_link_libraries(cudart_abi_tests PRIVATE ptx GTest::gtest_main)
+  gtest_discover_tests(cudart_abi_tests DISCOVERY_TIMEOUT 60)
+else()
+  message(STATUS "CUDA headers not found: the runtime's ABI test is skipped")
+endif()
+
+# ---- CUDA programs run under `ptxvm exec` --------------------------------------------------------
+find_program(PTXVM_NVCC nvcc HINTS /usr/local/cuda/bin DOC "nvcc used to build the PTX corpus")
+find_program(PTXVM_CUDART_PYTHON python3)
+set(_cudart_lit /usr/lib/llvm-19/build/utils/lit/lit.py)
+set(PTXVM_FILECHECK /usr/lib/llvm-19/bin/FileCheck)
+if(NOT PTXVM_NVCC OR NOT PTXVM_CUDART_PYTHON OR NOT EXISTS ${_cudart_lit} OR NOT EXISTS ${PTXVM_FILECHECK})
+  message(STATUS "nvcc, python3, lit or FileCheck missing: the runtime's CUDA program tests are skipped")
+  return()
+endif()
+
+set(_cudart_src ${CMAKE_CURRENT_SOURCE_DIR}/runtime/programs)
+set(_cudart_programs_dir ${CMAKE_CURRENT_BINARY_DIR}/runtime-programs/bin)
+get_target_property(_cudart_lib_dir cudart LIBRARY_OUTPUT_DIRECTORY)
+file(MAKE_DIRECTORY ${_cudart_programs_dir})
+# Each programs/<name>.cu becomes <name>; extra nvcc flags (and sources) of one program:
+# PTXVM_CUDART_FLAGS_<name>. Variants of a program built another way: "name|source|flags".
+set(PTXVM_CUDART_FLAGS_rdc -rdc=true ${_cudart_src}/Inputs/rdc_library.cu)
+set(_cudart_variants
+  "status_ptds|status.cu|-cudart shared --default-stream per-thread"
+  "status_static|status.cu|-cudart static")
+file(GLOB _cudart_sources CONFIGURE_DEPENDS ${_cudart_src}/*.cu)
+file(GLOB _cudart_inputs CONFIGURE_DEPENDS ${_cudart_src}/Inputs/*)
+foreach(_cu IN LISTS _cudart_sources)
+  get_filename_component(_name ${_cu} NAME_WE)
+  list(APPEND _cudart_variants "${_name}|${_name}.cu|-cudart shared")
+endforeach()
+set(_cudart_programs)
+foreach(_spec IN LISTS _cudart_variants)
+  string(REPLACE "|" ";" _parts "${_spec}")
+  list(GET _parts 0 _name)
+  list(GET _parts 1 _source)
+  list(GET _parts 2 _flags)
+  separate_arguments(_flags UNIX_COMMAND "${_flags}")
+  add_custom_command(
+    OUTPUT ${_cudart_programs_dir}/${_name}
+    COMMAND ${PTXVM_NVCC} ${_flags} -arch=sm_80 -lineinfo -std=c++17 ${PTXVM_CUDART_FLAGS_${_name}}
+            ${_cudart_src}/${_source} -o ${_cudart_programs_dir}/${_name}
+    DEPENDS ${_cudart_src}/${_source} ${_cudart_inputs}
+    WORKING_DIRECTORY ${_cudart_programs_dir}
+    COMMENT "nvcc runtime/programs/${_source} -> ${_name}"
+    VERBATIM)
+  list(APPEND _cudart_programs ${_cudart_programs_dir}/${_name})
+endforeach()
+add_custom_target(cudart_programs ALL DEPENDS ${_cudart_programs})
+
+set(_cudart_asan_runtime "")
+if(PTXVM_SANITIZE)
+  execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libasan.so
+                  OUTPUT_VARIABLE _cudart_asan_runtime OUTPUT_STRIP_TRAILING_WHITESPACE)
+endif()
+configure_file(runtime/programs/lit.site.cfg.py.in ${CMAKE_CURRENT_BINARY_DIR}/runtime-programs/lit.site.cfg.py
+               @ONLY)
+add_test(NAME cudart_programs
+         COMMAND ${PTXVM_CUDART_PYTHON} ${_cudart_lit} -sv ${CMAKE_CURRENT_BINARY_DIR}/runtime-programs)
+set_tests_properties(cudart_programs PROPERTIES LABELS "cudart" TIMEOUT 900)

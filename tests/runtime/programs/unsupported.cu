@@ -1,0 +1,33 @@
+// An API the runtime does not serve returns cudaErrorNotSupported every time, says which
+// function once, and never stops the program.
+//
+// clang-format off
+// RUN: %ptxvm exec --report %t.json -- %bin/unsupported > %t.out 2> %t.err
+// RUN: FileCheck %s < %t.out
+// RUN: FileCheck %s --check-prefix=ERR < %t.err
+// RUN: FileCheck %s --check-prefix=JSON < %t.json
+// CHECK-NOT: FAIL
+// CHECK: unsupported: ok
+// ERR: ptxvm: cudaGraphCreate is not supported
+// ERR-NEXT: ptxvm: cudaMallocArray is not supported
+// ERR-NOT: not supported
+// JSON: "diagnostics":[{"kind":"unsupported","severity":"warning","message":"cudaGraphCreate is not supported"
+// clang-format on
+#include "Inputs/check.h"
+
+int main() {
+  cudaGraph_t graph = nullptr;
+  EXPECT_ERR(cudaGraphCreate(&graph, 0), cudaErrorNotSupported);
+  EXPECT_ERR(cudaGraphCreate(&graph, 0), cudaErrorNotSupported);
+  EXPECT_ERR(cudaGetLastError(), cudaSuccess); // EXPECT_ERR read it
+  cudaArray_t array = nullptr;
+  cudaChannelFormatDesc desc = cudaCreateChannelDesc<float>();
+  EXPECT(desc.x == 32 && desc.f == cudaChannelFormatKindFloat);
+  EXPECT_ERR(cudaMallocArray(&array, &desc, 16, 16), cudaErrorNotSupported);
+  EXPECT_ERR(cudaMallocArray(&array, &desc, 16, 16), cudaErrorNotSupported);
+  // The program goes on: the rest of the API still works.
+  int *p = nullptr;
+  EXPECT_OK(cudaMalloc(&p, 16));
+  EXPECT_OK(cudaFree(p));
+  return finish("unsupported");
+}

@@ -1,0 +1,244 @@
+#include "tools/Exec.h"
+
+#include "runtime/cudart/Config.h"
+#include "tools/CommandLine.h"
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+namespace ptxvm {
+
+const char kExecHelp[] = R"(usage: ptxvm exec [options] [--] PROGRAM [ARGS...]
+
+Runs a CUDA program built with `nvcc -cudart shared` on a ptxvm device: ptxvm's
+libcudart.so.13 is found first, reads the PTX from the program's fatbin and serves the
+CUDA runtime API. Kernel faults are reported as compute-sanitizer does, and return the
+error a GPU would. The program's exit status is passed through (a signal N: 128+N).
+  --device emulator      the device (the SIMT emulator; the only one so far)
+  --threads N            host threads per launch (default: all cores)
+  --racecheck            report shared-memory accesses of different warps not ordered by a barrier
+  --max-instructions N   stop a launch after N warp instructions per CTA (cudaErrorLaunchTimeout)
+  --schedule=random      randomise warp order and divergent-side order ...
+  --seed S               ... from this seed (default 1)
+  --report FILE.json     launches and diagnostics as JSON, written when the program exits
+  --save-ptx DIR         write each module's PTX to DIR (diagnostics name its lines)
+
+The same settings reach programs started some other way through the environment:
+PTXVM_DEVICE, PTXVM_THREADS, PTXVM_RACECHECK=1, PTXVM_MAX_INSTRUCTIONS, PTXVM_SCHEDULE,
+PTXVM_SEED, PTXVM_REPORT, PTXVM_SAVE_PTX; with LD_LIBRARY_PATH naming the directory of
+ptxvm's libcudart.so.13 (PTXVM_CUDART_DIR tells ptxvm exec where it is).
+)";
+
+namespace {
+
+int usage(const std::string &message) {
+  std::fprintf(stderr, "ptxvm exec: %s\n(run 'ptxvm exec --help' for usage)\n", message.c_str());
+  return kUsage;
+}
+
+std::string absolute(const std::string &path) {
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::absolute(path, ec);
+  return ec ? path : p.string();
+}
+
+/// The file execvp would run for `program` (searching PATH when it has no slash), or "".
+std::string resolveProgram(const std::string &program) {
+  if (program.find('/') != std::string::npos) return program;
+  const char *path = std::getenv("PATH");
+  std::string dirs = path ? path : "";
+  for (size_t start = 0; start <= dirs.size();) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    std::string candidate = (end > start ? dirs.substr(start, end - start) : ".") + "/" + program;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    start = end + 1;
+  }
+  return "";
+}
+
+/// The shared libraries an ELF64 file names (DT_NEEDED); false when it is not
+/// a dynamically linked ELF64 file this can read.
+bool neededLibraries(const std::string &bytes, std::vector<std::string> &needed) {
+  auto read = [&](uint64_t at, auto &v) {
+    if (at > bytes.size() || sizeof v > bytes.size() - at) return false;
+    std::memcpy(&v, bytes.data() + at, sizeof v);
+    return true;
+  };
+  // ELF magic, and class 2 (64-bit).
+  if (bytes.size() < 64 || std::memcmp(bytes.data(), "\177ELF", 4) != 0 || bytes[4] != 2) return false;
+  uint64_t shoff = 0;
+  uint16_t shentsize = 0, shnum = 0;
+  if (!read(0x28, shoff) || !read(0x3a, shentsize) || !read(0x3c, shnum) || shentsize < 64) return false;
+  for (uint16_t i = 0; i < shnum; ++i) {
+    uint64_t header = shoff + uint64_t{i} * shentsize;
+    uint32_t type = 0, link = 0;
+    uint64_t offset = 0, size = 0;
+    if (!read(header + 4, type) || type != 6 /* SHT_DYNAMIC */) continue;
+    if (!read(header + 0x18, offset) || !read(header + 0x20, size) || !read(header + 0x28, link))
+      return false;
+    uint64_t strtab = 0, strsize = 0, strHeader = shoff + uint64_t{link} * shentsize;
+    if (!read(strHeader + 0x18, strtab) || !read(strHeader + 0x20, strsize)) return false;
+    for (uint64_t at = offset; at + 16 <= offset + size; at += 16) {
+      int64_t tag = 0;
+      uint64_t value = 0;
+      if (!read(at, tag) || !read(at + 8, value) || tag == 0) break;
+      if (tag == 1 /* DT_NEEDED */ && value < strsize && strtab + value < bytes.size())
+        needed.emplace_back(bytes.c_str() + strtab + value);
+    }
+    return true;
+  }
+  return false;
+}
+
+/// Says why ptxvm cannot serve `program` when it can tell: the CUDA runtime
+/// linked in statically (nvcc's default), or another libcudart version.
+void warnAboutRuntime(const std::string &program) {
+  std::string file = resolveProgram(program);
+  std::FILE *f = file.empty() ? nullptr : std::fopen(file.c_str(), "rb");
+  if (!f) return;
+  std::string bytes;
+  char buffer[1 << 16];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, f)) > 0;) bytes.append(buffer, n);
+  std::fclose(f);
+  std::vector<std::string> needed;
+  if (!neededLibraries(bytes, needed)) return;
+  for (const std::string &lib : needed) {
+    if (lib == "libcudart.so.13") return;
+    if (lib.starts_with("libcudart.so")) {
+      std::fprintf(stderr, "ptxvm exec: warning: %s loads %s; ptxvm serves libcudart.so.13 (CUDA 13)\n",
+                   program.c_str(), lib.c_str());
+      return;
+    }
+  }
+  if (bytes.find("cudaErrorInsufficientDriver") != std::string::npos)
+    std::fprintf(
+        stderr,
+        "ptxvm exec: warning: %s has the CUDA runtime linked in statically (nvcc's default), so ptxvm "
+        "cannot serve it: build it with `nvcc -cudart shared`\n",
+        program.c_str());
+}
+
+} // namespace
+
+std::string findCudartDirectory(const std::string &self) {
+  namespace fs = std::filesystem;
+  if (const char *dir = std::getenv("PTXVM_CUDART_DIR"); dir && *dir) return dir;
+  std::error_code ec;
+  fs::path bin = fs::canonical(self, ec).parent_path();
+  if (ec) return "";
+  // The build tree puts the library in lib/ next to bin/; an install in
+  // lib/ptxvm/ (not lib/, where it would shadow CUDA's for every program).
+  for (const fs::path &dir : {bin.parent_path() / "lib", bin.parent_path() / "lib" / "ptxvm", bin})
+    if (fs::exists(dir / "libcudart.so.13", ec)) return dir.string();
+  return "";
+}
+
+int execCommand(const std::vector<std::string> &args) {
+  std::vector<std::pair<std::string, std::string>> settings; // environment variable, value
+  size_t i = 0;
+  for (; i < args.size(); ++i) {
+    const std::string &a = args[i];
+    if (a == "--") {
+      ++i;
+      break;
+    }
+    if (!a.starts_with("-")) break;
+    if (a == "--help" || a == "-h") {
+      std::fputs(kExecHelp, stdout);
+      return kOk;
+    }
+    auto value = [&](const char *variable) {
+      if (i + 1 >= args.size()) return false;
+      settings.emplace_back(variable, args[++i]);
+      return true;
+    };
+    bool ok = true;
+    if (a == "--device")
+      ok = value("PTXVM_DEVICE");
+    else if (a.starts_with("--device="))
+      settings.emplace_back("PTXVM_DEVICE", a.substr(9));
+    else if (a == "--threads")
+      ok = value("PTXVM_THREADS");
+    else if (a == "--max-instructions")
+      ok = value("PTXVM_MAX_INSTRUCTIONS");
+    else if (a == "--seed")
+      ok = value("PTXVM_SEED");
+    else if (a == "--racecheck")
+      settings.emplace_back("PTXVM_RACECHECK", "1");
+    else if (a == "--schedule=random" || a == "--schedule=deterministic")
+      settings.emplace_back("PTXVM_SCHEDULE", a.substr(11));
+    else if (a == "--report" && (ok = value("PTXVM_REPORT")))
+      settings.back().second = absolute(settings.back().second);
+    else if (a == "--save-ptx" && (ok = value("PTXVM_SAVE_PTX")))
+      settings.back().second = absolute(settings.back().second);
+    else
+      return usage("unknown option '" + a + "'");
+    if (!ok) return usage("option '" + a + "' needs a value");
+  }
+  if (i >= args.size()) return usage("no program to run");
+  // Check every value as the runtime will read it: a mistake is a usage
+  // error here rather than a warning in the program's output.
+  cudart::Config check;
+  for (const auto &[variable, value] : settings) {
+    std::string warning;
+    if (!cudart::applySetting(check, variable, value, warning))
+      return usage(warning.substr(9)); // drop "ignoring "
+  }
+  if (!check.ptxDirectory.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(check.ptxDirectory, ec);
+    if (ec) return usage("cannot create '" + check.ptxDirectory + "': " + ec.message());
+  }
+  std::string libraryDir = findCudartDirectory("/proc/self/exe");
+  if (libraryDir.empty()) {
+    std::fprintf(stderr, "ptxvm exec: cannot find ptxvm's libcudart.so.13 (next to the ptxvm binary, or set "
+                         "PTXVM_CUDART_DIR)\n");
+    return kUsage;
+  }
+  for (const auto &[variable, value] : settings) setenv(variable.c_str(), value.c_str(), 1);
+  const char *old = std::getenv("LD_LIBRARY_PATH");
+  std::string path = libraryDir + (old && *old ? ":" + std::string(old) : "");
+  setenv("LD_LIBRARY_PATH", path.c_str(), 1);
+
+  warnAboutRuntime(args[i]);
+  std::vector<char *> argv;
+  for (size_t j = i; j < args.size(); ++j) argv.push_back(const_cast<char *>(args[j].c_str()));
+  argv.push_back(nullptr);
+  std::fflush(nullptr);
+  pid_t child = fork();
+  if (child < 0) {
+    std::fprintf(stderr, "ptxvm exec: fork failed: %s\n", std::strerror(errno));
+    return kUsage;
+  }
+  if (child == 0) {
+    execvp(argv[0], argv.data());
+    int error = errno;
+    std::fprintf(stderr, "ptxvm exec: cannot run '%s': %s\n", argv[0], std::strerror(error));
+    _exit(error == ENOENT ? 127 : 126); // as a shell reports it
+  }
+  // While the program runs, a terminal's Ctrl-C is for it (as system() does).
+  struct sigaction ignore {
+  }, oldInt{}, oldQuit{};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGINT, &ignore, &oldInt);
+  sigaction(SIGQUIT, &ignore, &oldQuit);
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  sigaction(SIGINT, &oldInt, nullptr);
+  sigaction(SIGQUIT, &oldQuit, nullptr);
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+} // namespace ptxvm
