@@ -102,9 +102,18 @@ DefUse::CallOperands DefUse::callOperands(const ptx::Function &fn, const ptx::In
         c.args = i;
     } else if (c.callee == Use::kNoOperand) {
       c.callee = i;
+    } else if (c.args == Use::kNoOperand && ops[i].kind != ptx::OperandKind::Symbol) {
+      c.args = i; // a one-element list whose parentheses the parser dropped
     }
   }
   return c;
+}
+
+std::span<const ptx::Operand> DefUse::callArguments(const ptx::Function &fn, const ptx::Instruction &in) {
+  CallOperands c = callOperands(fn, in);
+  if (c.args == Use::kNoOperand) return {};
+  const ptx::Operand &a = fn.operandsOf(in)[c.args];
+  return a.kind == ptx::OperandKind::List ? fn.children(a) : std::span<const ptx::Operand>(&a, 1);
 }
 
 void DefUse::addRegisterUses(const ptx::Operand &op, UseRole role, uint16_t operand) {
@@ -151,7 +160,7 @@ void DefUse::collect(uint32_t i) {
     if (c.callee != Use::kNoOperand && ops[c.callee].kind == ptx::OperandKind::Register)
       addUse(ops[c.callee].id, UseRole::Target, c.callee);
     if (c.args != Use::kNoOperand) {
-      for (const ptx::Operand &a : fn_->children(ops[c.args])) {
+      for (const ptx::Operand &a : callArguments(*fn_, in)) {
         if (a.kind == ptx::OperandKind::Symbol)
           addUse(internParam(a.id), UseRole::Param, c.args);
         else

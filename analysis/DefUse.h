@@ -90,6 +90,9 @@ public:
     uint16_t results = Use::kNoOperand, callee = Use::kNoOperand, args = Use::kNoOperand;
   };
   static CallOperands callOperands(const ptx::Function &fn, const ptx::Instruction &in);
+  /// The argument operands of a call, in order. A list of one immediate,
+  /// `(5)`, reaches the IR as the bare immediate: it counts as the list.
+  static std::span<const ptx::Operand> callArguments(const ptx::Function &fn, const ptx::Instruction &in);
 
 private:
   void collect(uint32_t instr);

@@ -88,7 +88,11 @@ private:
     std::set<size_t> callers;
     std::unique_ptr<FunctionDivergence> result;
     bool calledPartially = false;
-    bool expanded = false; // its call sites are known
+    bool expanded = false;  // its call sites are known
+    uint32_t callSites = 0; // calls that may reach it
+    /// Per parameter: the one constant every call passes, or none.
+    std::vector<std::optional<int64_t>> argConstant;
+    std::vector<char> argVaries;
   };
 
   size_t stateOf(const ptx::Function &fn);
@@ -219,28 +223,48 @@ void ModuleDivergenceSolver::propagateArguments(size_t s, std::deque<size_t> &wo
     const ptx::Instruction &in = st.fn->instrs[call.instr];
     DefUse::CallOperands c = DefUse::callOperands(*st.fn, in);
     if (c.args == Use::kNoOperand) continue;
-    // Levels of the arguments, in list order (immediates are uniform).
+    // Levels of the arguments, in list order (immediates are uniform), and
+    // their values when constant.
     std::vector<Uniformity> args;
+    std::vector<std::optional<int64_t>> constants;
     auto uses = du.uses(call.instr);
     auto values = ssa.useValues(call.instr);
     size_t u = 0;
-    for (const ptx::Operand &a : st.fn->children(st.fn->operandsOf(in)[c.args])) {
+    for (const ptx::Operand &a : DefUse::callArguments(*st.fn, in)) {
       Uniformity level = Uniformity::CtaUniform;
+      std::optional<int64_t> constant;
+      if (a.kind == ptx::OperandKind::Int) constant = a.value;
       if (a.kind == ptx::OperandKind::Register || a.kind == ptx::OperandKind::Symbol) {
         while (u < uses.size() && uses[u].operand != c.args) ++u;
         if (u < uses.size()) {
-          level = values[u] == kNoValue ? Uniformity::Divergent : st.result->valueLevel(values[u]);
+          if (values[u] == kNoValue) {
+            level = Uniformity::Divergent;
+          } else {
+            level = st.result->valueLevel(values[u]);
+            const Affine &form = st.result->valueForm(values[u]);
+            if (form.threadInvariant() && form.coef(0).isConst()) constant = form.coef(0).value;
+          }
           ++u;
         }
       }
       args.push_back(level);
+      constants.push_back(constant);
     }
     for (size_t callee : call.callees) {
       State &ce = states_[callee];
       auto params = ce.gated->ssa().defUse().entryParams();
+      ce.argConstant.resize(params.size());
+      ce.argVaries.resize(params.size(), 0);
       bool changed = false;
       for (size_t j = 0; j < params.size(); ++j) {
         Uniformity level = j < args.size() ? args[j] : Uniformity::Divergent;
+        // The k-th execution of the callee is not the k-th call from one
+        // place when several calls reach it: parameters that differ between
+        // the calls are at best warp-uniform.
+        std::optional<int64_t> constant = j < constants.size() ? constants[j] : std::nullopt;
+        if (!constant || (ce.argConstant[j] && *ce.argConstant[j] != *constant)) ce.argVaries[j] = 1;
+        if (constant && !ce.argConstant[j]) ce.argConstant[j] = constant;
+        if (ce.callSites > 1 && ce.argVaries[j]) level = join(level, Uniformity::WarpUniform);
         Uniformity &entry = ce.ctx.entry[params[j]];
         if (join(entry, level) != entry) {
           entry = join(entry, level);
@@ -348,6 +372,9 @@ DivergenceResult ModuleDivergenceSolver::run(std::span<const ptx::Function *cons
             states_[s].calls.push_back(std::move(call));
           }
       }
+  for (const State &st : states_)
+    for (const CallSite &call : st.calls)
+      for (size_t c : call.callees) ++states_[c].callSites;
   for (size_t s = 0; s < states_.size(); ++s)
     if (addressTaken_.count(states_[s].fn))
       for (uint32_t var : states_[s].gated->ssa().defUse().entryParams())

@@ -287,6 +287,10 @@ std::pair<Uniformity, Affine> DivergenceSolver::transfer(uint32_t i, uint32_t sl
   }
   // The carry flag and .param stores follow their operands.
   if (!registerDef) return unknown(data);
+  // Lanes that pass different member masks take part in different
+  // collectives (cooperative groups' tiles): nothing is uniform then.
+  if (f.memberMask && operand(i, fn_.instrs[i].numOperands - 1u, 32).level == Uniformity::Divergent)
+    return {Uniformity::Divergent, Affine::top()};
 
   switch (f.rule) {
   case ResultRule::Divergent: return {Uniformity::Divergent, Affine::top()};
@@ -303,8 +307,11 @@ std::pair<Uniformity, Affine> DivergenceSolver::transfer(uint32_t i, uint32_t sl
     auto cval = constantOf(c.form);
     bool sameLane = f.rule == ResultRule::ShuffleIndexed && b.level != Uniformity::Divergent && cval &&
                     (*cval & 0x1f) == 0x1f && ((*cval >> 8) & 0x1f) == 0;
+    // The predicate (source lane in range) then holds for every lane; it is
+    // left warp-uniform, like the results of the other collectives.
     if (predicate)
-      return sameLane ? std::pair(join(b.level, c.level), Affine::top()) : unknown(Uniformity::Divergent);
+      return sameLane ? std::pair(join(join(b.level, c.level), Uniformity::WarpUniform), Affine::top())
+                      : unknown(Uniformity::Divergent);
     if (a.level != Uniformity::Divergent) return {a.level, a.form};
     return sameLane ? unknown(Uniformity::WarpUniform) : std::pair(Uniformity::Divergent, Affine::top());
   }

@@ -23,9 +23,11 @@ constexpr Row kRows[] = {
     {Opcode::Sub, Mod::Sat, {ResultRule::Data, AffineOp::None, RefineOp::None}},
     {Opcode::Sub, Mod::None, {ResultRule::Data, AffineOp::Sub, RefineOp::None}},
     {Opcode::Mul, Mod::Lo, {ResultRule::Data, AffineOp::Mul, RefineOp::None}},
+    {Opcode::Mad, Mod::Sat, {ResultRule::Data, AffineOp::None, RefineOp::None}},
     {Opcode::Mad, Mod::Lo, {ResultRule::Data, AffineOp::Mad, RefineOp::None}},
     {Opcode::Shl, Mod::None, {ResultRule::Data, AffineOp::Shl, RefineOp::None}},
     {Opcode::Neg, Mod::None, {ResultRule::Data, AffineOp::Neg, RefineOp::None}},
+    {Opcode::Cvt, Mod::Sat, {ResultRule::Data, AffineOp::None, RefineOp::None}}, // clamps, does not wrap
     {Opcode::Cvt, Mod::None, {ResultRule::Data, AffineOp::Convert, RefineOp::None}},
     // Operations that can still be uniform on an affine operand.
     {Opcode::Shr, Mod::None, {ResultRule::Data, AffineOp::None, RefineOp::ShiftRight}},
@@ -62,6 +64,12 @@ constexpr Row kRows[] = {
     {Opcode::Ldu, Mod::None, {ResultRule::Load, AffineOp::None, RefineOp::None, true}},
 };
 
+// Warp collectives whose last operand is a member mask: always, or when
+// written with .sync.
+constexpr Opcode kMemberMask[] = {Opcode::VoteSync, Opcode::ShflSync, Opcode::ReduxSync, Opcode::ElectSync,
+                                  Opcode::Match};
+constexpr Opcode kMemberMaskWithSync[] = {Opcode::Vote, Opcode::Shfl};
+
 // Special registers that are not divergent; every other one is.
 constexpr std::pair<ptx::SpecialReg, Uniformity> kUniformSpecialRegs[] = {
     {ptx::SpecialReg::Ntid, Uniformity::CtaUniform},
@@ -94,8 +102,13 @@ constexpr std::pair<ptx::SpecialReg, Uniformity> kUniformSpecialRegs[] = {
 } // namespace
 
 InstrFacts instrFacts(const ptx::InstrDesc &desc) {
-  for (const Row &r : kRows)
-    if (r.opcode == desc.opcode && (r.when == Mod::None || desc.has(r.when))) return r.facts;
+  for (const Row &r : kRows) {
+    if (r.opcode != desc.opcode || (r.when != Mod::None && !desc.has(r.when))) continue;
+    InstrFacts f = r.facts;
+    for (Opcode op : kMemberMask) f.memberMask |= op == desc.opcode;
+    for (Opcode op : kMemberMaskWithSync) f.memberMask |= op == desc.opcode && desc.has(Mod::Sync);
+    return f;
+  }
   const ptx::InstrTable &table = ptx::InstrTable::get();
   InstrFacts f;
   if (table.has(desc.opcode,

@@ -32,6 +32,9 @@ struct InstrFacts {
   AffineOp affine = AffineOp::None;
   RefineOp refine = RefineOp::None;
   bool readOnly = false; // a load from memory that cannot change during the kernel
+  /// The last operand is a member mask (the .sync warp collectives): lanes
+  /// with different masks take part in different collectives.
+  bool memberMask = false;
 };
 
 /// The facts of an instruction form, from its opcode and modifiers.

@@ -203,12 +203,10 @@ uint8_t *accessBytes(Exec &x, Space space, uint64_t address, unsigned size, unsi
     if (!write && address + size <= c.params.size()) p = const_cast<uint8_t *>(c.params.data()) + address;
     if (!p) fault.nearest = "kernel parameters are " + std::to_string(c.params.size()) + " bytes";
     break;
-  case Space::Const: {
-    const std::vector<uint8_t> &bank = c.device.constBank(*c.kernel.module);
-    if (!write && address + size <= bank.size()) p = const_cast<uint8_t *>(bank.data()) + address;
-    if (!p) fault.nearest = "the constant bank is " + std::to_string(bank.size()) + " bytes";
+  case Space::Const:
+    if (!write && address + size <= c.kernel.constSize) p = c.kernel.constBytes + address;
+    if (!p) fault.nearest = "the constant bank is " + std::to_string(c.kernel.constSize) + " bytes";
     break;
-  }
   case Space::Frame: {
     uint32_t bytes = c.kernel.regions[x.warp.region].frameBytes;
     if (address + size <= bytes) p = x.warp.frame.data() + size_t{lane} * bytes + address;

@@ -60,8 +60,8 @@ Device::LoadedModule &Device::load(const ptx::Module &m) {
     SymbolLocation loc;
     loc.size = size;
     if (v.space == ptx::Mod::Const) {
-      uint32_t off = alignUp(static_cast<uint32_t>(lm.constBank.size()), naturalAlignment(v));
-      lm.constBank.resize(off + size);
+      uint32_t off = alignUp(lm.constSize, naturalAlignment(v));
+      lm.constSize = off + static_cast<uint32_t>(size);
       loc = {Space::Const, off, size};
     } else if (v.space == ptx::Mod::Shared) {
       uint32_t off = alignUp(lm.sharedBytes, naturalAlignment(v));
@@ -70,11 +70,18 @@ Device::LoadedModule &Device::load(const ptx::Module &m) {
     } else {
       uint64_t placed = placeGlobal ? placeGlobal(m, v, size) : 0;
       loc = {Space::Global,
-             placed ? placed
-                    : global.allocate(std::max<uint64_t>(size, 1), std::max<uint32_t>(naturalAlignment(v), 8)),
+             placed
+                 ? placed
+                 : global.allocate(std::max<uint64_t>(size, 1), std::max<uint32_t>(naturalAlignment(v), 8)),
              size};
     }
     lm.symbols.emplace(v.name, loc);
+  }
+  // The constant bank is a global allocation (the kernel reads it through
+  // ld.const at offsets, generic pointers reach it at constAddress + offset).
+  if (lm.constSize) {
+    lm.constAddress = global.allocate(lm.constSize, 256);
+    lm.constBytes = global.rangeOf(lm.constAddress).bytes;
   }
   for (const ptx::Variable &v : m.globals) {
     if (v.init.empty()) continue;
@@ -89,8 +96,10 @@ Device::LoadedModule &Device::load(const ptx::Module &m) {
       if (item.kind == ptx::InitItem::Address) {
         auto target = lm.symbols.find(item.symbol);
         value = target == lm.symbols.end() ? 0 : target->second.address + value;
-        if (target != lm.symbols.end() && target->second.space == Space::Shared && (item.flags & 1))
-          value += kSharedWindow;
+        if (target != lm.symbols.end() && (item.flags & 1)) { // generic(symbol)
+          if (target->second.space == Space::Shared) value += kSharedWindow;
+          if (target->second.space == Space::Const) value += lm.constAddress;
+        }
       } else if (item.kind == ptx::InitItem::F64 && v.type == ptx::Type::F32) {
         double d;
         std::memcpy(&d, &value, 8);
@@ -103,7 +112,7 @@ Device::LoadedModule &Device::load(const ptx::Module &m) {
       at += elem;
     }
     if (loc.space == Space::Const)
-      std::memcpy(lm.constBank.data() + loc.address, bytes.data(), bytes.size());
+      std::memcpy(lm.constBytes + loc.address, bytes.data(), bytes.size());
     else if (loc.space == Space::Global)
       global.write(loc.address, bytes.data(), bytes.size());
   }
@@ -116,7 +125,12 @@ const SymbolLocation *Device::symbol(const ptx::Module &m, ptx::Name name) {
   return it == lm.symbols.end() ? nullptr : &it->second;
 }
 
-const std::vector<uint8_t> &Device::constBank(const ptx::Module &m) { return load(m).constBank; }
+std::span<const uint8_t> Device::constBank(const ptx::Module &m) {
+  LoadedModule &lm = load(m);
+  return {lm.constBytes, lm.constSize};
+}
+
+uint64_t Device::constBankAddress(const ptx::Module &m) { return load(m).constAddress; }
 
 /// Function "addresses" held in registers for indirect calls: a tag and the
 /// callee's region.
@@ -159,6 +173,9 @@ public:
     for (RegionState &st : states_)
       for (ptx::Name n : st.dynamicShared) st.locals[n] = SymbolLocation{Space::Shared, sharedCursor_, 0};
     k->staticShared = sharedCursor_;
+    k->constAddress = lm_.constAddress;
+    k->constSize = lm_.constSize;
+    k->constBytes = lm_.constBytes;
     k->localBytes = (localCursor_ + 7) / 8 * 8;
     markRecursion();
     k->code.reserve(pc);
@@ -516,7 +533,7 @@ private:
       d.control = Control::Barrier;
       return d;
     }
-    d.run = selectHandler(d);
+    d.run = selectHandler(d, desc);
     if (!d.run) d.control = Control::Unsupported;
     return d;
   }

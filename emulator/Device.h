@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -70,8 +71,13 @@ public:
   /// The location of a module-level variable, allocating and initialising
   /// the module's globals on first use.
   const SymbolLocation *symbol(const ptx::Module &m, ptx::Name name);
-  /// The constant bank of a module (its .const variables, initialised).
-  const std::vector<uint8_t> &constBank(const ptx::Module &m);
+  /// The constant bank of a module (its .const variables, initialised). It
+  /// lives in the global heap, as on hardware: a generic pointer to a
+  /// __constant__ variable is a global address (see constBankAddress).
+  std::span<const uint8_t> constBank(const ptx::Module &m);
+  /// The generic (global) address of the first byte of a module's constant
+  /// bank: `cvta.const` adds it, `cvta.to.const` subtracts it.
+  uint64_t constBankAddress(const ptx::Module &m);
   /// Writes into a module's constant bank between launches (what
   /// cudaMemcpyToSymbol does to a __constant__ variable); false when the
   /// range is outside the bank.
@@ -95,8 +101,10 @@ public:
 private:
   struct LoadedModule {
     std::unordered_map<ptx::Name, SymbolLocation> symbols;
-    std::vector<uint8_t> constBank;
-    uint32_t sharedBytes = 0; // module-level .shared variables
+    uint64_t constAddress = 0; // of the bank's global allocation
+    uint32_t constSize = 0;
+    uint8_t *constBytes = nullptr; // the allocation's bytes
+    uint32_t sharedBytes = 0;      // module-level .shared variables
   };
   LoadedModule &load(const ptx::Module &m);
   std::mutex mutex_;

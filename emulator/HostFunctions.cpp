@@ -189,8 +189,8 @@ const HostCallee *Device::hostCallee(uint64_t address) {
 bool Device::writeConstBank(const ptx::Module &m, uint64_t offset, const void *data, uint64_t size) {
   LoadedModule &lm = load(m);
   std::lock_guard lock(mutex_);
-  if (offset > lm.constBank.size() || size > lm.constBank.size() - offset) return false;
-  std::memcpy(lm.constBank.data() + offset, data, size);
+  if (offset > lm.constSize || size > lm.constSize - offset) return false;
+  std::memcpy(lm.constBytes + offset, data, size);
   return true;
 }
 

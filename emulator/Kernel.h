@@ -83,6 +83,10 @@ struct Kernel {
   uint32_t numRegisters = 0;
   uint32_t staticShared = 0; // bytes of .shared declared by the kernel and module
   uint32_t localBytes = 0;   // per thread
+  // The module's constant bank: its generic address, size and bytes.
+  uint64_t constAddress = 0;
+  uint32_t constSize = 0;
+  uint8_t *constBytes = nullptr;
   uint32_t paramBytes = 0;
   std::vector<uint32_t> paramOffsets;
   std::vector<uint32_t> paramSizes;

@@ -34,7 +34,9 @@ void selectWhenRun(Exec &x, const DInstr &in) {
 
 } // namespace
 
-Handler selectHandler(const DInstr &in, const ptx::InstrDesc &desc) { return selectFrom(in, Modifiers(&desc)); }
+Handler selectHandler(const DInstr &in, const ptx::InstrDesc &desc) {
+  return selectFrom(in, Modifiers(&desc));
+}
 
 Handler selectHandler(const DInstr &in) {
   Modifiers unknown(nullptr);

@@ -100,10 +100,6 @@ template <typename T> inline void scatter(Exec &x, const DOp &op, const T (&v)[3
   forLanes(x.mask, [&](unsigned l) { r[l] = bitsOf<T>(v[l]); });
 }
 
-/// Whether the instruction carries modifier `m` (for the modifiers DInstr
-/// does not decode into fields of its own).
-inline bool hasMod(const Exec &x, const DInstr &in, ptx::Mod m) { return x.kernel().desc(in).has(m); }
-
 /// Effective address of an address operand in `lane`.
 inline uint64_t effectiveAddress(Exec &x, const DOp &op, unsigned lane) {
   return (op.hasBase ? x.reg(op.reg, lane) : 0) + op.imm;

@@ -11,13 +11,16 @@ void buildCFG(Function &fn) {
   const InstrTable &table = InstrTable::get();
   fn.blocks.clear();
   std::unordered_map<Name, uint32_t> blockOfLabel;
-  bool open = false; // the last block may still take instructions
+  bool open = false;      // the last block may still take instructions
+  uint32_t nextInstr = 0; // index of the next instruction in statement order
   for (const Stmt &s : fn.statements()) {
     if (s.kind == StmtKind::Label) {
       BasicBlock b;
       b.label = s.index;
-      b.firstInstr = static_cast<uint32_t>(fn.instrs.size());
-      // firstInstr is fixed up by the first instruction appended.
+      // An empty block (a label right before another label, or at the end)
+      // starts where the next instruction does, so a branch to it lands
+      // there.
+      b.firstInstr = nextInstr;
       fn.blocks.push_back(b);
       blockOfLabel.emplace(fn.labels[s.index].name, static_cast<uint32_t>(fn.blocks.size() - 1));
       open = true;
@@ -29,6 +32,7 @@ void buildCFG(Function &fn) {
       BasicBlock &b = fn.blocks.back();
       if (b.numInstrs == 0) b.firstInstr = s.index;
       ++b.numInstrs;
+      nextInstr = s.index + 1;
       if (table.has(fn.instrs[s.index].opcode, iflag::Terminator)) open = false;
     }
   }

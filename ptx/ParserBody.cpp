@@ -192,9 +192,18 @@ void Parser::parseInstruction(FunctionBuilder &fb) {
   advance();
   std::vector<Operand> &top = scratch(0);
   top.clear();
+  // call's result and argument lists stay lists when they hold one
+  // constant: `(5)` is an argument list there, not a constant expression.
+  const bool isCall = r.opcode == Opcode::Call;
   if (!tok_.is(';')) {
     do {
-      Operand op = parseOperand(fb, 1);
+      Operand op;
+      if (isCall && tok_.is('(')) {
+        advance();
+        op = parseGroup(fb, OperandKind::List, ')', 1);
+      } else {
+        op = parseOperand(fb, 1);
+      }
       scratch(0).push_back(op);
     } while (acceptPunct(','));
   }

@@ -8,10 +8,6 @@ target_link_libraries(launch_report PUBLIC emulator ptx)
 add_library(cudart_config STATIC cudart/Config.cpp)
 target_include_directories(cudart_config PUBLIC ${PROJECT_SOURCE_DIR})
 
-if(NOT TARGET fatbin)
-  message(STATUS "runtime/Fatbin.cpp missing: libcudart.so.13 not built")
-  return()
-endif()
 
 # The parts with no exported API, as a static library the unit tests link.
 add_library(cudart_core STATIC

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Record expected outputs and hang/complete outcomes on a real NVIDIA GPU (tests/gpu/README.md).
 #
-#   scripts/record-gpu.sh [--out DIR] [--timeout SEC] [CASE...]
+#   scripts/record-gpu.sh [--out DIR] [--timeout SEC] [--missing] [CASE...]
 #
 # Builds tools/gpu-record/gpu_record with g++ (no CUDA toolkit needed: it loads libcuda.so.1 at
 # run time) into build-gpu-record/, then runs every tests/gpu/cases/*.case and
 # tests/gpu/barrier-table/*.case (or the CASE files given) on GPU 0, writing
 # DIR/<case>.out, DIR/ENVIRONMENT and DIR/SUMMARY (DIR defaults to tests/gpu/results).
+# --missing runs only the cases that have no DIR/<case>.out yet (new cases), leaving the
+# recorded ones as they are. SUMMARY always lists every case recorded in DIR.
 # Without a C++ compiler it uses an already built build-gpu-record/gpu_record.
 # Each case runs in its own process; one still running after --timeout seconds (default 5)
 # is killed and recorded as "hang".
@@ -17,18 +19,30 @@ cd "$ROOT"
 
 OUT_DIR="tests/gpu/results"
 TIMEOUT=5
+MISSING=0
 CASES=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
     --out) OUT_DIR="$2"; shift 2 ;;
     --timeout) TIMEOUT="$2"; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --missing) MISSING=1; shift ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "record-gpu.sh: unknown option $1" >&2; exit 1 ;;
     *) CASES+=("$1"); shift ;;
     esac
 done
+ALL_CASES=(tests/gpu/cases/*.case tests/gpu/barrier-table/*.case)
 if [[ ${#CASES[@]} -eq 0 ]]; then
-    CASES=(tests/gpu/cases/*.case tests/gpu/barrier-table/*.case)
+    CASES=("${ALL_CASES[@]}")
+fi
+if [[ $MISSING -eq 1 ]]; then
+    TODO=()
+    for c in "${CASES[@]}"; do
+        [[ -f "$OUT_DIR/$(basename "$c" .case).out" ]] || TODO+=("$c")
+    done
+    CASES=("${TODO[@]+"${TODO[@]}"}")
+    echo "record-gpu.sh: ${#CASES[@]} case(s) without a result in $OUT_DIR" >&2
+    if [[ ${#CASES[@]} -eq 0 ]]; then exit 0; fi
 fi
 
 BIN_DIR="$ROOT/build-gpu-record"
@@ -60,10 +74,10 @@ if command -v nvidia-smi >/dev/null 2>&1; then
         >>"$OUT_DIR/ENVIRONMENT"
 fi
 
-# SUMMARY: case, expected outcome (from the .case), recorded outcome.
+# SUMMARY: case, expected outcome (from the .case), recorded outcome, for every recorded case.
 {
     printf '%-36s %-38s %s\n' "# case" "expect" "outcome"
-    for c in "${CASES[@]}"; do
+    for c in "${ALL_CASES[@]}"; do
         name="$(basename "$c" .case)"
         f="$OUT_DIR/$name.out"
         [[ -f "$f" ]] || continue

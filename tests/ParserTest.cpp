@@ -316,6 +316,28 @@ L1:
   EXPECT_EQ(f.succs(*brx).size(), 2u);
 }
 
+TEST(Parser, ACallArgumentListOfOneConstantStaysAList) {
+  auto m = parseOk(R"(
+.func (.param .b32 r) twice(.param .b32 x)
+{
+  ret;
+}
+)" + body(R"(
+  .reg .b32 %r<2>;
+  .param .b32 retval0;
+  call.uni (retval0), twice, (5);
+  add.s32 %r1, %r1, (5);
+)"));
+  const Function &f = kernel(*m);
+  auto call = f.operandsOf(f.instrs[0]);
+  ASSERT_EQ(call.size(), 3u);
+  EXPECT_EQ(call[2].kind, OperandKind::List);
+  ASSERT_EQ(f.children(call[2]).size(), 1u);
+  EXPECT_EQ(f.children(call[2])[0].value, 5);
+  // Elsewhere a parenthesised constant is an immediate.
+  EXPECT_EQ(f.operandsOf(f.instrs[1])[2].kind, OperandKind::Int);
+}
+
 TEST(Parser, ControlFlowGraph) {
   auto m = parseOk(body(R"(
   .reg .pred %p;
@@ -337,6 +359,27 @@ END:
   EXPECT_EQ(vec(f.succs(f.blocks[2])), (std::vector<uint32_t>{3}));
   EXPECT_TRUE(f.succs(f.blocks[3]).empty());
   EXPECT_EQ(vec(f.preds(f.blocks[3])), (std::vector<uint32_t>{1, 2}));
+}
+
+// nvcc -G puts several labels in a row ($L__BB0_2: $L__tmp3:); the empty
+// blocks they make must start at the next instruction, not at the end of
+// the function, or a branch to them jumps out of the function.
+TEST(Parser, EmptyBlocksStartAtTheNextInstruction) {
+  auto m = parseOk(body(R"(
+  .reg .b32 %r;
+  bra.uni A;
+A:
+B:
+  add.s32 %r, %r, 1;
+C:
+D:
+  add.s32 %r, %r, 2;
+E:
+)"));
+  const Function &f = kernel(*m);
+  ASSERT_EQ(f.blocks.size(), 6u);
+  const uint32_t first[] = {0, 1, 1, 2, 2, 3};
+  for (size_t b = 0; b < f.blocks.size(); ++b) EXPECT_EQ(f.blocks[b].firstInstr, first[b]) << "block " << b;
 }
 
 TEST(Parser, DebugInformation) {

@@ -182,7 +182,8 @@ template <bool ToShared, Space Source> void cpAsyncBulk(Exec &x, const DInstr &i
       unsigned n = std::min<uint32_t>(4, size - off);
       if (!storeBytes(x, target, to + off, n, l, buffer.data() + off)) return;
     }
-    if constexpr (ToShared) completeTransaction(x, Space::Shared, effectiveAddress(x, k.op(in, 3), l), size, l);
+    if constexpr (ToShared)
+      completeTransaction(x, Space::Shared, effectiveAddress(x, k.op(in, 3), l), size, l);
   });
 }
 

@@ -3,8 +3,9 @@
 // (and, or, xor), exch and cas (b16 to b64), integer add, inc, dec, min,
 // max; f32 and f64 add; f16, bf16 and packed x2 add, min and max (.noftz);
 // and the .v2/.v4/.v8 vector forms of sm_90, which apply the operation to
-// each element. Atomics of all CTAs run under one lock, so they are atomic
-// whatever the number of host threads.
+// each element; and cp.reduce.async.bulk, the same operations element by
+// element over a block of shared memory. Atomics of all CTAs run under one
+// lock, so they are atomic whatever the number of host threads.
 #include "emulator/Semantics.h"
 #include "emulator/semantics/Fp.h"
 #include "emulator/semantics/Mbarrier.h"
@@ -72,15 +73,16 @@ struct AddF32 {
   }
 };
 
-/// atom.add.f64: a NaN result is the NaN operand, quieted (b's when both
-/// are), or the default NaN 0xFFF8000000000000 (measured on H100).
+/// atom.add.f64: a NaN result is the NaN operand as it is, not even quieted
+/// (b's when both are NaN), or the default NaN 0xFFF8000000000000 (measured
+/// on H100).
 struct AddF64 {
   static constexpr unsigned kBytes = 8;
   static uint64_t apply(uint64_t oldBits, uint64_t bBits, uint64_t, bool) {
     double o = as<double>(oldBits), b = as<double>(bBits), r = o + b;
     if (r == r) return bitsOf<double>(r);
-    if (b != b) return bBits | 0x0008000000000000ull;
-    if (o != o) return oldBits | 0x0008000000000000ull;
+    if (b != b) return bBits;
+    if (o != o) return oldBits;
     return 0xFFF8000000000000ull;
   }
 };
@@ -93,7 +95,8 @@ template <bool IsBF16, unsigned Halves, Mod Op> struct Half {
   static constexpr fp::Format kFmt = IsBF16 ? fp::kBF16 : fp::kF16;
   static uint64_t one(uint64_t a, uint64_t b) {
     if constexpr (Op == Mod::Add) {
-      return fp::fromDouble(fp::addOdd(fp::toDouble(a, kFmt), fp::toDouble(b, kFmt)), kFmt, fp::Round::Nearest);
+      return fp::fromDouble(fp::addOdd(fp::toDouble(a, kFmt), fp::toDouble(b, kFmt)), kFmt,
+                            fp::Round::Nearest);
     } else {
       bool na = fp::isNaN(a, kFmt), nb = fp::isNaN(b, kFmt);
       if (na && nb) return fp::canonicalNaN(kFmt);
@@ -107,7 +110,8 @@ template <bool IsBF16, unsigned Halves, Mod Op> struct Half {
   }
   static uint64_t apply(uint64_t old, uint64_t b, uint64_t, bool) {
     uint64_t r = 0;
-    for (unsigned h = 0; h < Halves; ++h) r |= one((old >> (16 * h)) & 0xFFFF, (b >> (16 * h)) & 0xFFFF) << (16 * h);
+    for (unsigned h = 0; h < Halves; ++h)
+      r |= one((old >> (16 * h)) & 0xFFFF, (b >> (16 * h)) & 0xFFFF) << (16 * h);
     return r;
   }
 };
@@ -159,7 +163,39 @@ template <class E, bool Returns, bool HasC, bool Async = false> void atomic(Exec
   });
 }
 
+/// cp.reduce.async.bulk.dst.shared::cta.completion.op{.noftz}.T [dst],
+/// [src], size{, [mbar] | , policy} (sm_90): dst's element i becomes
+/// op(dst[i], src[i]) over the size bytes at src, each element atomically
+/// and with the rules of red.op.T; into .global with .bulk_group (done once
+/// it returns), or into .shared::cluster, completing size transaction bytes
+/// on the mbarrier. A trailing partial element is left alone (PTX requires
+/// size to be a multiple of 16).
+template <class E, bool ToShared> void bulkReduce(Exec &x, const DInstr &in) {
+  const Kernel &k = x.kernel();
+  const DOp &dst = k.op(in, 0), &src = k.op(in, 1);
+  std::lock_guard lock(atomicMutex);
+  forLanes(x.mask, [&](unsigned l) {
+    const uint32_t size = static_cast<uint32_t>(readOperand(x, k.op(in, 2), l));
+    const uint64_t to = effectiveAddress(x, dst, l);
+    const uint8_t *from =
+        size ? accessBytes(x, Space::Shared, effectiveAddress(x, src, l), size, l, false) : nullptr;
+    uint8_t *into =
+        size ? accessBytes(x, ToShared ? Space::Shared : Space::Global, to, size, l, true) : nullptr;
+    if (size && (!from || !into)) return;
+    for (uint32_t off = 0; off + E::kBytes <= size; off += E::kBytes) {
+      uint64_t old = 0, b = 0;
+      std::memcpy(&old, into + off, E::kBytes);
+      std::memcpy(&b, from + off, E::kBytes);
+      uint64_t r = E::apply(old, b, 0, !ToShared);
+      std::memcpy(into + off, &r, E::kBytes);
+    }
+    if constexpr (ToShared)
+      completeTransaction(x, Space::Shared, effectiveAddress(x, k.op(in, 3), l), size, l);
+  });
+}
+
 template <class E, bool Async> Handler forOp(const DInstr &in) {
+  if (in.opcode == Opcode::CpReduceAsyncBulk) return bulkReduce<E, Async>;
   bool returns = in.opcode == Opcode::Atom;
   if (in.op == Mod::Cas) return returns ? atomic<E, true, true> : nullptr;
   if (Async) return returns ? nullptr : atomic<E, false, false, true>;
@@ -215,13 +251,16 @@ template <bool Async> Handler byType(const DInstr &in) {
 
 } // namespace
 
-Handler selectAtomic(const DInstr &in, const Modifiers &) {
+Handler selectAtomic(const DInstr &in, const Modifiers &mods) {
   switch (in.opcode) {
   case Opcode::Atom:
   case Opcode::Red: return byType<false>(in);
   case Opcode::RedAsync:
     // The .release.global form (sm_100) has no mbarrier: a plain reduction.
     return in.numOps == 3 ? byType<true>(in) : byType<false>(in);
+  case Opcode::CpReduceAsyncBulk:
+    // Into shared::cluster with an mbarrier (Async), or into global.
+    return mods.has(Mod::MemCompleteTxBytes) ? byType<true>(in) : byType<false>(in);
   default: return nullptr;
   }
 }

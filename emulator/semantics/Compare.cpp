@@ -61,7 +61,8 @@ Value valueOf(uint64_t bits, const Source &s, bool ftz) {
     if (ftz && v.f != 0 && std::fabs(v.f) < tiny) v.f = std::copysign(0.0, v.f);
   } else {
     v.u = bits;
-    v.s = s.kind == Source::Signed && s.bits < 64 && (bits >> (s.bits - 1)) & 1 ? int64_t(bits | ~m) : int64_t(bits);
+    v.s = s.kind == Source::Signed && s.bits < 64 && (bits >> (s.bits - 1)) & 1 ? int64_t(bits | ~m)
+                                                                                : int64_t(bits);
   }
   return v;
 }
@@ -114,7 +115,9 @@ bool combine(Mod op, bool t, bool c) {
   }
 }
 
-bool predicateOperand(Exec &x, const DOp &p, unsigned lane) { return (readOperand(x, p, lane) & 1) != p.negated; }
+bool predicateOperand(Exec &x, const DOp &p, unsigned lane) {
+  return (readOperand(x, p, lane) & 1) != p.negated;
+}
 
 /// setp.cmp{.bool}{.ftz}.T p{|q}, a, b{, c}. Packed .f16x2/.bf16x2 compare
 /// each half: p from the low one, q from the high one; otherwise q gets the
@@ -166,11 +169,13 @@ template <bool Packed> void set(Exec &x, const DInstr &in) {
   forLanes(x.mask, [&](unsigned l) {
     uint64_t av = readOperand(x, k.op(in, 1), l), bv = readOperand(x, k.op(in, 2), l);
     bool c = boolOp ? predicateOperand(x, k.op(in, 3), l) : true;
-    bool t0 = combine(in.op2, compare(in.op, valueOf(av, src, in.ftz), valueOf(bv, src, in.ftz), src.kind), c);
+    bool t0 =
+        combine(in.op2, compare(in.op, valueOf(av, src, in.ftz), valueOf(bv, src, in.ftz), src.kind), c);
     uint64_t r = t0 ? yes : 0;
     if constexpr (Packed) {
-      bool t1 =
-          combine(in.op2, compare(in.op, valueOf(av >> 16, src, in.ftz), valueOf(bv >> 16, src, in.ftz), src.kind), c);
+      bool t1 = combine(
+          in.op2, compare(in.op, valueOf(av >> 16, src, in.ftz), valueOf(bv >> 16, src, in.ftz), src.kind),
+          c);
       r |= (t1 ? yes : 0) << 16;
     }
     writeOperand(x, k.op(in, 0), l, r);

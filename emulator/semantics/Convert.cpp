@@ -270,7 +270,8 @@ Handler selectConvert(const DInstr &in, const Modifiers &mods) {
   if (in.opcode == Opcode::CvtPack) return packSatFor(in.type0);
   if (in.opcode != Opcode::Cvt) return nullptr;
   TypeInfo d = infoOf(in.type0), s = infoOf(in.type);
-  if (d.kind == TypeInfo::None || s.kind == TypeInfo::None || in.type == Type::F16x2 || in.type == Type::BF16x2)
+  if (d.kind == TypeInfo::None || s.kind == TypeInfo::None || in.type == Type::F16x2 ||
+      in.type == Type::BF16x2)
     return selectNarrowConvert(in, mods);
   const bool relu = mods.has(Mod::Relu), satfinite = mods.has(Mod::SatF);
   bool packed = in.type0 == Type::F16x2 || in.type0 == Type::BF16x2;

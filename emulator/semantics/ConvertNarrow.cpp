@@ -141,7 +141,8 @@ template <bool Up, bool SatFinite, bool FromBF16x2> void toUe8m0x2(Exec &x, cons
       uint64_t v = readOperand(x, k.op(in, 1), l);
       a = static_cast<uint32_t>((v >> 16) & 0xFFFF) << 16, b = static_cast<uint32_t>(v & 0xFFFF) << 16;
     } else {
-      a = static_cast<uint32_t>(readOperand(x, k.op(in, 1), l)), b = static_cast<uint32_t>(readOperand(x, k.op(in, 2), l));
+      a = static_cast<uint32_t>(readOperand(x, k.op(in, 1), l)),
+      b = static_cast<uint32_t>(readOperand(x, k.op(in, 2), l));
     }
     writeOperand(x, k.op(in, 0), l, toUe8m0<Up, SatFinite>(a) << 8 | toUe8m0<Up, SatFinite>(b));
   });

@@ -128,9 +128,12 @@ template <typename T, Opcode Op, bool Relu> void packed(Exec &x, const DInstr &i
     for (unsigned h = 0; h < kLanes; ++h) {
       unsigned shift = 8 * sizeof(T) * h;
       T va = static_cast<T>(a[l] >> shift), vb = static_cast<T>(b[l] >> shift), v;
-      if constexpr (Op == Opcode::Add) v = static_cast<T>(va + vb);
-      else if constexpr (Op == Opcode::Min) v = va < vb ? va : vb;
-      else v = va > vb ? va : vb;
+      if constexpr (Op == Opcode::Add)
+        v = static_cast<T>(va + vb);
+      else if constexpr (Op == Opcode::Min)
+        v = va < vb ? va : vb;
+      else
+        v = va > vb ? va : vb;
       if (Relu && v < 0) v = 0;
       out |= static_cast<uint32_t>(static_cast<std::make_unsigned_t<T>>(v)) << shift;
     }
@@ -157,7 +160,8 @@ Handler selectExtended(const DInstr &in, const Modifiers &mods) {
   case Opcode::Max:
     if (in.type == Type::U16x2) return packedFor<uint16_t, false>(in.opcode);
     if (in.type == Type::S16x2)
-      return mods.has(ptx::Mod::Relu) ? packedFor<int16_t, true>(in.opcode) : packedFor<int16_t, false>(in.opcode);
+      return mods.has(ptx::Mod::Relu) ? packedFor<int16_t, true>(in.opcode)
+                                      : packedFor<int16_t, false>(in.opcode);
     if (in.type == Type::S32 && in.opcode != Opcode::Add && mods.has(ptx::Mod::Relu))
       return packedFor<int32_t, true>(in.opcode);
     if (in.opcode == Opcode::Add && in.cc) return carryFor<false>(in, in.wide);

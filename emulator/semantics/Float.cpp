@@ -70,13 +70,20 @@ template <> struct Bits<double> {
   static constexpr U kCanonicalNaN = 0xFFF8000000000000ull;
 };
 
-/// The NaN an f64 operation returns: the last NaN among its operands,
-/// quieted, or the default NaN 0xFFF8000000000000 (measured on H100: add,
-/// sub, mul, fma, div, rcp, sqrt, min and atom.add all behave so).
-inline uint64_t nanOf64(std::initializer_list<double> operands) {
+/// The NaN an f64 operation returns: a NaN operand, quieted, or the default
+/// NaN 0xFFF8000000000000 for an invalid operation. When several operands
+/// are NaN, `first` (an operand index) wins, then the others from the last
+/// down (measured on H100: add, sub and min keep b's, fma and mad b's over
+/// c's, div a's).
+inline uint64_t nanOf64(std::initializer_list<double> operands, int first = -1) {
   uint64_t r = Bits<double>::kCanonicalNaN;
-  for (double v : operands)
-    if (v != v) r = bitsOf<double>(v) | 0x0008000000000000ull;
+  int i = 0;
+  bool fixed = false;
+  for (double v : operands) {
+    if (v != v && !fixed) r = bitsOf<double>(v) | 0x0008000000000000ull;
+    if (v != v && i == first) fixed = true;
+    ++i;
+  }
   return r;
 }
 
@@ -153,7 +160,8 @@ inline void lanes(Exec &x, const DInstr &in, bool ftz, bool sat, F f) {
         r = std::copysign(0.0f, r);
     if constexpr (std::is_same_v<T, double>)
       if (r != r && !sat) {
-        out[l] = nanOf64({a[l], N > 1 ? b[l] : 0.0, N > 2 ? c[l] : 0.0});
+        int first = in.opcode == Opcode::Div ? 0 : N > 1 ? 1 : 0;
+        out[l] = nanOf64({a[l], N > 1 ? b[l] : 0.0, N > 2 ? c[l] : 0.0}, first);
         continue;
       }
     out[l] = result<T>(r, ftz, sat);
@@ -219,7 +227,8 @@ template <typename T> struct F {
       const DOp &d = x.kernel().op(in, 0);
       forLanes(x.mask, [&](unsigned l) {
         uint64_t r = x.reg(d.reg, l);
-        if (d.kind == DOp::Reg && as<double>(r) != as<double>(r) && in.ftz) x.reg(d.reg, l) = 0x7FFFFFFF00000000ull;
+        if (d.kind == DOp::Reg && as<double>(r) != as<double>(r) && in.ftz)
+          x.reg(d.reg, l) = 0x7FFFFFFF00000000ull;
       });
     }
   }
@@ -289,7 +298,9 @@ template <typename T> struct F {
       case Mod::TestInfinite: r = std::isinf(a); break;
       case Mod::TestNumber: r = !std::isnan(a); break;
       case Mod::TestNotANumber: r = std::isnan(a); break;
-      case Mod::TestNormal: r = std::isnormal(a); break;
+      // Measured on H100 (tests/gpu/cases/flt_float_compare): ±0 tests
+      // normal; subnormals, infinities and NaNs do not.
+      case Mod::TestNormal: r = std::isnormal(a) || a == T(0); break;
       case Mod::TestSubnormal: r = std::fpclassify(a) == FP_SUBNORMAL; break;
       default: break;
       }
@@ -318,7 +329,8 @@ template <unsigned N, typename Fn> void pairLanes(Exec &x, const DInstr &in, Fn 
     for (unsigned i = 0; i < N; ++i) src[i] = readOperand(x, k.op(in, 1 + i), l);
     uint64_t out = 0;
     for (unsigned h = 0; h < 2; ++h) {
-      float a = flush(as<float>(src[0] >> (32 * h)), in.ftz), b = flush(as<float>(src[1] >> (32 * h)), in.ftz),
+      float a = flush(as<float>(src[0] >> (32 * h)), in.ftz),
+            b = flush(as<float>(src[1] >> (32 * h)), in.ftz),
             c = flush(as<float>(src[2] >> (32 * h)), in.ftz);
       out |= result<float>(f(a, b, c), in.ftz, false) << (32 * h);
     }
@@ -398,13 +410,12 @@ template <bool IsBF16> struct H {
       return finish(value(a, in.ftz) * value(b, in.ftz), in.ftz, in.sat, false);
     });
   }
-  /// fma.rn{.ftz}{.sat}{.relu}, and fma.rn.oob{.relu}: with .oob an input
-  /// that is the NaN an out-of-bounds tensor load fills in (0x7FFF, the
-  /// canonical NaN) makes the result +0; other NaNs propagate as usual
-  /// (measured on H100: 0x7E00 or 0x7C01 inputs give 0x7FFF).
+  /// fma.rn{.ftz}{.sat}{.relu}, and fma.rn.oob{.relu}. .oob makes the
+  /// result 0 when an input is the NaN that an out-of-bounds tensor load
+  /// fills in; no NaN a register can be given acts so (measured on H100:
+  /// 0x7FFF, 0x7E00, 0x7C01 ... all propagate as in fma.rn), so it is fma.rn.
   template <bool Relu, bool Oob> static void fma(Exec &x, const DInstr &in) {
     lanes<3>(x, in, [&](uint64_t a, uint64_t b, uint64_t c) -> uint64_t {
-      if (Oob && (a == 0x7FFF || b == 0x7FFF || c == 0x7FFF)) return 0;
       return finish(fp::addOdd(value(a, in.ftz) * value(b, in.ftz), value(c, in.ftz)), in.ftz, in.sat, Relu);
     });
   }
@@ -474,10 +485,13 @@ template <typename T, bool IsMax> Handler minmaxFor(const Modifiers &mods) {
   using Ops = F<T>;
   bool nan = mods.has(Mod::NaN), xorsign = mods.has(Mod::XorSign), abs = !xorsign && mods.has(Mod::Abs);
   if (xorsign)
-    return nan ? &Ops::template minmax<IsMax, true, true, false> : &Ops::template minmax<IsMax, false, true, false>;
+    return nan ? &Ops::template minmax<IsMax, true, true, false>
+               : &Ops::template minmax<IsMax, false, true, false>;
   if (abs)
-    return nan ? &Ops::template minmax<IsMax, true, false, true> : &Ops::template minmax<IsMax, false, false, true>;
-  return nan ? &Ops::template minmax<IsMax, true, false, false> : &Ops::template minmax<IsMax, false, false, false>;
+    return nan ? &Ops::template minmax<IsMax, true, false, true>
+               : &Ops::template minmax<IsMax, false, false, true>;
+  return nan ? &Ops::template minmax<IsMax, true, false, false>
+             : &Ops::template minmax<IsMax, false, false, false>;
 }
 
 template <typename T> Handler selectFor(const DInstr &in, const Modifiers &mods) {
@@ -522,7 +536,8 @@ template <typename T> Handler selectFor(const DInstr &in, const Modifiers &mods)
 template <bool IsBF16, bool IsMax> Handler halfMinmaxFor(const Modifiers &mods) {
   using Ops = H<IsBF16>;
   bool nan = mods.has(Mod::NaN), xorsign = mods.has(Mod::XorSign);
-  if (xorsign) return nan ? &Ops::template minmax<IsMax, true, true> : &Ops::template minmax<IsMax, false, true>;
+  if (xorsign)
+    return nan ? &Ops::template minmax<IsMax, true, true> : &Ops::template minmax<IsMax, false, true>;
   return nan ? &Ops::template minmax<IsMax, true, false> : &Ops::template minmax<IsMax, false, false>;
 }
 

@@ -46,7 +46,9 @@ bool isNaN(uint64_t bits, Format f) {
   return false;
 }
 
-bool isInf(uint64_t bits, Format f) { return f.specials == Format::Ieee && (bits & canonicalNaN(f)) == expMask(f); }
+bool isInf(uint64_t bits, Format f) {
+  return f.specials == Format::Ieee && (bits & canonicalNaN(f)) == expMask(f);
+}
 
 uint64_t roundBits(bool neg, uint64_t mant, int exp, bool sticky, Format f, Round r, bool satfinite) {
   const int M = f.manBits, bias = (1 << (f.expBits - 1)) - 1, emin = 1 - bias;

@@ -98,8 +98,8 @@ template <typename T> struct Ops {
     }
     scatter(x, k.op(in, 0), r);
   }
-  // Division by zero gives all ones, as the hardware does; INT_MIN / -1
-  // wraps.
+  // Division and remainder by zero give all ones, as measured on H100 (the
+  // ISA leaves both machine-specific); INT_MIN / -1 wraps.
   static void div(Exec &x, const DInstr &in) {
     binary<T>(x, in, [](T a, T b) -> T {
       if (b == 0) return T(~U(0));
@@ -110,7 +110,7 @@ template <typename T> struct Ops {
   }
   static void rem(Exec &x, const DInstr &in) {
     binary<T>(x, in, [](T a, T b) -> T {
-      if (b == 0) return a;
+      if (b == 0) return T(~U(0));
       if constexpr (std::is_signed_v<T>)
         if (b == -1) return 0;
       return a % b;
@@ -354,8 +354,9 @@ template <typename T> Handler setpFor(const DInstr &in) {
 #define PTXVM_CMP(M)                                                                                         \
   case Mod::M: return &setpPlain<T, Mod::M>;
     PTXVM_CMP(Eq)
-    PTXVM_CMP(Ne) PTXVM_CMP(Lt) PTXVM_CMP(Lo) PTXVM_CMP(Le) PTXVM_CMP(Ls) PTXVM_CMP(Gt) PTXVM_CMP(Hi)
-        PTXVM_CMP(Ge) PTXVM_CMP(Hs) PTXVM_CMP(Equ) PTXVM_CMP(Neu) PTXVM_CMP(Ltu) PTXVM_CMP(Leu) PTXVM_CMP(Gtu)
+    PTXVM_CMP(Ne)
+    PTXVM_CMP(Lt) PTXVM_CMP(Lo) PTXVM_CMP(Le) PTXVM_CMP(Ls) PTXVM_CMP(Gt) PTXVM_CMP(Hi) PTXVM_CMP(Ge)
+        PTXVM_CMP(Hs) PTXVM_CMP(Equ) PTXVM_CMP(Neu) PTXVM_CMP(Ltu) PTXVM_CMP(Leu) PTXVM_CMP(Gtu)
             PTXVM_CMP(Geu) PTXVM_CMP(Num) PTXVM_CMP(Nan)
 #undef PTXVM_CMP
                 default : return &setp<T>;

@@ -223,7 +223,10 @@ void cvta(Exec &x, const DInstr &in) {
   bool toSpace = desc.has(ptx::Mod::MemTo);
   forLanes(x.mask, [&](unsigned l) {
     uint64_t a = readOperand(x, k.op(in, 1), l);
-    uint64_t window = in.space == Space::Shared ? kSharedWindow : in.space == Space::Local ? kLocalWindow : 0;
+    uint64_t window = in.space == Space::Shared  ? kSharedWindow
+                      : in.space == Space::Local ? kLocalWindow
+                      : in.space == Space::Const ? k.constAddress
+                                                 : 0;
     uint64_t r = toSpace ? a - window : a + window;
     if (in.type == Type::U32 || in.type == Type::B32) r &= 0xFFFFFFFFu;
     writeOperand(x, k.op(in, 0), l, r);
@@ -231,7 +234,9 @@ void cvta(Exec &x, const DInstr &in) {
 }
 
 /// isspacep.space p, a: whether generic address a lies in the space's window
-/// (global is everything outside the shared and local windows).
+/// (global is everything outside the shared and local windows and the
+/// constant bank: on H100 a generic pointer to a __constant__ variable is
+/// const and not global, tests/gpu/cases/mem_generic).
 void isspacep(Exec &x, const DInstr &in) {
   const Kernel &k = x.kernel();
   Space space = in.space;
@@ -239,9 +244,11 @@ void isspacep(Exec &x, const DInstr &in) {
     uint64_t a = readOperand(x, k.op(in, 1), l);
     bool shared = a >= kSharedWindow && a < kSharedWindow + kWindowSize;
     bool local = a >= kLocalWindow && a < kLocalWindow + kWindowSize;
+    bool constant = a >= k.constAddress && a - k.constAddress < k.constSize;
     bool inside = space == Space::Shared   ? shared
                   : space == Space::Local  ? local
-                  : space == Space::Global ? !shared && !local
+                  : space == Space::Global ? !shared && !local && !constant
+                  : space == Space::Const  ? constant
                                            : false;
     writeOperand(x, k.op(in, 0), l, inside ? 1 : 0);
   });

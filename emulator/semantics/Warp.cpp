@@ -261,7 +261,8 @@ template <bool IsMax, bool Abs, bool NaNMode> void reduxFloat(Exec &x, const DIn
         acc = v, have = true;
         return;
       }
-      bool better = IsMax ? (v > acc || (v == acc && !std::signbit(v))) : (v < acc || (v == acc && std::signbit(v)));
+      bool better =
+          IsMax ? (v > acc || (v == acc && !std::signbit(v))) : (v < acc || (v == acc && std::signbit(v)));
       if (better) acc = v;
     });
     uint64_t r = (!have || (NaNMode && sawNaN)) ? 0x7FFFFFFFu : bitsOf<float>(acc);

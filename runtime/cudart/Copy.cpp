@@ -138,7 +138,7 @@ cudaError_t fromSymbol(Runtime &rt, void *dst, const void *symbol, size_t count,
   uint8_t *to = dst ? view(rt, dst, count, side) : nullptr;
   if (!to || !directionFits(kind, side, Side::Device)) return cudaErrorInvalidValue;
   if (where.space == emu::Space::Const) {
-    const std::vector<uint8_t> &bank = rt.device->constBank(*v->image->module);
+    std::span<const uint8_t> bank = rt.device->constBank(*v->image->module);
     if (where.address + offset + count > bank.size()) return cudaErrorInvalidValue;
     std::memcpy(to, bank.data() + where.address + offset, count);
     return cudaSuccess;

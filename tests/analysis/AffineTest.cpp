@@ -99,6 +99,25 @@ std::string shiftKernel(const std::string &directive) {
   return text;
 }
 
+TEST(AffineDivergence, ConversionsWrapUnlessTheySaturate) {
+  Kernel k(R"(
+.visible .entry k()
+{
+  .reg .b16 %rs<4>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  mov.u32 %r1, %tid.x;
+  cvt.u16.u32 %rs1, %r1;
+  cvt.sat.u16.s32 %rs2, %r1;
+  cvt.u64.u32 %rd1, %r1;
+  ret;
+}
+)");
+  EXPECT_EQ(k.formAt("cvt.u16.u32"), "tid.x");
+  EXPECT_EQ(k.formAt("cvt.sat.u16.s32"), "top");
+  EXPECT_EQ(k.formAt("cvt.u64.u32"), "tid.x");
+}
+
 TEST(AffineDivergence, BlockShapeFromTheCommandLine) {
   DivergenceOptions block128;
   block128.block = LaunchShape::exact(128);

@@ -284,6 +284,11 @@ TEST(Divergence, WarpCollectivesAreWarpUniform) {
   mov.u32 %r11, 3;
   shfl.sync.down.b32 %r12, %r11, 1, 31, 0xffffffff;
   elect.sync %r13|%p4, 0xffffffff;
+  shr.u32 %r14, %r1, 4;
+  and.b32 %r15, %r14, 1;
+  mov.u32 %r16, 65535;
+  shl.b32 %r17, %r16, %r15;
+  redux.sync.add.u32 %r18, %r1, %r17;
   ret;
 }
 )",
@@ -302,6 +307,8 @@ TEST(Divergence, WarpCollectivesAreWarpUniform) {
   EXPECT_EQ(k.at("shfl.sync.down.b32 %r12"), U::CtaUniform);
   EXPECT_EQ(k.at("elect.sync", 0), U::WarpUniform);
   EXPECT_EQ(k.at("elect.sync", 1), U::Divergent);
+  // Half-warp tiles (a member mask per 16 lanes) reduce separately.
+  EXPECT_EQ(k.at("redux.sync.add.u32 %r18"), U::Divergent);
 }
 
 TEST(Divergence, CarryFlagCarriesDivergence) {

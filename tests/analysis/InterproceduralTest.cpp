@@ -183,8 +183,49 @@ DONE:
   ret;
 }
 )");
-  EXPECT_EQ(k.at("ld.param.b32 %r2"), U::CtaUniform);
-  EXPECT_EQ(k.atIn("fact", "mul.lo.s32"), U::CtaUniform);
+  // Two calls reach fact (the kernel's and its own) with different
+  // arguments: uniform in a warp, but the k-th execution of fact is not the
+  // same call in every warp as far as the analysis knows.
+  EXPECT_EQ(k.at("ld.param.b32 %r2"), U::WarpUniform);
+  EXPECT_EQ(k.atIn("fact", "mul.lo.s32"), U::WarpUniform);
+  EXPECT_EQ(k.atIn("fact", "ld.param.b32 %r1"), U::WarpUniform);
+}
+
+// The k-th execution of a function called from two places is not the same
+// call in every warp: its parameters are at best warp-uniform unless every
+// call passes the same constant.
+TEST(Interprocedural, SeveralCallSitesMakeParametersWarpUniform) {
+  const char *text = R"(
+.func (.reg .b32 r) id(.reg .b32 a)
+{
+  mov.b32 r, a;
+  ret;
+}
+.visible .entry k()
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  mov.u32 %r1, %warpid;
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 bra SECOND;
+  call.uni (%r2), id, (FIRST_ARG);
+  bra DONE;
+SECOND:
+  call.uni (%r3), id, (7);
+DONE:
+  ret;
+}
+)";
+  auto with = [&](const char *first) {
+    std::string t = text;
+    t.replace(t.find("FIRST_ARG"), 9, first);
+    return t;
+  };
+  Kernel differ(with("5"));
+  EXPECT_EQ(differ.atIn("id", "mov.b32"), U::WarpUniform);
+  EXPECT_EQ(differ.at("call.uni (%r2)"), U::WarpUniform);
+  Kernel same(with("7"));
+  EXPECT_EQ(same.atIn("id", "mov.b32"), U::CtaUniform);
 }
 
 } // namespace

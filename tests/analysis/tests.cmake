@@ -8,6 +8,7 @@ add_executable(analysis_tests
   analysis/Generators.cpp
   analysis/GraphTest.cpp
   analysis/InterproceduralTest.cpp
+  analysis/OutOfSSATest.cpp
   analysis/PassManagerTest.cpp
   analysis/SSATest.cpp
   analysis/TestUtil.cpp

@@ -27,9 +27,28 @@ std::vector<uint64_t> floatEdges32() {
                              0x7FC00000, 0xFFC00001, 0x7F800001, 0x00800000, 0x80800000, 0x00000001,
                              0x80000001, 0x007FFFFF, 0x807FFFFF, 0x7F7FFFFF, 0xFF7FFFFF, 0x3F000000,
                              0x3FC00000, 0x40200000, 0xC0200000, 0x3F800001, 0x3EAAAAAB, 0x34000000};
-  for (double d : {3.0, 1e10, 2147483648.0, -2147483648.0, 2147483520.0, 4294967296.0, 9.2233720368547758e18,
-                   1.8446744073709552e19, 65504.0, 65520.0, 448.0, 464.0, 57344.0, 61440.0, -0.75, 0.99999994,
-                   1.5e-5, 6.1035156e-05, 2.5e-38, 255.5, -128.5, 32767.5})
+  for (double d : {3.0,
+                   1e10,
+                   2147483648.0,
+                   -2147483648.0,
+                   2147483520.0,
+                   4294967296.0,
+                   9.2233720368547758e18,
+                   1.8446744073709552e19,
+                   65504.0,
+                   65520.0,
+                   448.0,
+                   464.0,
+                   57344.0,
+                   61440.0,
+                   -0.75,
+                   0.99999994,
+                   1.5e-5,
+                   6.1035156e-05,
+                   2.5e-38,
+                   255.5,
+                   -128.5,
+                   32767.5})
     v.push_back(f32(float(d)));
   return v;
 }
@@ -56,9 +75,10 @@ std::vector<uint64_t> floatEdges64() {
                              0xC004000000000000ull,
                              0x3FF0000000000001ull,
                              0x3FD5555555555555ull};
-  for (double d : {3.0, 1e300, 2147483648.0, -2147483649.0, 4294967296.0, 9.2233720368547758e18,
-                   -9.2233720368547758e18, 1.8446744073709552e19, 3.4028235677973366e38, 3.4028236692093846e38,
-                   1.1754942106924411e-38, 1.401298464324817e-45, 0.7e-45, 65520.0, -0.5, 2.5e-308})
+  for (double d :
+       {3.0, 1e300, 2147483648.0, -2147483649.0, 4294967296.0, 9.2233720368547758e18, -9.2233720368547758e18,
+        1.8446744073709552e19, 3.4028235677973366e38, 3.4028236692093846e38, 1.1754942106924411e-38,
+        1.401298464324817e-45, 0.7e-45, 65520.0, -0.5, 2.5e-308})
     v.push_back(f64(d));
   return v;
 }
@@ -74,10 +94,12 @@ std::vector<uint64_t> halfEdges(bool bf16) {
 }
 
 std::vector<uint64_t> intEdges(unsigned bits) {
-  std::vector<uint64_t> v = {0, 1, 2, 3, 7, 8, 15, 16, 17, 24, 31, 32, 33, 63, 64, 65, 100, 127, 128, 255, 256};
-  for (uint64_t x : {0x7FFFull, 0x8000ull, 0xFFFFull, 0x10000ull, 0x7FFFFFFFull, 0x80000000ull, 0xFFFFFFFFull,
-                     0x100000000ull, 0x7FFFFFFFFFFFFFFFull, 0x8000000000000000ull, ~0ull, ~0ull - 1,
-                     0x80808080ull, 0x7F7F7F7Full, 0x00FF00FFull, 0xFF00FF01ull, 0x12345678ull, 0x80007FFFull})
+  std::vector<uint64_t> v = {0,  1,  2,  3,  7,  8,   15,  16,  17,  24, 31,
+                             32, 33, 63, 64, 65, 100, 127, 128, 255, 256};
+  for (uint64_t x :
+       {0x7FFFull, 0x8000ull, 0xFFFFull, 0x10000ull, 0x7FFFFFFFull, 0x80000000ull, 0xFFFFFFFFull,
+        0x100000000ull, 0x7FFFFFFFFFFFFFFFull, 0x8000000000000000ull, ~0ull, ~0ull - 1, 0x80808080ull,
+        0x7F7F7F7Full, 0x00FF00FFull, 0xFF00FF01ull, 0x12345678ull, 0x80007FFFull})
     v.push_back(x);
   uint64_t mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
   for (uint64_t &x : v) x &= mask;
@@ -124,7 +146,8 @@ const std::vector<uint64_t> &edgeValues(Type t) {
     break;
   case Type::E2M3x2:
   case Type::E3M2x2:
-    for (uint64_t x : {0x0000ull, 0x3F3Full, 0x2020ull, 0x1F1Full, 0x0120ull, 0x3E01ull, 0x0F30ull}) v.push_back(x);
+    for (uint64_t x : {0x0000ull, 0x3F3Full, 0x2020ull, 0x1F1Full, 0x0120ull, 0x3E01ull, 0x0F30ull})
+      v.push_back(x);
     break;
   case Type::E2M1x2:
     for (uint64_t x = 0; x < 256; x += 17) v.push_back(x);
@@ -152,7 +175,8 @@ uint64_t randomValue(Type t, Rng &rng) {
     if (rng.next() & 1) v = std::nearbyint(v) + 0.5 * double(rng.next() & 1);
     return f32(float(v));
   }
-  case Type::F64: return f64(std::ldexp(double(int64_t(rng.next() % 2000000001) - 1000000000), int(rng.next() % 80) - 40));
+  case Type::F64:
+    return f64(std::ldexp(double(int64_t(rng.next() % 2000000001) - 1000000000), int(rng.next() % 80) - 40));
   case Type::F16: return halfEdges(false)[rng.next() % 32] ^ (rng.next() & 0x3);
   case Type::BF16: return halfEdges(true)[rng.next() % 32] ^ (rng.next() & 0x3);
   case Type::F16x2:

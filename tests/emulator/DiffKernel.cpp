@@ -125,7 +125,8 @@ bool buildCase(const TableSample &s, const DecodedSample &d, FormCase &c, std::s
         sl.kind = ref::Slot::Register;
         sl.regType = f.registerType(e.id);
         sl.type = sp ? specType(*sp, desc, sl.regType) : sl.regType;
-        if (e.selector == ptx::Selector::ByteMask || e.selector == ptx::Selector::HalfMask) sl.digits = e.value;
+        if (e.selector == ptx::Selector::ByteMask || e.selector == ptx::Selector::HalfMask)
+          sl.digits = e.value;
         reg = registerSlot(e.id, sl.type);
         break;
       }
@@ -204,14 +205,16 @@ std::string caseKernel(const FormCase &c, const std::string &target) {
   std::ostringstream k;
   const unsigned R = static_cast<unsigned>(c.regs.size());
   k << ".version 9.0\n.target " << target << "\n.address_size 64\n";
-  k << ".visible .entry k(.param .u64 pin, .param .u64 ppre, .param .u64 ppost, .param .u64 pmem, .param .u32 pn)\n{\n";
+  k << ".visible .entry k(.param .u64 pin, .param .u64 ppre, .param .u64 ppost, .param .u64 pmem, .param "
+       ".u32 pn)\n{\n";
   k << "  .reg .pred %dg;\n  .reg .b32 %dt<4>;\n  .reg .b64 %dx<6>;\n  .reg .b16 %dh;\n";
   for (const CaseRegister &r : c.regs) k << "  .reg ." << ptx::spelling(r.declared) << " " << r.name << ";\n";
   if (c.shared) k << "  .shared .align 16 .b8 dsh[" << kSharedSlotBytes * 128 << "];\n";
   k << "  mov.u32 %dt0, %tid.x;\n  mov.u32 %dt1, %ctaid.x;\n  mov.u32 %dt2, %ntid.x;\n";
   k << "  mad.lo.u32 %dt3, %dt1, %dt2, %dt0;\n  ld.param.u32 %dt1, [pn];\n  setp.ge.u32 %dg, %dt3, %dt1;\n";
   k << (c.warpSync ? "  @%dg exit;\n" : "  @%dg bra $Ldone;\n");
-  k << "  ld.param.u64 %dx0, [pin];\n  mul.wide.u32 %dx1, %dt3, " << R * 8 << ";\n  add.u64 %dx0, %dx0, %dx1;\n";
+  k << "  ld.param.u64 %dx0, [pin];\n  mul.wide.u32 %dx1, %dt3, " << R * 8
+    << ";\n  add.u64 %dx0, %dx0, %dx1;\n";
   auto load = [&](const CaseRegister &r, unsigned i) {
     if (r.declared == Type::Pred)
       k << "  ld.global.u8 %dh, [%dx0+" << 8 * i << "];\n  setp.ne.b16 " << r.name << ", %dh, 0;\n";
@@ -225,7 +228,8 @@ std::string caseKernel(const FormCase &c, const std::string &target) {
       k << "  st.global." << ldType(r.declared) << " [%dx4+" << 8 * i << "], " << r.name << ";\n";
   };
   for (unsigned i = 0; i < R; ++i) load(c.regs[i], i);
-  k << "  ld.param.u64 %dx2, [pmem];\n  mul.wide.u32 %dx3, %dt3, " << kSlotBytes << ";\n  add.u64 %dx2, %dx2, %dx3;\n";
+  k << "  ld.param.u64 %dx2, [pmem];\n  mul.wide.u32 %dx3, %dt3, " << kSlotBytes
+    << ";\n  add.u64 %dx2, %dx2, %dx3;\n";
   if (c.shared) {
     k << "  mov.u32 %dt2, dsh;\n  mad.lo.u32 %dt2, %dt0, " << kSharedSlotBytes << ", %dt2;\n";
     for (unsigned o = 0; o < kSharedSlotBytes; o += 8)
@@ -403,8 +407,7 @@ std::string describe(const ref::Check &chk) {
     std::ostringstream s;
     s << static_cast<double>(chk.exact[0]);
     if (chk.lanes > 1) s << " / " << static_cast<double>(chk.exact[1]);
-    s << " +- " << static_cast<double>(chk.absTol) << " + "
-      << static_cast<double>(chk.relTol) << " rel";
+    s << " +- " << static_cast<double>(chk.absTol) << " + " << static_cast<double>(chk.relTol) << " rel";
     return s.str();
   }
   case ref::Check::DontCare: return "anything";
@@ -434,8 +437,10 @@ std::vector<std::string> checkOutputs(const FormCase &c, const Launch &l, const 
     return s;
   };
   auto report = [&](unsigned g, const std::string &what) {
-    if (bad.size() < limit) bad.push_back("thread " + std::to_string(g) + ": " + what + "  [before: " + inputsOf(g) + "]");
-    else if (bad.size() == limit) bad.push_back("...");
+    if (bad.size() < limit)
+      bad.push_back("thread " + std::to_string(g) + ": " + what + "  [before: " + inputsOf(g) + "]");
+    else if (bad.size() == limit)
+      bad.push_back("...");
   };
   int carryInReg = -1, carryOutReg = -1;
   for (unsigned i = 0; i < R; ++i) {
@@ -455,8 +460,10 @@ std::vector<std::string> checkOutputs(const FormCase &c, const Launch &l, const 
         for (size_t s = 0; s < c.instr.slots.size(); ++s) {
           const ref::Slot &sl = c.instr.slots[s];
           int r = c.slotRegister[s];
-          if (r >= 0) t.in[s] = o.pre[size_t(g) * R + r];
-          else if (sl.kind == ref::Slot::Immediate) t.in[s] = static_cast<uint64_t>(sl.digits);
+          if (r >= 0)
+            t.in[s] = o.pre[size_t(g) * R + r];
+          else if (sl.kind == ref::Slot::Immediate)
+            t.in[s] = static_cast<uint64_t>(sl.digits);
         }
         t.memory.assign(l.memory.begin() + size_t(g) * kSlotBytes,
                         l.memory.begin() + size_t(g) * kSlotBytes + slotBytes);
@@ -468,8 +475,8 @@ std::vector<std::string> checkOutputs(const FormCase &c, const Launch &l, const 
           if (reg.role == CaseRegister::Data || reg.role == CaseRegister::BulkSize) {
             uint64_t m = widthMask(declaredBits(reg.declared));
             if ((o.pre[size_t(g) * R + r] & m) != (l.in[size_t(g) * R + r] & m))
-              report(g, "register " + reg.name + " loaded " + hex(o.pre[size_t(g) * R + r]) + ", stored input " +
-                            hex(l.in[size_t(g) * R + r]));
+              report(g, "register " + reg.name + " loaded " + hex(o.pre[size_t(g) * R + r]) +
+                            ", stored input " + hex(l.in[size_t(g) * R + r]));
           }
         }
       }
@@ -496,12 +503,14 @@ std::vector<std::string> checkOutputs(const FormCase &c, const Launch &l, const 
           if (written[r] || static_cast<int>(r) == carryOutReg) continue;
           uint64_t m = widthMask(declaredBits(c.regs[r].declared));
           if ((o.post[size_t(g) * R + r] & m) != (o.pre[size_t(g) * R + r] & m))
-            report(g, c.regs[r].name + " changed to " + hex(o.post[size_t(g) * R + r]) + " (not a destination)");
+            report(g,
+                   c.regs[r].name + " changed to " + hex(o.post[size_t(g) * R + r]) + " (not a destination)");
         }
         if (carryOutReg >= 0 && t.checkCarry) {
           ++checked;
           uint64_t got = o.post[size_t(g) * R + carryOutReg] & 1;
-          if (got != uint64_t(t.carryOut)) report(g, "carry out " + std::to_string(got) + ", expected " + std::to_string(t.carryOut));
+          if (got != uint64_t(t.carryOut))
+            report(g, "carry out " + std::to_string(got) + ", expected " + std::to_string(t.carryOut));
         }
         const uint8_t *after = &o.memory[size_t(g) * kSlotBytes];
         const std::vector<uint8_t> &expect = t.checkMemory ? t.memoryAfter : t.memory;

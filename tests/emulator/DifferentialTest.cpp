@@ -27,7 +27,9 @@ struct Named {
   TableSample sample;
   std::string name;
 };
-void PrintTo(const Named &n, std::ostream *os) { *os << n.sample.file << ":" << n.sample.line << ": " << n.sample.text; }
+void PrintTo(const Named &n, std::ostream *os) {
+  *os << n.sample.file << ":" << n.sample.line << ": " << n.sample.text;
+}
 
 std::vector<Named> executableSamples() {
   std::vector<Named> out;
@@ -83,8 +85,8 @@ TEST_P(Differential, MatchesTheReference) {
                               << "': add one under tests/emulator/reference/";
     std::string msg;
     for (const std::string &b : bad) msg += "  " + b + "\n";
-    EXPECT_TRUE(bad.empty()) << n.sample.text << " (launch " << i << ": " << l.grid << "x" << l.block << ", n=" << l.n
-                             << ")\n"
+    EXPECT_TRUE(bad.empty()) << n.sample.text << " (launch " << i << ": " << l.grid << "x" << l.block
+                             << ", n=" << l.n << ")\n"
                              << msg;
     const std::string stem = n.name + "." + std::to_string(i);
     const size_t T = size_t(l.grid) * l.block, R = c.regs.size();
@@ -97,7 +99,8 @@ TEST_P(Differential, MatchesTheReference) {
     if (gpuDir && onSm90) {
       fs::path dir(gpuDir);
       Outputs gpu;
-      if (!readFile(dir / (stem + ".pre"), gpu.pre, T * R) || !readFile(dir / (stem + ".post"), gpu.post, T * R) ||
+      if (!readFile(dir / (stem + ".pre"), gpu.pre, T * R) ||
+          !readFile(dir / (stem + ".post"), gpu.post, T * R) ||
           !readFile(dir / (stem + ".memout"), gpu.memory, T * kSlotBytes))
         continue;
       auto gbad = checkOutputs(c, l, gpu, 12, gpuChecked, noReference);

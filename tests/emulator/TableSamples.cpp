@@ -90,8 +90,10 @@ const char *sampleKindName(SampleKind k) {
   switch (k) {
   case SampleKind::Executable: return "executable";
   case SampleKind::ControlFlow: return "control flow (EmulatorTest)";
-  case SampleKind::Barrier: return "barrier or warp/mbarrier synchronisation (BarrierTest, WarpTest, EmulatorTest)";
-  case SampleKind::AsyncCopy: return "asynchronous copy (EmulatorTest Async.*, corpus kernels)";
+  case SampleKind::Barrier:
+    return "barrier or warp/mbarrier synchronisation (BarrierTest, WarpTest, EmulatorTest)";
+  case SampleKind::AsyncCopy:
+    return "asynchronous copy (EmulatorTest Async.*, EmulatorAtomic.BulkReduce*, corpus kernels)";
   case SampleKind::NoDataEffect: return "ordering, hint or scheduling only: no data effect";
   case SampleKind::TensorCore: return "tensor core (out of scope)";
   case SampleKind::Tcgen05: return "tcgen05 (out of scope)";
@@ -114,10 +116,11 @@ SampleKind classify(const ptx::InstrDesc &d) {
   const ptx::InstrTable &table = ptx::InstrTable::get();
   const std::string_view name = table.info(d.opcode).name;
   if (name.rfind("tcgen05", 0) == 0) return SampleKind::Tcgen05;
-  if (table.has(d.opcode, ptx::iflag::Tensor) || d.opcode == Opcode::Ldmatrix || d.opcode == Opcode::Stmatrix ||
-      d.opcode == Opcode::Movmatrix || d.opcode == Opcode::CpAsyncBulkTensor ||
-      d.opcode == Opcode::CpReduceAsyncBulkTensor || d.opcode == Opcode::CpAsyncBulkPrefetchTensor ||
-      d.opcode == Opcode::TensormapReplace || d.opcode == Opcode::TensormapCpFenceproxy)
+  if (table.has(d.opcode, ptx::iflag::Tensor) || d.opcode == Opcode::Ldmatrix ||
+      d.opcode == Opcode::Stmatrix || d.opcode == Opcode::Movmatrix ||
+      d.opcode == Opcode::CpAsyncBulkTensor || d.opcode == Opcode::CpReduceAsyncBulkTensor ||
+      d.opcode == Opcode::CpAsyncBulkPrefetchTensor || d.opcode == Opcode::TensormapReplace ||
+      d.opcode == Opcode::TensormapCpFenceproxy)
     return SampleKind::TensorCore;
   if (table.has(d.opcode, ptx::iflag::Texture) || d.opcode == Opcode::Istypep) return SampleKind::Texture;
   switch (d.opcode) {

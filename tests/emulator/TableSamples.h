@@ -41,10 +41,10 @@ enum class SampleKind {
   TensorCore,   // mma, wmma, wgmma, ldmatrix, stmatrix, movmatrix: out of scope (issue 3)
   Tcgen05,      // tcgen05.*: out of scope
   Texture,      // tex, tld4, txq, suld, sust, sured, suq, istypep: out of scope
-  Cluster,      // needs a cluster of CTAs or several GPUs: mapa, getctarank, barrier.cluster, multimem, multicast
+  Cluster, // needs a cluster of CTAs or several GPUs: mapa, getctarank, barrier.cluster, multimem, multicast
   AddressLayout, // cvta, isspacep: values depend on the emulator's generic-address windows (EmulatorTest)
-  Unsupported,  // decodes without a handler: a gap
-  Unparsed,     // the emulator's front end rejects it (should not happen)
+  Unsupported,   // decodes without a handler: a gap
+  Unparsed,      // the emulator's front end rejects it (should not happen)
 };
 const char *sampleKindName(SampleKind k);
 

@@ -16,6 +16,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpucase {
@@ -223,10 +224,14 @@ struct Arg {
 // `ignore BUFFER STRIDE OFFSET...`: the elements k of a dumped buffer with k % STRIDE among the
 // offsets hold hardware-dependent values (%smid, %clock, an atomic's arrival order): they
 // are recorded but a checker does not compare them.
+//
+// `tolerate BUFFER STRIDE OFFSET... [ulp N] [abs E]` selects elements the same way: the
+// `compare ulp` tolerance applies to them only (with their own N and E when given).
 struct Ignore {
   std::string buffer;
   uint64_t stride = 1;
   std::vector<uint64_t> offsets;
+  double ulp = 0, abs = 0; // tolerate: this selection's bound; 0 = the case's `compare ulp`
   bool covers(const std::string &name, uint64_t index) const {
     if (name != buffer) return false;
     for (uint64_t o : offsets)
@@ -251,6 +256,7 @@ struct Case {
   double compareUlp = 0;           // N of "ulp N", 0 for exact
   double compareAbs = 0;           // E of "ulp N abs E"
   std::vector<Ignore> ignores;
+  std::vector<Ignore> tolerates; // `tolerate`: the only elements `compare ulp` applies to
   std::vector<std::string> notes;
   std::vector<Arg> args;
 
@@ -260,6 +266,16 @@ struct Case {
     for (const Arg &a : args)
       if (a.object != Object::None) return true;
     return false;
+  }
+  /// The tolerance for element `index` of `buffer` as {ulps, absolute}: the case's
+  /// `compare ulp N abs E` for every element when there is no `tolerate` line, else the first
+  /// line naming the element (its own bounds, or the case's), {0, 0} (exact) for the rest.
+  std::pair<double, double> tolerance(const std::string &buffer, uint64_t index) const {
+    if (tolerates.empty()) return {compareUlp, compareAbs};
+    for (const Ignore &g : tolerates)
+      if (g.covers(buffer, index))
+        return g.ulp > 0 || g.abs > 0 ? std::make_pair(g.ulp, g.abs) : std::make_pair(compareUlp, compareAbs);
+    return {0, 0};
   }
   /// Whether element `index` of dumped buffer `buffer` is excluded by an `ignore` line.
   bool ignored(const std::string &buffer, uint64_t index) const {
@@ -403,18 +419,27 @@ inline Case parseCase(const std::string &path) {
       } else {
         fail("compare is 'exact', 'ulp N' or 'ulp N abs E'");
       }
-    } else if (k == "ignore") {
-      // ignore BUFFER STRIDE OFFSET...
+    } else if (k == "ignore" || k == "tolerate") {
+      // ignore|tolerate BUFFER STRIDE OFFSET...
       Ignore g;
       int64_t v;
-      if (w.size() < 4 || !parseInt(w[2], v) || v < 1) fail("ignore BUFFER STRIDE OFFSET...");
+      if (w.size() < 4 || !parseInt(w[2], v) || v < 1) fail(k + " BUFFER STRIDE OFFSET...");
       g.buffer = w[1];
       g.stride = (uint64_t)v;
       for (size_t i = 3; i < w.size(); ++i) {
-        if (!parseInt(w[i], v) || v < 0 || (uint64_t)v >= g.stride) fail("bad ignore offset '" + w[i] + "'");
+        if (k == "tolerate" && (w[i] == "ulp" || w[i] == "abs") && i + 1 < w.size()) {
+          double bound = 0;
+          if (!parseReal(w[i + 1], bound) || bound < 0) fail("bad tolerate bound '" + w[i + 1] + "'");
+          (w[i] == "ulp" ? g.ulp : g.abs) = bound;
+          ++i;
+          continue;
+        }
+        if (!parseInt(w[i], v) || v < 0 || (uint64_t)v >= g.stride)
+          fail("bad " + k + " offset '" + w[i] + "'");
         g.offsets.push_back((uint64_t)v);
       }
-      c.ignores.push_back(g);
+      if (g.offsets.empty()) fail(k + " needs at least one offset");
+      (k == "ignore" ? c.ignores : c.tolerates).push_back(g);
     } else if (k == "note") {
       size_t p = body.find("note");
       std::string text = body.substr(p + 4);
@@ -485,12 +510,16 @@ inline Case parseCase(const std::string &path) {
   if (c.kernel.empty()) throw std::runtime_error(path + ": missing 'kernel'");
   if (c.cooperative && c.hasCluster())
     throw std::runtime_error(path + ": 'cooperative' and 'cluster' cannot be combined");
-  for (const Ignore &g : c.ignores) {
-    bool found = false;
-    for (const Arg &a : c.args) found |= a.dump && a.name == g.buffer;
-    if (!found)
-      throw std::runtime_error(path + ": ignore names '" + g.buffer + "', which is not a dumped buffer");
-  }
+  for (const std::vector<Ignore> *list : {&c.ignores, &c.tolerates})
+    for (const Ignore &g : *list) {
+      bool found = false;
+      for (const Arg &a : c.args) found |= a.dump && a.name == g.buffer;
+      if (!found)
+        throw std::runtime_error(path + ": " + (list == &c.ignores ? "ignore" : "tolerate") + " names '" +
+                                 g.buffer + "', which is not a dumped buffer");
+    }
+  if (!c.tolerates.empty() && c.compareUlp <= 0)
+    throw std::runtime_error(path + ": 'tolerate' needs 'compare ulp N'");
   return c;
 }
 

@@ -55,10 +55,10 @@ int main(int argc, char **argv) {
   std::vector<std::string> names(argv + 2, argv + argc);
   if (names.empty())
     if (DIR *d = opendir(dir.c_str())) {
-    while (dirent *e = readdir(d)) {
-      std::string n = e->d_name;
-      if (n.size() > 4 && n.substr(n.size() - 4) == ".ptx") names.push_back(n.substr(0, n.size() - 4));
-    }
+      while (dirent *e = readdir(d)) {
+        std::string n = e->d_name;
+        if (n.size() > 4 && n.substr(n.size() - 4) == ".ptx") names.push_back(n.substr(0, n.size() - 4));
+      }
       closedir(d);
     }
   int rejected = 0, failed = 0, ran = 0;
@@ -94,8 +94,9 @@ int main(int argc, char **argv) {
       cuMemsetD8(dPost, 0, regBytes);
       cuMemcpyHtoD(dMem, mem.data(), mem.size());
       void *params[] = {&dIn, &dPre, &dPost, &dMem, &n};
-      bool ok = check(cuLaunchKernel(fn, grid, 1, 1, block, 1, 1, 0, nullptr, params, nullptr), name.c_str()) &&
-                check(cuCtxSynchronize(), name.c_str());
+      bool ok =
+          check(cuLaunchKernel(fn, grid, 1, 1, block, 1, 1, 0, nullptr, params, nullptr), name.c_str()) &&
+          check(cuCtxSynchronize(), name.c_str());
       if (!ok) {
         // A fault poisons the context for good.
         std::printf("FAILED %s launch %d\n", name.c_str(), launch);
@@ -113,6 +114,7 @@ int main(int argc, char **argv) {
     }
     cuModuleUnload(mod);
   }
-  std::printf("%zu cases, %d launches ran, %d rejected by the JIT, %d failed\n", names.size(), ran, rejected, failed);
+  std::printf("%zu cases, %d launches ran, %d rejected by the JIT, %d failed\n", names.size(), ran, rejected,
+              failed);
   return 0;
 }

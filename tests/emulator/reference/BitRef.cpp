@@ -18,7 +18,8 @@ uint64_t bfe(uint64_t a, uint64_t b, uint64_t c, unsigned width, bool sgn) {
   const unsigned msb = width - 1;
   // The ISA restricts pos and len to 0..255. The 32-bit forms use the low 8
   // bits of b and c; the 64-bit forms use all 32 (measured on H100).
-  uint64_t pos = width == 32 ? (b & 0xFF) : (b & 0xFFFFFFFF), len = width == 32 ? (c & 0xFF) : (c & 0xFFFFFFFF);
+  uint64_t pos = width == 32 ? (b & 0xFF) : (b & 0xFFFFFFFF),
+           len = width == 32 ? (c & 0xFF) : (c & 0xFFFFFFFF);
   unsigned sbit = 0;
   if (sgn && len != 0) sbit = bit(a, static_cast<unsigned>(std::min<uint64_t>(pos + len - 1, msb)));
   uint64_t d = 0;
@@ -31,7 +32,8 @@ uint64_t bfe(uint64_t a, uint64_t b, uint64_t c, unsigned width, bool sgn) {
 
 uint64_t bfi(uint64_t a, uint64_t b, uint64_t c, uint64_t d, unsigned width) {
   const unsigned msb = width - 1;
-  uint64_t pos = width == 32 ? (c & 0xFF) : (c & 0xFFFFFFFF), len = width == 32 ? (d & 0xFF) : (d & 0xFFFFFFFF);
+  uint64_t pos = width == 32 ? (c & 0xFF) : (c & 0xFFFFFFFF),
+           len = width == 32 ? (d & 0xFF) : (d & 0xFFFFFFFF);
   uint64_t f = b;
   for (uint64_t i = 0; i < len && pos + i <= msb; ++i) {
     f &= ~(uint64_t(1) << (pos + i));
@@ -171,7 +173,8 @@ bool bitReference(const Instr &ri, std::vector<Thread> &warp) {
     eachThread(warp, [&](Thread &th) {
       uint64_t a = src(ri, th, 1) & 0xFFFFFFFF, b = src(ri, th, 2) & 0xFFFFFFFF;
       uint64_t a1 = a & 0x1F, b1 = b & 0x1F, sum = a1 + b1;
-      uint64_t mask0 = (0xFFFFFFFFull << a1) & 0xFFFFFFFF, mask1 = sum >= 32 ? 0 : (0xFFFFFFFFull << sum) & 0xFFFFFFFF;
+      uint64_t mask0 = (0xFFFFFFFFull << a1) & 0xFFFFFFFF,
+               mask1 = sum >= 32 ? 0 : (0xFFFFFFFFull << sum) & 0xFFFFFFFF;
       bool posOver = false, widthOver = false;
       if (clamp && a >= 32) posOver = true, mask0 = 0;
       if (clamp && b >= 32) widthOver = true;
@@ -200,7 +203,8 @@ bool bitReference(const Instr &ri, std::vector<Thread> &warp) {
   case Opcode::Shf: {
     const bool left = ri.has(Mod::Left), clamp = ri.has(Mod::Clamp);
     eachThread(warp, [&](Thread &th) {
-      uint64_t a = src(ri, th, 1) & 0xFFFFFFFF, b = src(ri, th, 2) & 0xFFFFFFFF, c = src(ri, th, 3) & 0xFFFFFFFF;
+      uint64_t a = src(ri, th, 1) & 0xFFFFFFFF, b = src(ri, th, 2) & 0xFFFFFFFF,
+               c = src(ri, th, 3) & 0xFFFFFFFF;
       uint64_t s = clamp ? std::min<uint64_t>(c, 32) : (c & 0x1F);
       uint64_t both = b << 32 | a; // {b, a}
       uint64_t r = left ? (both << s) >> 32 : both >> s;

@@ -81,7 +81,8 @@ uint64_t extendTo(uint64_t v, const Side &d) {
 /// A scalar conversion of `a` (source bits). The NaN result is canonical.
 uint64_t scalar(const Instr &ri, uint64_t a, const Side &d, const Side &s) {
   const Mod rnd = ri.first(ptx::ModKind::Rounding);
-  const bool ftz = ri.has(Mod::Ftz), sat = ri.has(Mod::Sat), relu = ri.has(Mod::Relu), satfinite = ri.has(Mod::SatF);
+  const bool ftz = ri.has(Mod::Ftz), sat = ri.has(Mod::Sat), relu = ri.has(Mod::Relu),
+             satfinite = ri.has(Mod::SatF);
   if (s.kind != Side::Float) {
     I128 v = s.kind == Side::Signed ? I128(signExtend(a, s.bits)) : I128(a & widthMask(s.bits));
     if (d.kind != Side::Float) {
@@ -122,7 +123,8 @@ uint64_t scalar(const Instr &ri, uint64_t a, const Side &d, const Side &s) {
       uint64_t sign = (ab >> (s.bits - 1)) & 1, payload = ab & widthMask(s.f.manBits);
       payload = s.f.manBits > d.f.manBits ? payload >> (s.f.manBits - d.f.manBits)
                                           : payload << (d.f.manBits - s.f.manBits);
-      n = sign << (d.bits - 1) | (widthMask(d.f.expBits) << d.f.manBits) | uint64_t(1) << (d.f.manBits - 1) | payload;
+      n = sign << (d.bits - 1) | (widthMask(d.f.expBits) << d.f.manBits) | uint64_t(1) << (d.f.manBits - 1) |
+          payload;
     }
     if (s.f.expBits == 8 && s.bits == 16 && d.bits == 32 && !ftz) n = ab << 16;
     if (relu) n = canonicalNaN(d.f);
@@ -144,7 +146,8 @@ uint64_t scalar(const Instr &ri, uint64_t a, const Side &d, const Side &s) {
 
 uint64_t nanAware(const Instr &ri, uint64_t a, const Side &d, const Side &s) {
   uint64_t r = scalar(ri, a, d, s);
-  if (s.kind == Side::Float && d.kind == Side::Float && isNaN(decode(a & widthMask(s.bits), s.f)) && ri.has(Mod::Sat))
+  if (s.kind == Side::Float && d.kind == Side::Float && isNaN(decode(a & widthMask(s.bits), s.f)) &&
+      ri.has(Mod::Sat))
     return 0;
   return r;
 }
@@ -258,7 +261,8 @@ bool narrowForms(const Instr &ri, std::vector<Thread> &warp) {
       uint64_t a = src(ri, th, 1), r = 0;
       for (unsigned h = 0; h < 2; ++h) {
         uint64_t e = (a >> (8 * h)) & 0xFF;
-        uint64_t v = e == 0xFF ? canonicalNaN(kBF16) : encode(scale(1, int(e) - 127), kBF16, Rounding::NearestEven);
+        uint64_t v =
+            e == 0xFF ? canonicalNaN(kBF16) : encode(scale(1, int(e) - 127), kBF16, Rounding::NearestEven);
         r |= v << (16 * h);
       }
       expectD(ri, th, exact(r));

@@ -16,8 +16,9 @@ struct Format {
   int expBits, manBits;
 };
 inline constexpr Format kF64{Format::Ieee, 11, 52}, kF32{Format::Ieee, 8, 23}, kF16{Format::Ieee, 5, 10},
-    kBF16{Format::Ieee, 8, 7}, kTF32{Format::Ieee, 8, 10}, kE5M2{Format::Ieee, 5, 2}, kE4M3{Format::NaNOnly, 4, 3},
-    kE3M2{Format::Finite, 3, 2}, kE2M3{Format::Finite, 2, 3}, kE2M1{Format::Finite, 2, 1};
+    kBF16{Format::Ieee, 8, 7}, kTF32{Format::Ieee, 8, 10}, kE5M2{Format::Ieee, 5, 2},
+    kE4M3{Format::NaNOnly, 4, 3}, kE3M2{Format::Finite, 3, 2}, kE2M3{Format::Finite, 2, 3},
+    kE2M1{Format::Finite, 2, 1};
 
 enum class Rounding : uint8_t { NearestEven, Zero, Down, Up, NearestAway };
 
@@ -25,7 +26,7 @@ Quad quadNaN();
 Quad quadInf();
 bool isNaN(Quad v);
 bool isInf(Quad v);
-bool signOf(Quad v); // sign bit, -0 and -NaN included
+bool signOf(Quad v);         // sign bit, -0 and -NaN included
 Quad scale(Quad v, int exp); // v * 2^exp, exactly
 Quad absOf(Quad v);
 /// floor(log2 |v|) for a finite nonzero v.

@@ -151,12 +151,14 @@ bool arith(const Instr &ri, std::vector<Thread> &warp) {
   case Opcode::Mad24:
     eachThread(warp, [&](Thread &th) {
       I128 p = value(src(ri, th, 1), 24, sgn) * value(src(ri, th, 2), 24, sgn); // 48-bit product
-      uint64_t part = ri.has(Mod::Hi) ? static_cast<uint64_t>(static_cast<unsigned __int128>(p) >> 16) & 0xFFFFFFFFu
-                                      : bitsOf(p, 32);
+      uint64_t part = ri.has(Mod::Hi)
+                          ? static_cast<uint64_t>(static_cast<unsigned __int128>(p) >> 16) & 0xFFFFFFFFu
+                          : bitsOf(p, 32);
       if (ri.opcode == Opcode::Mul24) return expectD(ri, th, exact(part));
       uint64_t c = src(ri, th, 3);
       if (ri.has(Mod::Sat))
-        return expectD(ri, th, exact(bitsOf(clampTo(value(part, 32, true) + value(c, 32, true), 32, true), 32)));
+        return expectD(ri, th,
+                       exact(bitsOf(clampTo(value(part, 32, true) + value(c, 32, true), 32, true), 32)));
       expectD(ri, th, exact(bitsOf(I128(part) + I128(c & 0xFFFFFFFFu), 32)));
     });
     return true;
@@ -182,7 +184,8 @@ bool dot(const Instr &ri, std::vector<Thread> &warp) {
       for (unsigned i = 0; i < 4; ++i) sum += value(a >> (8 * i), 8, as) * value(b >> (8 * i), 8, bs);
     } else {
       unsigned base = ri.has(Mod::Hi) ? 2 : 0;
-      for (unsigned i = 0; i < 2; ++i) sum += value(a >> (16 * i), 16, as) * value(b >> (8 * (base + i)), 8, bs);
+      for (unsigned i = 0; i < 2; ++i)
+        sum += value(a >> (16 * i), 16, as) * value(b >> (8 * (base + i)), 8, bs);
     }
     expectD(ri, th, exact(bitsOf(sum, 32)));
   });

@@ -20,7 +20,9 @@ uint64_t load(const std::vector<uint8_t> &m, unsigned at, unsigned bytes) {
   std::memcpy(&v, m.data() + at, bytes);
   return v;
 }
-void store(std::vector<uint8_t> &m, unsigned at, unsigned bytes, uint64_t v) { std::memcpy(m.data() + at, &v, bytes); }
+void store(std::vector<uint8_t> &m, unsigned at, unsigned bytes, uint64_t v) {
+  std::memcpy(m.data() + at, &v, bytes);
+}
 
 bool isSubnormal(uint64_t bits, Format f) {
   return ((bits >> f.manBits) & ((1ull << f.expBits) - 1)) == 0 && (bits & ((1ull << f.manBits) - 1)) != 0;
@@ -46,12 +48,12 @@ uint64_t atomicOp(Mod op, Type t, uint64_t old, uint64_t b, uint64_t c, bool glo
     return r;
   }
   case Type::F64: {
-    // A NaN operand comes back quieted (b's when both are NaN), an invalid
-    // sum is the default NaN (measured on H100).
+    // A NaN operand comes back as it is, not quieted (b's when both are
+    // NaN); an invalid sum is the default NaN (measured on H100).
     Quad s = sumToOdd(decode(old, kF64), decode(b, kF64));
     if (!isNaN(s)) return encode(s, kF64, Rounding::NearestEven);
-    if (isNaNEncoding(b, kF64)) return b | 0x0008000000000000ull;
-    if (isNaNEncoding(old, kF64)) return old | 0x0008000000000000ull;
+    if (isNaNEncoding(b, kF64)) return b;
+    if (isNaNEncoding(old, kF64)) return old;
     return 0xFFF8000000000000ull;
   }
   case Type::F16:
@@ -69,12 +71,16 @@ uint64_t atomicOp(Mod op, Type t, uint64_t old, uint64_t b, uint64_t c, bool glo
       } else {
         // min/max: a NaN operand is ignored unless both are; -0 < +0.
         bool nx = isNaNEncoding(x, f), ny = isNaNEncoding(y, f);
-        if (nx && ny) e = canonicalNaN(f);
-        else if (nx) e = y;
-        else if (ny) e = x;
+        if (nx && ny)
+          e = canonicalNaN(f);
+        else if (nx)
+          e = y;
+        else if (ny)
+          e = x;
         else {
           Quad vx = decode(x, f), vy = decode(y, f);
-          bool takeY = op == Mod::Min ? (vy < vx || (vy == vx && (y & 0x8000))) : (vy > vx || (vy == vx && !(y & 0x8000)));
+          bool takeY = op == Mod::Min ? (vy < vx || (vy == vx && (y & 0x8000)))
+                                      : (vy > vx || (vy == vx && !(y & 0x8000)));
           e = takeY ? y : x;
         }
       }

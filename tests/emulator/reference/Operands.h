@@ -15,7 +15,9 @@ inline uint64_t src(const Instr &ri, const Thread &t, unsigned g) {
   return v;
 }
 /// Element e of top-level operand g.
-inline uint64_t element(const Instr &ri, const Thread &t, unsigned g, unsigned e) { return t.in[ri.slot(g) + e]; }
+inline uint64_t element(const Instr &ri, const Thread &t, unsigned g, unsigned e) {
+  return t.in[ri.slot(g) + e];
+}
 /// Sets the expectation of destination slot s.
 inline void expect(const Instr &ri, Thread &t, unsigned s, Check c) {
   if (t.out.size() < ri.slots.size()) t.out.resize(ri.slots.size());

@@ -21,16 +21,16 @@ namespace ref {
 /// flattened into their elements.
 struct Slot {
   enum Kind : uint8_t { Register, Immediate, Special, Address, Sink } kind = Sink;
-  bool dest = false;     // written by the instruction (operand 0 and its pair/vector elements)
-  bool notted = false;   // !p
-  bool minus = false;    // -%r (video)
-  ptx::Type regType{};   // declared type of a register
-  ptx::Type type{};      // the instruction's type for this operand (from the table)
+  bool dest = false;   // written by the instruction (operand 0 and its pair/vector elements)
+  bool notted = false; // !p
+  bool minus = false;  // -%r (video)
+  ptx::Type regType{}; // declared type of a register
+  ptx::Type type{};    // the instruction's type for this operand (from the table)
   ptx::Selector selector = ptx::Selector::None;
-  int64_t digits = 0;    // SIMD selector digits (Operand::value), or an immediate's bits
-  unsigned group = 0;    // index of the top-level operand it belongs to
-  unsigned element = 0;  // element within a vector operand
-  unsigned special = 0;  // ptx::SpecialReg for Special
+  int64_t digits = 0;   // SIMD selector digits (Operand::value), or an immediate's bits
+  unsigned group = 0;   // index of the top-level operand it belongs to
+  unsigned element = 0; // element within a vector operand
+  unsigned special = 0; // ptx::SpecialReg for Special
   bool sinkElement = false;
 };
 
@@ -75,11 +75,11 @@ struct Check {
 struct Thread {
   bool active = false; // executed the instruction
   unsigned lane = 0, tid = 0, ctaid = 0, ntid = 0, nctaid = 0;
-  std::vector<uint64_t> in;     // per slot: the value before the instruction
-  std::vector<uint8_t> memory;  // the slot of memory its address operand points at, before
+  std::vector<uint64_t> in;    // per slot: the value before the instruction
+  std::vector<uint8_t> memory; // the slot of memory its address operand points at, before
   bool carryIn = false;
   // Filled by the reference:
-  std::vector<Check> out;        // per slot (only dest slots are looked at)
+  std::vector<Check> out; // per slot (only dest slots are looked at)
   std::vector<uint8_t> memoryAfter;
   bool checkMemory = false;
   bool carryOut = false, checkCarry = false;

@@ -55,10 +55,14 @@ bool vote(const Instr &ri, std::vector<Thread> &warp) {
   const bool uni = ri.has(Mod::Uni);
   eachThread(warp, [&](Thread &th) {
     uint64_t r;
-    if (mode == Mod::Ballot) r = yes;
-    else if (mode == Mod::All) r = yes == active;
-    else if (mode == Mod::Any) r = yes != 0;
-    else r = uni && (yes == 0 || yes == active);
+    if (mode == Mod::Ballot)
+      r = yes;
+    else if (mode == Mod::All)
+      r = yes == active;
+    else if (mode == Mod::Any)
+      r = yes != 0;
+    else
+      r = uni && (yes == 0 || yes == active);
     expectD(ri, th, exact(r));
   });
   return true;

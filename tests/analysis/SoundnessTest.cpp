@@ -1,0 +1,185 @@
+// The divergence analysis against execution: every tests/gpu case (the
+// corpus kernels with recorded GPU inputs) runs on the emulator with a
+// UniformityRecorder, and every value and branch the analysis calls
+// warp-uniform (CTA-uniform) must never have been seen to differ within a
+// warp (within a CTA). The test also prints the analysis's precision: of the
+// values and branches observed uniform, the share it proves uniform.
+#include "analysis/DefUse.h"
+#include "analysis/Divergence.h"
+#include "emulator/UniformityRecorder.h"
+#include "ptx/Parser.h"
+#include "ptx/Verifier.h"
+#include "ptx/Writer.h"
+#include "tests/emulator/CaseLaunch.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+
+namespace {
+
+namespace fs = std::filesystem;
+using analysis::Uniformity;
+
+std::vector<std::string> caseFiles() {
+  std::vector<std::string> out;
+  for (const char *dir : {"tests/gpu/cases", "tests/gpu/barrier-table"}) {
+    fs::path p = fs::path(PTXVM_SOURCE_DIR) / dir;
+    if (!fs::exists(p)) continue;
+    for (const auto &e : fs::directory_iterator(p))
+      if (e.path().extension() == ".case") out.push_back(e.path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+/// Observed against proven, over a set of values or branches.
+struct Tally {
+  uint64_t executed = 0, observedWarpUniform = 0, provenWarpUniform = 0, observedCtaUniform = 0,
+           provenCtaUniform = 0;
+  void add(const emu::UniformityRecorder::Observation &o, Uniformity u) {
+    ++executed;
+    observedWarpUniform += !o.warpDivergent;
+    observedCtaUniform += !o.ctaDivergent;
+    provenWarpUniform += u != Uniformity::Divergent;
+    provenCtaUniform += u == Uniformity::CtaUniform;
+  }
+  std::string row(const char *what) const {
+    char buf[256];
+    auto pct = [](uint64_t a, uint64_t b) { return b ? 100.0 * double(a) / double(b) : 0.0; };
+    std::snprintf(buf, sizeof buf,
+                  "%-9s %9llu  warp-uniform: observed %5.1f%%  proven %5.1f%% (%5.1f%% of observed)"
+                  "  cta-uniform: observed %5.1f%%  proven %5.1f%% (%5.1f%% of observed)",
+                  what, (unsigned long long)executed, pct(observedWarpUniform, executed),
+                  pct(provenWarpUniform, executed), pct(provenWarpUniform, observedWarpUniform),
+                  pct(observedCtaUniform, executed), pct(provenCtaUniform, executed),
+                  pct(provenCtaUniform, observedCtaUniform));
+    return buf;
+  }
+};
+
+struct CaseOutcome {
+  bool ran = false;
+  std::vector<std::string> disagreements;
+};
+
+CaseOutcome checkCase(const gpucase::Case &c, bool withShape, Tally &values, Tally &branches) {
+  CaseOutcome out;
+  std::string text;
+  ptx::DiagnosticList diags;
+  if (!ptx::readFile((fs::path(PTXVM_SOURCE_DIR) / c.ptx).string(), text, diags)) return out;
+  auto module = ptx::parseModule(std::move(text), c.ptx, diags);
+  ptx::verifyModule(*module, diags);
+  if (diags.hasErrors()) return out;
+  emu::Device device;
+  auto kernel = device.decode(*module, c.kernel, diags);
+  if (!kernel) return out;
+
+  // The registers each instruction writes, numbered as the analysis numbers
+  // them. Calls write their results at the return and bar.red at the
+  // barrier's completion: the recorder does not see those.
+  std::map<const ptx::Function *, std::unique_ptr<analysis::DefUse>> defUse;
+  auto defs = [&](uint32_t pc) {
+    std::vector<uint32_t> regs;
+    const emu::DInstr &in = kernel->code[pc];
+    if (in.control != emu::Control::Next) return regs;
+    const ptx::Function &fn = kernel->functionOf(in);
+    auto &du = defUse[&fn];
+    if (!du) du = std::make_unique<analysis::DefUse>(*module, fn);
+    std::vector<std::pair<uint16_t, uint32_t>> ordered;
+    for (const analysis::Def &d : du->defs(in.irIndex))
+      if (d.registerIndex != analysis::Def::kNotRegister) ordered.emplace_back(d.registerIndex, d.var);
+    std::sort(ordered.begin(), ordered.end());
+    for (auto [k, var] : ordered) regs.push_back(var);
+    return regs;
+  };
+  emu::UniformityRecorder recorder(*kernel, defs);
+  emu::LaunchConfig config;
+  ptxvm::test::CaseBuffers buffers = ptxvm::test::prepareCase(c, device, *kernel, config);
+  config.maxInstructions = 200'000'000;
+  config.observer = &recorder;
+  ptx::DiagnosticList runDiags;
+  device.launch(*kernel, config, runDiags);
+  out.ran = true;
+
+  analysis::DivergenceOptions options;
+  if (withShape) options.block = analysis::LaunchShape::exact(c.block[0], c.block[1], c.block[2]);
+  analysis::DivergenceResult result = analysis::analyzeDivergence(*module, *kernel->function, options);
+  auto where = [&](const emu::DInstr &in) {
+    return c.name + " (" +
+           (withShape ? "block " + std::to_string(c.block[0]) + "x" + std::to_string(c.block[1]) + "x" +
+                            std::to_string(c.block[2])
+                      : std::string("any shape")) +
+           "): line " + std::to_string(kernel->line(static_cast<uint32_t>(&in - kernel->code.data()))) +
+           " '" + ptx::instructionName(*module, kernel->instr(in)) + "'";
+  };
+  auto check = [&](const emu::UniformityRecorder::Observation &o, Uniformity u, const std::string &what) {
+    if (!o.executed) return;
+    if (u != Uniformity::Divergent && o.warpDivergent)
+      out.disagreements.push_back(what + ": proven " + std::string(analysis::uniformityName(u)) +
+                                  ", but lanes of a warp differed");
+    else if (u == Uniformity::CtaUniform && o.ctaDivergent)
+      out.disagreements.push_back(what + ": proven cta-uniform, but threads of a CTA differed");
+  };
+  for (uint32_t pc = 0; pc < kernel->code.size(); ++pc) {
+    const emu::DInstr &in = kernel->code[pc];
+    const ptx::Function &fn = kernel->functionOf(in);
+    if (in.control == emu::Control::Branch) {
+      Uniformity u = result.branch(fn, in.irIndex);
+      const auto &o = recorder.branch(pc);
+      check(o, u, where(in) + " branch");
+      if (o.executed) branches.add(o, u);
+      continue;
+    }
+    for (unsigned k = 0; k < recorder.numDefinitions(pc); ++k) {
+      Uniformity u = result.value(fn, in.irIndex, k);
+      const auto &o = recorder.definition(pc, k);
+      check(o, u, where(in) + " value " + std::to_string(k));
+      if (o.executed) values.add(o, u);
+    }
+  }
+  return out;
+}
+
+TEST(Soundness, TheAnalysisAgreesWithEveryCorpusRun) {
+  Tally values[2], branches[2];
+  size_t ran = 0, skipped = 0;
+  std::vector<std::string> disagreements;
+  for (const std::string &path : caseFiles()) {
+    gpucase::Case c;
+    try {
+      c = gpucase::parseCase(path);
+    } catch (const std::exception &e) {
+      ADD_FAILURE() << e.what();
+      continue;
+    }
+    if (c.hasObjects() || c.hasCluster()) {
+      ++skipped;
+      continue;
+    }
+    bool any = false;
+    for (int shaped = 0; shaped < 2; ++shaped) {
+      CaseOutcome o = checkCase(c, shaped == 1, values[shaped], branches[shaped]);
+      any |= o.ran;
+      disagreements.insert(disagreements.end(), o.disagreements.begin(), o.disagreements.end());
+    }
+    ran += any;
+    skipped += !any;
+  }
+  EXPECT_GT(ran, 50u) << "too few corpus cases ran";
+  std::string list;
+  for (size_t i = 0; i < disagreements.size() && i < 50; ++i) list += "  " + disagreements[i] + "\n";
+  EXPECT_TRUE(disagreements.empty()) << disagreements.size() << " disagreements:\n" << list;
+  std::printf("soundness: %zu cases run (%zu skipped), %zu disagreements\n", ran, skipped,
+              disagreements.size());
+  std::printf("precision, block shape unknown:\n  %s\n  %s\n", values[0].row("values").c_str(),
+              branches[0].row("branches").c_str());
+  std::printf("precision, block shape of the launch:\n  %s\n  %s\n", values[1].row("values").c_str(),
+              branches[1].row("branches").c_str());
+}
+
+} // namespace
