@@ -278,11 +278,15 @@ CUDART_EXPORT cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol
   VariableInfo *v = nullptr;
   emu::SymbolLocation where;
   if (cudaError_t e = api.rt.symbol(symbol, v, where)) return api(e);
-  // The emulator keeps __constant__ variables in a bank of their own, with
-  // no generic address to hand out.
-  if (where.space != emu::Space::Global)
-    return api.rt.unsupported("cudaGetSymbolAddress of a __constant__ variable");
-  *devPtr = reinterpret_cast<void *>(where.address);
+  // A __constant__ variable's address is its place in the module's constant
+  // bank, which lives in device memory (the pointer a kernel's cvta.const
+  // gives).
+  uint64_t address = where.address;
+  if (where.space == emu::Space::Const)
+    address += api.rt.device->constBankAddress(*v->image->module);
+  else if (where.space != emu::Space::Global)
+    return api(cudaErrorInvalidSymbol);
+  *devPtr = reinterpret_cast<void *>(address);
   return cudaSuccess;
 }
 

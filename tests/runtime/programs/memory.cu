@@ -93,6 +93,22 @@ int main() {
   float readBack[16];
   EXPECT_OK(cudaMemcpyFromSymbol(readBack, coefficients, sizeof readBack));
   EXPECT(readBack[4] == 2.0f && readBack[15] == 2.0f);
+  // A __constant__ variable has a device address too: copies through it
+  // read and write what kernels see.
+  void *coefficientsAddress = nullptr;
+  EXPECT_OK(cudaGetSymbolAddress(&coefficientsAddress, coefficients));
+  float fourth = 0;
+  EXPECT_OK(cudaMemcpy(&fourth, static_cast<float *>(coefficientsAddress) + 4, sizeof fourth,
+                       cudaMemcpyDeviceToHost));
+  EXPECT(fourth == 2.0f);
+  const float three = 3.0f;
+  EXPECT_OK(cudaMemcpy(static_cast<float *>(coefficientsAddress) + 15, &three, sizeof three,
+                       cudaMemcpyHostToDevice));
+  EXPECT_OK(cudaMemcpyFromSymbol(readBack, coefficients, sizeof readBack));
+  EXPECT(readBack[15] == 3.0f);
+  cudaPointerAttributes constAttributes{};
+  EXPECT_OK(cudaPointerGetAttributes(&constAttributes, coefficientsAddress));
+  EXPECT(constAttributes.type == cudaMemoryTypeDevice);
   EXPECT_ERR(cudaMemcpyToSymbol(coefficients, coeff, sizeof coeff, 4), cudaErrorInvalidValue);
   EXPECT_ERR(cudaMemcpyToSymbol(coefficients, coeff, 4, 0, cudaMemcpyDeviceToHost),
              cudaErrorInvalidMemcpyDirection);
