@@ -79,17 +79,20 @@ void reportFault(Exec &x, const MemoryFault &f, unsigned lane, bool write) {
   x.cta.report(kind, ptx::Severity::Error, x.pc, x.warp, 1u << lane, msg, fields);
 }
 
-void checkRace(Exec &x, uint32_t offset, unsigned size, unsigned lane, bool write) {
-  auto race = x.cta.racecheck->access(x.warp.index, lane, offset, size, write, x.pc);
+void checkRace(Exec &x, uint32_t offset, unsigned size, unsigned lane, bool write, bool atomic) {
+  auto race = x.cta.racecheck->access(
+      {x.warp.index, lane, offset, size, write, atomic, x.pc, x.warp.warpInstructions});
   if (!race) return;
   const Kernel &k = x.kernel();
   auto what = [](bool w) { return w ? "write" : "read"; };
-  std::string msg = std::string("shared-memory race on byte ") + std::to_string(race->offset) + ": " +
-                    what(race->write) + " by warp " + std::to_string(race->warp) + " lane " +
-                    std::to_string(race->lane) + " (line " + std::to_string(k.line(race->pc)) +
-                    ") is not ordered with " + what(race->otherWrite) + " by warp " +
-                    std::to_string(race->otherWarp) + " lane " + std::to_string(race->otherLane) + " (line " +
-                    std::to_string(k.line(race->otherPc)) + ") by any barrier";
+  std::string msg =
+      std::string("shared-memory race on byte ") + std::to_string(race->offset) + ": " + what(race->write) +
+      " by warp " + std::to_string(race->warp) + " lane " + std::to_string(race->lane) + " (line " +
+      std::to_string(k.line(race->pc)) + ") is not ordered with " + what(race->otherWrite) + " by warp " +
+      std::to_string(race->otherWarp) + " lane " + std::to_string(race->otherLane) + " (line " +
+      std::to_string(k.line(race->otherPc)) + ") by any barrier" +
+      (race->otherWarp == race->warp ? " or bar.warp.sync (lanes of a warp run independently on sm_70+)"
+                                     : "");
   x.cta.report(ptx::DiagKind::SharedRace, ptx::Severity::Error, x.pc, x.warp, 1u << lane, msg,
                {{"offset", std::to_string(race->offset)},
                 {"other_warp", std::to_string(race->otherWarp)},
@@ -156,7 +159,8 @@ void readOperandLanes(Exec &x, const DOp &op, uint64_t (&out)[32]) {
   for (unsigned l = 0; l < 32; ++l) out[l] = readOperand(x, op, l);
 }
 
-uint8_t *accessBytes(Exec &x, Space space, uint64_t address, unsigned size, unsigned lane, bool write) {
+uint8_t *accessBytes(Exec &x, Space space, uint64_t address, unsigned size, unsigned lane, bool write,
+                     bool atomic) {
   Cta &c = x.cta;
   MemoryFault fault{MemoryFault::OutOfBounds, space, address, size, ""};
   // Generic addresses: find the window.
@@ -191,7 +195,7 @@ uint8_t *accessBytes(Exec &x, Space space, uint64_t address, unsigned size, unsi
   case Space::Shared:
     p = window(c.shared, address, 0, c.shared.size(), size);
     if (!p) fault.nearest = "shared memory of the CTA is " + std::to_string(c.shared.size()) + " bytes";
-    if (p && c.racecheck) checkRace(x, static_cast<uint32_t>(address), size, lane, write);
+    if (p && c.racecheck) checkRace(x, static_cast<uint32_t>(address), size, lane, write, atomic);
     break;
   case Space::Local: {
     uint64_t frame = uint64_t{x.warp.index * 32 + lane} * c.kernel.localBytes;

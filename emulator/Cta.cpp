@@ -595,13 +595,13 @@ void Cta::release(uint32_t id) {
     forLanes(b.arrivedLanes[warp % 64], [&](unsigned l) { w.regs[reg * 32 + l] = result; });
   }
   for (Warp &w : warps) {
-    bool waited = false;
+    uint32_t waited = 0; // lanes
     for (SimtEntry &e : w.stack)
       if (e.waitBarrier == static_cast<int32_t>(id) && e.waitGeneration == b.generation) {
         e.waitBarrier = -1;
-        waited = true;
+        waited |= e.mask;
       }
-    if (waited && racecheck) racecheck->acquire(w.index, b.clock);
+    if (waited && racecheck) racecheck->acquire(w.index, waited, b.clock);
     if (w.state == Warp::State::AtBarrier && (w.stack.empty() || w.stack.back().waitBarrier < 0))
       w.state = Warp::State::Ready;
   }

@@ -5,29 +5,47 @@
 namespace emu {
 
 SharedRaceChecker::SharedRaceChecker(uint32_t sharedBytes, uint32_t numWarps)
-    : numWarps_(numWarps), clocks_(numWarps, std::vector<uint32_t>(numWarps, 0)),
+    : numWarps_(numWarps), clocks_(numWarps, std::vector<uint32_t>(numWarps, 0)), laneSyncs_(numWarps),
       words_((sharedBytes + 3) / 4) {
   for (uint32_t w = 0; w < numWarps; ++w) clocks_[w][w] = 1;
 }
 
-std::optional<RaceReport> SharedRaceChecker::access(uint32_t warp, unsigned lane, uint32_t offset,
-                                                    unsigned size, bool write, uint32_t pc) {
+bool SharedRaceChecker::ordered(const Access &earlier, uint32_t warp, unsigned lane,
+                                uint32_t instance) const {
+  if (earlier.warp == UINT32_MAX) return true;
+  if (earlier.warp != warp) return earlier.clock <= clocks_[warp][earlier.warp];
+  if (earlier.lane == lane || earlier.instance == instance) return true; // program order; one instruction
+  const LaneSyncs &s = laneSyncs_[warp];
+  return s.last[earlier.lane] > earlier.syncs && s.last[lane] > earlier.syncs;
+}
+
+std::optional<RaceReport> SharedRaceChecker::access(const Touch &t) {
   std::optional<RaceReport> found;
-  Access now{warp, clocks_[warp][warp], pc, static_cast<uint16_t>(lane), write};
+  const uint32_t instance = static_cast<uint32_t>(t.instance);
+  Access now{t.warp,
+             clocks_[t.warp][t.warp],
+             t.pc,
+             laneSyncs_[t.warp].count,
+             instance,
+             static_cast<uint16_t>(t.lane),
+             t.write || t.atomic,
+             t.atomic};
   auto conflict = [&](const Access &other, uint32_t word) {
-    if (found || ordered(other, warp)) return;
-    if (!reported_.insert({pc, other.pc}).second) return;
-    found = RaceReport{word * 4, warp, lane, pc, write, other.warp, other.lane, other.pc, other.write};
+    if (found || (t.atomic && other.atomic) || ordered(other, t.warp, t.lane, instance)) return;
+    if (!reported_.insert({t.pc, other.pc}).second) return;
+    found =
+        RaceReport{word * 4, t.warp, t.lane, t.pc, now.write, other.warp, other.lane, other.pc, other.write};
   };
-  for (uint32_t word = offset / 4; word <= (offset + size - 1) / 4 && word < words_.size(); ++word) {
+  for (uint32_t word = t.offset / 4; word <= (t.offset + t.size - 1) / 4 && word < words_.size(); ++word) {
     Word &w = words_[word];
     conflict(w.lastWrite, word);
-    if (write) {
+    if (now.write) {
       for (const Access &r : w.reads) conflict(r, word);
       w.lastWrite = now;
       w.reads.clear();
     } else {
-      auto it = std::find_if(w.reads.begin(), w.reads.end(), [&](const Access &r) { return r.warp == warp; });
+      auto it = std::find_if(w.reads.begin(), w.reads.end(),
+                             [&](const Access &r) { return r.warp == t.warp && r.lane == t.lane; });
       if (it == w.reads.end())
         w.reads.push_back(now);
       else
@@ -43,9 +61,33 @@ void SharedRaceChecker::arrive(uint32_t warp, std::vector<uint32_t> &barrierCloc
   ++clocks_[warp][warp];
 }
 
-void SharedRaceChecker::acquire(uint32_t warp, const std::vector<uint32_t> &barrierClock) {
+void SharedRaceChecker::acquire(uint32_t warp, uint32_t lanes, const std::vector<uint32_t> &barrierClock) {
   for (uint32_t u = 0; u < numWarps_ && u < barrierClock.size(); ++u)
     clocks_[warp][u] = std::max(clocks_[warp][u], barrierClock[u]);
+  warpSync(warp, lanes);
+}
+
+void SharedRaceChecker::mbarrierRelease(uint32_t warp, unsigned lane, uint64_t mbarrier) {
+  Mbarrier &m = mbarriers_[mbarrier];
+  m.arrivedLanes.resize(numWarps_, 0);
+  m.arrivedLanes[warp] |= 1u << lane;
+  arrive(warp, m.clock);
+}
+
+void SharedRaceChecker::mbarrierAcquire(uint32_t warp, unsigned lane, uint64_t mbarrier) {
+  auto it = mbarriers_.find(mbarrier);
+  if (it == mbarriers_.end()) return;
+  const Mbarrier &m = it->second;
+  for (uint32_t u = 0; u < numWarps_ && u < m.clock.size(); ++u)
+    clocks_[warp][u] = std::max(clocks_[warp][u], m.clock[u]);
+  if (uint32_t arrived = m.arrivedLanes[warp]) warpSync(warp, arrived | 1u << lane);
+}
+
+void SharedRaceChecker::warpSync(uint32_t warp, uint32_t lanes) {
+  LaneSyncs &s = laneSyncs_[warp];
+  ++s.count;
+  for (unsigned l = 0; l < 32; ++l)
+    if (lanes >> l & 1) s.last[l] = s.count;
 }
 
 } // namespace emu

@@ -1,17 +1,23 @@
-// --racecheck for shared memory: a happens-before checker over the warps of
-// one CTA. Each warp carries a vector clock; a barrier orders the accesses
+// --racecheck for shared memory: a happens-before checker over the threads
+// of one CTA. Each warp carries a vector clock; a barrier orders the accesses
 // of the warps that arrive at it before those of the warps that wait there
 // (bar.arrive releases, bar.sync releases and acquires), which is exactly
-// the producer/consumer order of warp-specialized code. Two accesses to the
-// same shared word by different warps, at least one a write, with neither
-// ordered before the other, are a race. Off unless requested: the CTA then
-// holds no checker and pays nothing.
+// the producer/consumer order of warp-specialized code. Lanes of one warp
+// run independently on sm_70+ (independent thread scheduling), so two lanes
+// of a warp are ordered only by a barrier or a bar.warp.sync (__syncwarp)
+// that both took part in after the first access, not by running in lockstep.
+// Two accesses to the same shared word by different threads, at least one a
+// write and not both atomic, with neither ordered before the other, are a
+// race. Off unless requested: the CTA then holds no checker and pays
+// nothing.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -29,35 +35,66 @@ class SharedRaceChecker {
 public:
   SharedRaceChecker(uint32_t sharedBytes, uint32_t numWarps);
 
-  /// Records an access of `size` bytes at `offset` by one lane; returns a
-  /// race with an earlier access, reported once per pair of instructions.
-  std::optional<RaceReport> access(uint32_t warp, unsigned lane, uint32_t offset, unsigned size, bool write,
-                                   uint32_t pc);
+  /// One lane's access to the shared word(s) of [offset, offset+size).
+  struct Touch {
+    uint32_t warp;
+    unsigned lane;
+    uint32_t offset;
+    unsigned size;
+    bool write, atomic;
+    uint32_t pc;
+    uint64_t instance; // the warp's dynamic instruction count: lanes of one instruction are simultaneous
+  };
+  /// Records an access; returns a race with an earlier access, reported
+  /// once per pair of instructions.
+  std::optional<RaceReport> access(const Touch &t);
 
   /// A warp arrives at a barrier generation: its clock so far joins what the
   /// barrier will publish; its own clock moves on.
   void arrive(uint32_t warp, std::vector<uint32_t> &barrierClock);
-  /// A waiting warp leaves the barrier: it has seen everything published.
-  void acquire(uint32_t warp, const std::vector<uint32_t> &barrierClock);
+  /// The lanes `lanes` of a waiting warp leave the barrier: they have seen
+  /// everything published, and each other's accesses before it.
+  void acquire(uint32_t warp, uint32_t lanes, const std::vector<uint32_t> &barrierClock);
+  /// The lanes `lanes` of `warp` executed bar.warp.sync together.
+  void warpSync(uint32_t warp, uint32_t lanes);
+  /// A lane arrives at (or completes transaction bytes on) the mbarrier
+  /// `mbarrier` (any key naming it): what its warp did so far is published.
+  void mbarrierRelease(uint32_t warp, unsigned lane, uint64_t mbarrier);
+  /// A lane's wait saw a phase of the mbarrier complete: it has seen what
+  /// was published there, and the accesses of the lanes of its own warp
+  /// that arrived.
+  void mbarrierAcquire(uint32_t warp, unsigned lane, uint64_t mbarrier);
   uint32_t numWarps() const { return numWarps_; }
 
 private:
   struct Access {
     uint32_t warp = UINT32_MAX, clock = 0, pc = 0;
+    uint32_t syncs = 0;    // the warp's bar.warp.sync count at the access
+    uint32_t instance = 0; // low bits of the warp's dynamic instruction count
     uint16_t lane = 0;
-    bool write = false;
+    bool write = false, atomic = false;
   };
   struct Word {
     Access lastWrite;
-    std::vector<Access> reads; // since the last write, one per warp at most
+    std::vector<Access> reads; // since the last write, one per thread at most
   };
-  bool ordered(const Access &earlier, uint32_t warp) const {
-    return earlier.warp == warp || earlier.warp == UINT32_MAX || earlier.clock <= clocks_[warp][earlier.warp];
-  }
+  /// What a warp knows of its own lanes: how many bar.warp.sync it has
+  /// executed, and per lane the latest one that lane took part in.
+  struct LaneSyncs {
+    uint32_t count = 0;
+    std::array<uint32_t, 32> last{};
+  };
+  bool ordered(const Access &earlier, uint32_t warp, unsigned lane, uint32_t instance) const;
+  struct Mbarrier {
+    std::vector<uint32_t> clock;
+    std::vector<uint32_t> arrivedLanes; // per warp
+  };
 
   uint32_t numWarps_;
   std::vector<std::vector<uint32_t>> clocks_; // clocks_[w][u]: what w knows of u
+  std::vector<LaneSyncs> laneSyncs_;
   std::vector<Word> words_;
+  std::unordered_map<uint64_t, Mbarrier> mbarriers_;
   std::set<std::pair<uint32_t, uint32_t>> reported_; // (pc, other pc)
 };
 

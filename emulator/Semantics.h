@@ -109,8 +109,11 @@ inline uint64_t effectiveAddress(Exec &x, const DOp &op, unsigned lane) {
 /// the fault, marks the CTA failed and returns false.
 bool loadBytes(Exec &x, Space space, uint64_t address, unsigned size, unsigned lane, void *out);
 bool storeBytes(Exec &x, Space space, uint64_t address, unsigned size, unsigned lane, const void *in);
-/// Host pointer for an access (atomics), or nullptr after reporting a fault.
-uint8_t *accessBytes(Exec &x, Space space, uint64_t address, unsigned size, unsigned lane, bool write);
+/// Host pointer for an access, or nullptr after reporting a fault. `atomic`:
+/// an atomic read-modify-write (atom, red, mbarrier operations), which
+/// --racecheck does not count as racing with another atomic.
+uint8_t *accessBytes(Exec &x, Space space, uint64_t address, unsigned size, unsigned lane, bool write,
+                     bool atomic = false);
 
 /// Size in bytes of a PTX type as stored in memory.
 inline unsigned byteSize(ptx::Type t) { return (ptx::bitWidth(t) + 7) / 8; }

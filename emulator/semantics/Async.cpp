@@ -50,18 +50,36 @@ Space spaceOf(const DInstr &in, const DOp &addr) {
 }
 
 /// Applies `f` to the mbarrier of each executing lane, in lane order.
-template <typename F> void onMbarrier(Exec &x, const DInstr &in, unsigned addrIndex, F f) {
+/// How an mbarrier operation orders memory for --racecheck: an arrival (or
+/// completed transaction bytes) releases what the lane did before it; a wait
+/// that sees the phase complete acquires what was released.
+enum class Order : uint8_t { None, Release, Acquire };
+
+void orderAtMbarrier(Exec &x, unsigned lane, const uint8_t *mbarrier, Order order) {
+  if (!x.cta.racecheck || order == Order::None) return;
+  const auto key = reinterpret_cast<uintptr_t>(mbarrier);
+  if (order == Order::Release)
+    x.cta.racecheck->mbarrierRelease(x.warp.index, lane, key);
+  else
+    x.cta.racecheck->mbarrierAcquire(x.warp.index, lane, key);
+}
+
+/// Applies `f` to the mbarrier of each executing lane, in lane order; `f`
+/// returns whether the operation orders memory as `order` says (a wait
+/// acquires only when it sees the phase complete).
+template <typename F> void onMbarrier(Exec &x, const DInstr &in, unsigned addrIndex, Order order, F f) {
   const DOp &addr = x.kernel().op(in, addrIndex);
   Space space = spaceOf(in, addr);
   forLanes(x.mask, [&](unsigned l) {
-    uint8_t *p = accessBytes(x, space, effectiveAddress(x, addr, l), 8, l, true);
+    uint8_t *p = accessBytes(x, space, effectiveAddress(x, addr, l), 8, l, true, true);
     if (!p) return;
     uint64_t w;
     std::memcpy(&w, p, 8);
     MbarrierState s = MbarrierState::decode(w);
-    f(l, w, s);
+    bool orders = f(l, w, s);
     w = s.encode();
     std::memcpy(p, &w, 8);
+    if (orders) orderAtMbarrier(x, l, p, order);
   });
 }
 
@@ -70,21 +88,25 @@ uint32_t u32(Exec &x, const DInstr &in, unsigned i, unsigned lane) {
 }
 
 void init(Exec &x, const DInstr &in) {
-  onMbarrier(x, in, 0, [&](unsigned l, uint64_t, MbarrierState &s) {
+  onMbarrier(x, in, 0, Order::None, [&](unsigned l, uint64_t, MbarrierState &s) {
     uint32_t count = u32(x, in, 1, l);
     s = MbarrierState{count, count, 0, 0};
+    return false;
   });
 }
 
 void inval(Exec &x, const DInstr &in) {
-  onMbarrier(x, in, 0, [&](unsigned, uint64_t, MbarrierState &s) { s = MbarrierState{}; });
+  onMbarrier(x, in, 0, Order::None, [&](unsigned, uint64_t, MbarrierState &s) {
+    s = MbarrierState{};
+    return false;
+  });
 }
 
 /// mbarrier.arrive{.noComplete}{.expect_tx} state, [a]{, count | txCount}
 /// and mbarrier.arrive_drop (which also lowers the expected count).
 template <bool Drop, bool ExpectTx, bool NoComplete> void arrive(Exec &x, const DInstr &in) {
   const DOp &dst = x.kernel().op(in, 0);
-  onMbarrier(x, in, 1, [&](unsigned l, uint64_t before, MbarrierState &s) {
+  onMbarrier(x, in, 1, Order::Release, [&](unsigned l, uint64_t before, MbarrierState &s) {
     uint32_t count = 1;
     if (in.numOps > 2) {
       uint32_t v = u32(x, in, 2, l);
@@ -97,18 +119,22 @@ template <bool Drop, bool ExpectTx, bool NoComplete> void arrive(Exec &x, const 
     if (Drop) s.expected -= std::min(count, s.expected);
     if (!NoComplete) s.tryComplete();
     writeOperand(x, dst, l, before); // the state token: the phase it arrived in
+    return true;
   });
 }
 
 void expectTx(Exec &x, const DInstr &in) {
-  onMbarrier(x, in, 0,
-             [&](unsigned l, uint64_t, MbarrierState &s) { s.tx += static_cast<int32_t>(u32(x, in, 1, l)); });
+  onMbarrier(x, in, 0, Order::None, [&](unsigned l, uint64_t, MbarrierState &s) {
+    s.tx += static_cast<int32_t>(u32(x, in, 1, l));
+    return false;
+  });
 }
 
 void completeTx(Exec &x, const DInstr &in) {
-  onMbarrier(x, in, 0, [&](unsigned l, uint64_t, MbarrierState &s) {
+  onMbarrier(x, in, 0, Order::Release, [&](unsigned l, uint64_t, MbarrierState &s) {
     s.tx -= static_cast<int32_t>(u32(x, in, 1, l));
     s.tryComplete();
+    return true;
   });
 }
 
@@ -116,10 +142,11 @@ void completeTx(Exec &x, const DInstr &in) {
 /// completed. With .parity the operand names the phase by its parity.
 template <bool Parity> void testWait(Exec &x, const DInstr &in) {
   const DOp &dst = x.kernel().op(in, 0);
-  onMbarrier(x, in, 1, [&](unsigned l, uint64_t, MbarrierState &s) {
+  onMbarrier(x, in, 1, Order::Acquire, [&](unsigned l, uint64_t, MbarrierState &s) {
     uint64_t operand = readOperand(x, x.kernel().op(in, 2), l);
     uint32_t waited = Parity ? static_cast<uint32_t>(operand & 1) : static_cast<uint32_t>(operand >> 63);
     writeOperand(x, dst, l, s.phase != waited ? 1 : 0);
+    return s.phase != waited;
   });
 }
 
@@ -155,9 +182,10 @@ void cpAsync(Exec &x, const DInstr &in) {
 /// complete already. Without .noinc the pending count is raised by one and
 /// the completion arrives, so nothing changes; with .noinc it is an arrival.
 void cpAsyncArriveNoinc(Exec &x, const DInstr &in) {
-  onMbarrier(x, in, 0, [&](unsigned, uint64_t, MbarrierState &s) {
+  onMbarrier(x, in, 0, Order::Release, [&](unsigned, uint64_t, MbarrierState &s) {
     s.pending -= std::min(1u, s.pending);
     s.tryComplete();
+    return true;
   });
 }
 
@@ -264,7 +292,7 @@ Handler selectAsync(const DInstr &in, const Modifiers &mods) {
 }
 
 bool completeTransaction(Exec &x, Space space, uint64_t address, uint32_t bytes, unsigned lane) {
-  uint8_t *p = accessBytes(x, space, address, 8, lane, true);
+  uint8_t *p = accessBytes(x, space, address, 8, lane, true, true);
   if (!p) return false;
   uint64_t w;
   std::memcpy(&w, p, 8);
@@ -273,6 +301,7 @@ bool completeTransaction(Exec &x, Space space, uint64_t address, uint32_t bytes,
   s.tryComplete();
   w = s.encode();
   std::memcpy(p, &w, 8);
+  orderAtMbarrier(x, lane, p, Order::Release);
   return true;
 }
 

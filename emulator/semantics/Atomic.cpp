@@ -146,7 +146,7 @@ template <class E, bool Returns, bool HasC, bool Async = false> void atomic(Exec
     uint64_t address = effectiveAddress(x, addr, l);
     uint64_t b[8], c = HasC ? readOperand(x, k.op(in, first + 2), l) : 0;
     for (unsigned e = 0; e < n; ++e) b[e] = readOperand(x, element(k, bOp, e), l);
-    uint8_t *p = accessBytes(x, space, address, E::kBytes * n, l, true);
+    uint8_t *p = accessBytes(x, space, address, E::kBytes * n, l, true, true);
     if (!p) return;
     bool global = isGlobal(space, address);
     for (unsigned e = 0; e < n; ++e) {
@@ -180,7 +180,7 @@ template <class E, bool ToShared> void bulkReduce(Exec &x, const DInstr &in) {
     const uint8_t *from =
         size ? accessBytes(x, Space::Shared, effectiveAddress(x, src, l), size, l, false) : nullptr;
     uint8_t *into =
-        size ? accessBytes(x, ToShared ? Space::Shared : Space::Global, to, size, l, true) : nullptr;
+        size ? accessBytes(x, ToShared ? Space::Shared : Space::Global, to, size, l, true, true) : nullptr;
     if (size && (!from || !into)) return;
     for (uint32_t off = 0; off + E::kBytes <= size; off += E::kBytes) {
       uint64_t old = 0, b = 0;

@@ -418,6 +418,87 @@ TEST(Racecheck, BarriersOrderTheAccesses) {
   for (uint32_t t = 0; t < 64; ++t) EXPECT_EQ(out[t], t ^ 32u);
 }
 
+// Lanes of one warp run independently (sm_70+): lane l writes s[l], then
+// reads its neighbour's word; only a bar.warp.sync between them orders the
+// two, running in lockstep does not.
+std::string laneExchangeKernel(const char *between) {
+  return ptxModule(std::string(R"(
+.visible .entry k(.param .u64 out)
+{
+  .shared .align 4 .b32 s[32];
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, s;
+  shl.b32 %r3, %r1, 2;
+  add.u32 %r4, %r2, %r3;
+  st.shared.u32 [%r4], %r1;
+)") + between + R"(
+  xor.b32 %r3, %r3, 4;
+  add.u32 %r4, %r2, %r3;
+  ld.shared.u32 %r5, [%r4];
+  mul.wide.u32 %rd2, %r1, 4;
+  add.u64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r5;
+  ret;
+}
+)");
+}
+
+TEST(Racecheck, LanesOfOneWarpAreOrderedOnlyBySyncwarpOrABarrier) {
+  auto run = [](const char *between) {
+    return runKernel(laneExchangeKernel(between), "k", {1}, {32}, {Arg::array(std::vector<uint32_t>(32))}, 1,
+                     0, 100'000'000, false, 0, true);
+  };
+  EmuRun racy = run("");
+  ASSERT_TRUE(racy.result.ok) << racy.diags.renderText();
+  const ptx::Diagnostic *d = racy.first(DiagKind::SharedRace);
+  ASSERT_NE(d, nullptr) << "lanes of one warp exchanged words without __syncwarp";
+  EXPECT_NE(d->message.find("bar.warp.sync"), std::string::npos) << d->message;
+  for (const char *sync : {"  bar.warp.sync -1;\n", "  bar.sync 0;\n"}) {
+    EmuRun ok = run(sync);
+    ASSERT_TRUE(ok.result.ok) << ok.diags.renderText();
+    EXPECT_FALSE(ok.has(DiagKind::SharedRace)) << sync << ok.diags.renderText();
+    auto out = ok.buffer<uint32_t>(0);
+    for (uint32_t t = 0; t < 32; ++t) EXPECT_EQ(out[t], t ^ 1u);
+  }
+}
+
+// Atomics on one shared word from every warp do not race with each other;
+// a plain read of the word by another warp without a barrier does.
+TEST(Racecheck, AtomicsDoNotRaceWithAtomics) {
+  auto kernel = [](bool plainRead) {
+    return ptxModule(std::string(R"(
+.visible .entry k(.param .u64 out)
+{
+  .shared .align 4 .b32 s[1];
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<4>;
+  .reg .pred %p<2>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  atom.shared.add.u32 %r2, [s], 1;
+  red.shared.add.u32 [s], 1;
+)") + (plainRead ? "  setp.eq.u32 %p1, %r1, 64;\n  @%p1 ld.shared.u32 %r2, [s];\n" : "") +
+                     R"(
+  bar.sync 0;
+  ld.shared.u32 %r3, [s];
+  st.global.u32 [%rd1], %r3;
+  ret;
+}
+)");
+  };
+  EmuRun clean = runKernel(kernel(false), "k", {1}, {96}, {Arg::array(std::vector<uint32_t>(1))}, 1, 0,
+                           100'000'000, false, 0, true);
+  ASSERT_TRUE(clean.result.ok) << clean.diags.renderText();
+  EXPECT_FALSE(clean.has(DiagKind::SharedRace)) << clean.diags.renderText();
+  EXPECT_EQ(clean.buffer<uint32_t>(0)[0], 192u);
+  EmuRun racy = runKernel(kernel(true), "k", {1}, {96}, {Arg::array(std::vector<uint32_t>(1))}, 1, 0,
+                          100'000'000, false, 0, true);
+  EXPECT_TRUE(racy.has(DiagKind::SharedRace)) << racy.diags.renderText();
+}
+
 } // namespace
 
 namespace {

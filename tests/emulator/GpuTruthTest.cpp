@@ -205,6 +205,13 @@ struct Unsupported {
   const char *reason;
   bool harness = false; // the harness cannot set the launch up: skipped without running
 };
+/// Kernels whose output is deterministic although --racecheck rightly
+/// reports a race, with why.
+const std::map<std::string, std::string> kBenignRaces = {
+    {"mem_generic", "every lane stores 1 to s[tid & 3] and lane 0 then loads s[0] with no __syncwarp or "
+                    "__syncthreads between: lanes of one warp race (sm_70+), all writing the same value"},
+};
+
 const std::map<std::string, Unsupported> kUnsupportedCases = {
     // Tensor cores: wmma.* and mma.sync / ldmatrix have no semantics in the
     // emulator yet.
@@ -557,6 +564,35 @@ TEST_P(GpuTruth, TheDebugBuildComputesTheSame) {
     return 1e-3 * std::max(1.0, std::fabs(want));
   };
   expectBuffersMatch(c, rec, run, rounding);
+}
+
+// --racecheck on every recorded kernel the GPU completed: no report unless
+// the kernel is known to race (kRacyCases, kBenignRaces).
+TEST_P(GpuTruth, RacecheckFindsNoRaceInRaceFreeKernels) {
+  gpucase::Case c;
+  try {
+    c = gpucase::parseCase(GetParam());
+  } catch (const std::exception &e) {
+    FAIL() << e.what();
+  }
+  std::string ptxText, outText;
+  ASSERT_TRUE(gpucase::readFile(kSourceDir + "/" + c.ptx, ptxText)) << "cannot read " << c.ptx;
+  if (!gpucase::readFile(resultsDir() + "/" + c.name + ".out", outText)) GTEST_SKIP() << "not recorded";
+  const Recorded rec = parseOut(outText);
+  if (rec.get("outcome") != "completed" || kRacyCases.count(c.name) || kUnsupportedCases.count(c.name) ||
+      c.hasObjects() || c.hasCluster())
+    GTEST_SKIP() << "only race-free cases the GPU completed and the emulator runs";
+  const EmuResult run = runCase(c, ptxText, true);
+  std::string races;
+  for (const ptx::Diagnostic &d : run.diags.all())
+    if (d.kind == DiagKind::SharedRace) races += "  " + d.message + "\n";
+  const auto benign = kBenignRaces.find(c.name);
+  if (benign != kBenignRaces.end()) {
+    EXPECT_FALSE(races.empty()) << c.name << " is listed in kBenignRaces (" << benign->second
+                                << ") but --racecheck reports nothing";
+    return;
+  }
+  EXPECT_TRUE(races.empty()) << "--racecheck reports races in " << c.name << ":\n" << races;
 }
 
 INSTANTIATE_TEST_SUITE_P(Recorded, GpuTruth, testing::ValuesIn(listCases()), testName);
