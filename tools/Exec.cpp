@@ -24,7 +24,8 @@ CUDA runtime API. Kernel faults are reported as compute-sanitizer does, and retu
 error a GPU would. The program's exit status is passed through (a signal N: 128+N).
   --device emulator      the device (the SIMT emulator; the only one so far)
   --threads N            host threads per launch (default: all cores)
-  --racecheck            report shared-memory accesses of different warps not ordered by a barrier
+  --racecheck            report shared-memory accesses of different threads not ordered by a
+                         barrier, __syncwarp or mbarrier (lanes of a warp included)
   --max-instructions N   stop a launch after N warp instructions per CTA (cudaErrorLaunchTimeout)
   --schedule=random      randomise warp order and divergent-side order ...
   --seed S               ... from this seed (default 1)

@@ -27,7 +27,8 @@ Runs one kernel on the SIMT emulator.
                                    random=SEED (bytes), file=PATH
                              >OUT: write the buffer to OUT after the run
   --threads N            host threads (default: all cores)
-  --racecheck            report shared-memory accesses of different warps not ordered by a barrier
+  --racecheck            report shared-memory accesses of different threads not ordered by a
+                         barrier, __syncwarp or mbarrier (lanes of a warp included)
   --schedule=random      randomise warp order and divergent-side order ...
   --seed S               ... from this seed (default 1)
   --max-instructions N   stop a launch after N warp instructions per CTA
