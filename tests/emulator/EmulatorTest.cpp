@@ -365,10 +365,11 @@ TEST(Emulator, CallsToFunctionsWithoutBodiesAreReported) {
 
 namespace {
 
-// --racecheck: warp 1 reads what warp 0 wrote; ordered by bar.sync it is
-// fine, without the barrier it is a race reported with both accesses.
-std::string raceKernel(bool withBarrier) {
-  return ptxModule(std::string(R"(
+// --racecheck: thread t writes s[t], then reads the word of thread
+// t ^ (xorBytes / 4): for 128 that is a thread of the other warp, for 4 a
+// lane of its own warp. `between` may order the two (bar.sync, bar.warp.sync).
+std::string exchangeKernel(unsigned xorBytes, const std::string &between) {
+  return ptxModule(R"(
 .visible .entry k(.param .u64 out)
 {
   .shared .align 4 .b32 s[64];
@@ -380,9 +381,8 @@ std::string raceKernel(bool withBarrier) {
   shl.b32 %r3, %r1, 2;
   add.u32 %r4, %r2, %r3;
   st.shared.u32 [%r4], %r1;
-)") + (withBarrier ? "  bar.sync 0;\n" : "") +
-                   R"(
-  xor.b32 %r3, %r3, 128;
+)" + between + "  xor.b32 %r3, %r3, " +
+                   std::to_string(xorBytes) + R"(;
   add.u32 %r4, %r2, %r3;
   ld.shared.u32 %r5, [%r4];
   mul.wide.u32 %rd2, %r1, 4;
@@ -392,6 +392,7 @@ std::string raceKernel(bool withBarrier) {
 }
 )");
 }
+std::string raceKernel(bool withBarrier) { return exchangeKernel(128, withBarrier ? "  bar.sync 0;\n" : ""); }
 
 TEST(Racecheck, ReportsUnorderedSharedAccessesOfDifferentWarps) {
   EmuRun racy = runKernel(raceKernel(false), "k", {1}, {64}, {Arg::array(std::vector<uint32_t>(64))}, 1, 0,
@@ -401,11 +402,11 @@ TEST(Racecheck, ReportsUnorderedSharedAccessesOfDifferentWarps) {
   ASSERT_NE(d, nullptr) << racy.diags.renderText();
   EXPECT_NE(d->message.find("warp 1"), std::string::npos) << d->message;
   EXPECT_NE(d->message.find("warp 0"), std::string::npos) << d->message;
-  // Both accesses are named: the store (line 15) and the load (line 19).
+  // Both accesses are named: the store (line 15) and the load (line 18).
   std::string other;
   for (auto &[k, v] : d->fields)
     if (k == "other_line") other = v;
-  EXPECT_TRUE((d->loc.line == 15 && other == "19") || (d->loc.line == 19 && other == "15"))
+  EXPECT_TRUE((d->loc.line == 15 && other == "18") || (d->loc.line == 18 && other == "15"))
       << d->renderText();
 }
 
@@ -418,37 +419,12 @@ TEST(Racecheck, BarriersOrderTheAccesses) {
   for (uint32_t t = 0; t < 64; ++t) EXPECT_EQ(out[t], t ^ 32u);
 }
 
-// Lanes of one warp run independently (sm_70+): lane l writes s[l], then
-// reads its neighbour's word; only a bar.warp.sync between them orders the
-// two, running in lockstep does not.
-std::string laneExchangeKernel(const char *between) {
-  return ptxModule(std::string(R"(
-.visible .entry k(.param .u64 out)
-{
-  .shared .align 4 .b32 s[32];
-  .reg .b32 %r<6>;
-  .reg .b64 %rd<4>;
-  ld.param.u64 %rd1, [out];
-  mov.u32 %r1, %tid.x;
-  mov.u32 %r2, s;
-  shl.b32 %r3, %r1, 2;
-  add.u32 %r4, %r2, %r3;
-  st.shared.u32 [%r4], %r1;
-)") + between + R"(
-  xor.b32 %r3, %r3, 4;
-  add.u32 %r4, %r2, %r3;
-  ld.shared.u32 %r5, [%r4];
-  mul.wide.u32 %rd2, %r1, 4;
-  add.u64 %rd3, %rd1, %rd2;
-  st.global.u32 [%rd3], %r5;
-  ret;
-}
-)");
-}
-
+// Lanes of one warp run independently (sm_70+): only a bar.warp.sync or a
+// barrier between lane l's write and its neighbour's read orders the two,
+// running in lockstep does not.
 TEST(Racecheck, LanesOfOneWarpAreOrderedOnlyBySyncwarpOrABarrier) {
   auto run = [](const char *between) {
-    return runKernel(laneExchangeKernel(between), "k", {1}, {32}, {Arg::array(std::vector<uint32_t>(32))}, 1,
+    return runKernel(exchangeKernel(4, between), "k", {1}, {32}, {Arg::array(std::vector<uint32_t>(32))}, 1,
                      0, 100'000'000, false, 0, true);
   };
   EmuRun racy = run("");

@@ -406,24 +406,36 @@ std::string testName(const testing::TestParamInfo<std::string> &info) {
   return name;
 }
 
-class GpuTruth : public testing::TestWithParam<std::string> {};
+/// Each test reads its case, the PTX the case names and the GPU's recording.
+class GpuTruth : public testing::TestWithParam<std::string> {
+protected:
+  void SetUp() override {
+    try {
+      c = gpucase::parseCase(GetParam());
+    } catch (const std::exception &e) {
+      FAIL() << e.what();
+    }
+    ASSERT_TRUE(gpucase::readFile(kSourceDir + "/" + c.ptx, ptxText)) << "cannot read " << c.ptx;
+    const std::string outPath = resultsDir() + "/" + c.name + ".out";
+    if (!fs::exists(outPath))
+      GTEST_SKIP() << c.name << ": not recorded yet (" << outPath
+                   << " is missing; scripts/record-gpu.sh --missing records it on a GPU)";
+    std::string outText;
+    ASSERT_TRUE(gpucase::readFile(outPath, outText)) << "cannot read " << outPath;
+    rec = parseOut(outText);
+    ASSERT_TRUE(rec.ended) << outPath << ": no 'end' line";
+  }
+  /// Whether the GPU completed the case and the emulator runs it as it is.
+  bool completedAndRunnable() const {
+    return rec.get("outcome") == "completed" && !kRacyCases.count(c.name) &&
+           !kUnsupportedCases.count(c.name) && !c.hasObjects() && !c.hasCluster();
+  }
+  gpucase::Case c;
+  std::string ptxText;
+  Recorded rec;
+};
 
 TEST_P(GpuTruth, MatchesTheRecordedGpuRun) {
-  gpucase::Case c;
-  try {
-    c = gpucase::parseCase(GetParam());
-  } catch (const std::exception &e) {
-    FAIL() << e.what();
-  }
-  std::string ptxText, outText;
-  ASSERT_TRUE(gpucase::readFile(kSourceDir + "/" + c.ptx, ptxText)) << "cannot read " << c.ptx;
-  const std::string outPath = resultsDir() + "/" + c.name + ".out";
-  if (!fs::exists(outPath))
-    GTEST_SKIP() << c.name << ": not recorded yet (" << outPath
-                 << " is missing; scripts/record-gpu.sh --missing records it on a GPU)";
-  ASSERT_TRUE(gpucase::readFile(outPath, outText)) << "cannot read " << outPath;
-  const Recorded rec = parseOut(outText);
-  ASSERT_TRUE(rec.ended) << outPath << ": no 'end' line";
 
   // The recording must be of this very PTX and launch.
   ASSERT_EQ(rec.get("ptx_sha256"), gpucase::sha256Hex(ptxText))
@@ -440,7 +452,7 @@ TEST_P(GpuTruth, MatchesTheRecordedGpuRun) {
                                           " " + std::to_string(c.cluster[2])
                                     : "");
   const std::string outcome = rec.get("outcome");
-  ASSERT_FALSE(outcome.empty()) << outPath << ": no outcome";
+  ASSERT_FALSE(outcome.empty()) << c.name << ".out: no outcome";
   ASSERT_TRUE(outcome.rfind("error:child-", 0) != 0)
       << "recorded " << outcome
       << ": the recorder itself failed, this is not a GPU outcome; re-record the case";
@@ -529,24 +541,15 @@ TEST_P(GpuTruth, MatchesTheRecordedGpuRun) {
 // GPU computed from the optimised build: a second, very differently shaped
 // program per case, from the corpus the build generates.
 TEST_P(GpuTruth, TheDebugBuildComputesTheSame) {
-  gpucase::Case c;
-  try {
-    c = gpucase::parseCase(GetParam());
-  } catch (const std::exception &e) {
-    FAIL() << e.what();
-  }
   const std::string suffix = ".sm_80.ptx";
   const std::string file = fs::path(c.ptx).filename().string();
   if (file.size() <= suffix.size() || file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0)
     GTEST_SKIP() << c.ptx << " is not a corpus file";
   const std::string debugPath =
       std::string(PTXVM_CORPUS_DIR) + "/" + file.substr(0, file.size() - suffix.size()) + ".sm_80.G.ptx";
-  std::string debugText, outText;
+  std::string debugText;
   if (!gpucase::readFile(debugPath, debugText)) GTEST_SKIP() << "no " << debugPath << " (corpus not built)";
-  if (!gpucase::readFile(resultsDir() + "/" + c.name + ".out", outText)) GTEST_SKIP() << "not recorded";
-  const Recorded rec = parseOut(outText);
-  if (rec.get("outcome") != "completed" || kRacyCases.count(c.name) || kUnsupportedCases.count(c.name) ||
-      c.hasObjects() || c.hasCluster() || !rec.printed.empty())
+  if (!completedAndRunnable() || !rec.printed.empty())
     GTEST_SKIP() << "only cases the GPU completed and the emulator runs";
   if (debugText.find(" " + c.kernel + "(") == std::string::npos)
     GTEST_SKIP() << "no " << c.kernel << " in -G";
@@ -569,19 +572,7 @@ TEST_P(GpuTruth, TheDebugBuildComputesTheSame) {
 // --racecheck on every recorded kernel the GPU completed: no report unless
 // the kernel is known to race (kRacyCases, kBenignRaces).
 TEST_P(GpuTruth, RacecheckFindsNoRaceInRaceFreeKernels) {
-  gpucase::Case c;
-  try {
-    c = gpucase::parseCase(GetParam());
-  } catch (const std::exception &e) {
-    FAIL() << e.what();
-  }
-  std::string ptxText, outText;
-  ASSERT_TRUE(gpucase::readFile(kSourceDir + "/" + c.ptx, ptxText)) << "cannot read " << c.ptx;
-  if (!gpucase::readFile(resultsDir() + "/" + c.name + ".out", outText)) GTEST_SKIP() << "not recorded";
-  const Recorded rec = parseOut(outText);
-  if (rec.get("outcome") != "completed" || kRacyCases.count(c.name) || kUnsupportedCases.count(c.name) ||
-      c.hasObjects() || c.hasCluster())
-    GTEST_SKIP() << "only race-free cases the GPU completed and the emulator runs";
+  if (!completedAndRunnable()) GTEST_SKIP() << "only race-free cases the GPU completed and the emulator runs";
   const EmuResult run = runCase(c, ptxText, true);
   std::string races;
   for (const ptx::Diagnostic &d : run.diags.all())
