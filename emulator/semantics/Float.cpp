@@ -145,6 +145,24 @@ inline void lanes(Exec &x, const DInstr &in, bool ftz, bool sat, F f) {
   if constexpr (N > 1) gather(x, k.op(in, 2), b);
   if constexpr (N > 2) gather(x, k.op(in, 3), c);
   uint64_t out[32];
+  if (!ftz && !sat) {
+    // The common case, without .ftz or .sat: a loop the compiler vectorizes.
+    // Only a NaN result needs more (its canonical or propagated bits), and
+    // then the general loop below recomputes the instruction.
+    bool anyNaN = false;
+    for (unsigned l = 0; l < 32; ++l) {
+      T r;
+      if constexpr (N == 1)
+        r = f(a[l]);
+      else if constexpr (N == 2)
+        r = f(a[l], b[l]);
+      else
+        r = f(a[l], b[l], c[l]);
+      anyNaN |= r != r;
+      out[l] = bitsOf<T>(r);
+    }
+    if (!anyNaN) return scatter(x, k.op(in, 0), out);
+  }
   for (unsigned l = 0; l < 32; ++l) {
     T r;
     if constexpr (N == 1)
