@@ -6,10 +6,14 @@
 #include "runtime/cudart/Sanitizer.h"
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <set>
+
+#include <signal.h>
+#include <unistd.h>
 
 namespace cudart {
 
@@ -41,6 +45,7 @@ Runtime::Runtime() {
   for (const std::string &w : warnings) std::fprintf(stderr, "ptxvm: %s\n", w.c_str());
   createDevice();
   g_runtime = this;
+  installSignalHandlers();
 }
 
 void Runtime::createDevice() {
@@ -152,12 +157,55 @@ cudaError_t Api::operator()(cudaError_t e) {
 
 } // namespace cudart
 
-// The library's exit hook: flush printf output and write the report once the
-// program's own exit handlers (which may still call the runtime) have run.
-__attribute__((destructor)) static void ptxvmCudartExit() {
+namespace {
+
+/// Flushes printf output and writes the report unless a thread is inside the
+/// runtime (it keeps the lock: skip rather than hang).
+void finishIfIdle() {
   if (!cudart::g_runtime) return;
-  // A thread still inside the runtime at exit keeps its lock: skip rather
-  // than hang.
   std::unique_lock lock(cudart::g_runtime->mutex, std::try_to_lock);
   if (lock.owns_lock()) cudart::g_runtime->finish();
 }
+
+/// A program killed by a signal (its own crash, abort() from a failed host
+/// check, Ctrl-C) still leaves what kernels printed and the report. This is
+/// best effort: finishing is not async-signal-safe, so an alarm ends the
+/// process should it block; then the signal is raised again with its
+/// default action, and the exit status says the same as without ptxvm.
+constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT, SIGHUP};
+
+void finishOnSignal(int sig) {
+  static volatile sig_atomic_t entered = 0;
+  if (!entered) {
+    entered = 1;
+    std::signal(SIGALRM, SIG_DFL);
+    alarm(2);
+    finishIfIdle();
+  }
+  std::signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+} // namespace
+
+namespace cudart {
+
+void installSignalHandlers() {
+  for (int sig : kFatalSignals) {
+    struct sigaction old {};
+    // Only where the program keeps the default action: its own handlers stay.
+    if (sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO))
+      continue;
+    struct sigaction action {};
+    action.sa_handler = finishOnSignal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESETHAND | SA_NODEFER;
+    sigaction(sig, &action, nullptr);
+  }
+}
+
+} // namespace cudart
+
+// The library's exit hook: flush printf output and write the report once the
+// program's own exit handlers (which may still call the runtime) have run.
+__attribute__((destructor)) static void ptxvmCudartExit() { finishIfIdle(); }

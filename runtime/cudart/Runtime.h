@@ -162,6 +162,10 @@ private:
   bool finished_ = false;
 };
 
+/// Makes fatal signals (where the program keeps their default action) flush
+/// printf output and write the report before the process dies.
+void installSignalHandlers();
+
 /// The entry of every exported function: holds the runtime's lock, and knows the sticky error.
 class Api {
 public:

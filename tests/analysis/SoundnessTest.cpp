@@ -67,6 +67,20 @@ struct CaseOutcome {
   std::vector<std::string> disagreements;
 };
 
+/// Points `c` at the -G build of its corpus file (build/corpus/X.sm_80.G.ptx
+/// for tests/gpu/ptx/X.sm_80.ptx); false when there is none.
+bool debugBuildOf(gpucase::Case &c) {
+  const std::string suffix = ".sm_80.ptx", file = fs::path(c.ptx).filename().string();
+  if (file.size() <= suffix.size() || file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return false;
+  fs::path debug =
+      fs::path(PTXVM_CORPUS_DIR) / (file.substr(0, file.size() - suffix.size()) + ".sm_80.G.ptx");
+  if (!fs::exists(debug)) return false;
+  c.ptx = debug.string();
+  c.name += " (-G)";
+  return true;
+}
+
 CaseOutcome checkCase(const gpucase::Case &c, bool withShape, Tally &values, Tally &branches) {
   CaseOutcome out;
   std::string text;
@@ -146,8 +160,8 @@ CaseOutcome checkCase(const gpucase::Case &c, bool withShape, Tally &values, Tal
 }
 
 TEST(Soundness, TheAnalysisAgreesWithEveryCorpusRun) {
-  Tally values[2], branches[2];
-  size_t ran = 0, skipped = 0;
+  Tally values[2], branches[2], debugValues, debugBranches;
+  size_t ran = 0, skipped = 0, debugRan = 0;
   std::vector<std::string> disagreements;
   for (const std::string &path : caseFiles()) {
     gpucase::Case c;
@@ -169,8 +183,16 @@ TEST(Soundness, TheAnalysisAgreesWithEveryCorpusRun) {
     }
     ran += any;
     skipped += !any;
+    // The same kernel compiled with -G: unoptimised, values through local
+    // memory, many labels per block.
+    if (gpucase::Case debug = c; debugBuildOf(debug)) {
+      CaseOutcome o = checkCase(debug, true, debugValues, debugBranches);
+      debugRan += o.ran;
+      disagreements.insert(disagreements.end(), o.disagreements.begin(), o.disagreements.end());
+    }
   }
   EXPECT_GT(ran, 50u) << "too few corpus cases ran";
+  EXPECT_GT(debugRan, 50u) << "too few -G builds of corpus cases ran";
   std::string list;
   for (size_t i = 0; i < disagreements.size() && i < 50; ++i) list += "  " + disagreements[i] + "\n";
   EXPECT_TRUE(disagreements.empty()) << disagreements.size() << " disagreements:\n" << list;
@@ -180,6 +202,8 @@ TEST(Soundness, TheAnalysisAgreesWithEveryCorpusRun) {
               branches[0].row("branches").c_str());
   std::printf("precision, block shape of the launch:\n  %s\n  %s\n", values[1].row("values").c_str(),
               branches[1].row("branches").c_str());
+  std::printf("precision, -G builds (%zu cases), block shape of the launch:\n  %s\n  %s\n", debugRan,
+              debugValues.row("values").c_str(), debugBranches.row("branches").c_str());
 }
 
 } // namespace
