@@ -327,17 +327,28 @@ bool Cta::call(Warp &w, const DInstr &in, uint32_t mask, uint32_t pc) {
     report(ptx::DiagKind::Unsupported, ptx::Severity::Error, pc, w, mask, why);
     return false;
   };
-  // The callee: a function symbol, or a register holding one (the same for
-  // every calling lane).
+  // The callee: a function symbol, or a register holding one.
   uint64_t value = readOperand(x, target, static_cast<unsigned>(std::countr_zero(mask)));
-  bool uniform = true;
-  forLanes(mask, [&](unsigned l) { uniform &= readOperand(x, target, l) == value; });
-  if (!uniform) return unsupported("indirect call whose target differs between lanes");
+  uint32_t same = 0;
+  forLanes(mask, [&](unsigned l) { same |= (readOperand(x, target, l) == value ? 1u : 0u) << l; });
+  if (same != mask) {
+    // Lanes calling different functions (virtual calls, function pointer
+    // tables): the lanes of one callee call now; the others make the call
+    // again from a stack entry of their own once these return, and all go on
+    // after the call together.
+    w.stack.push_back({pc, mask & ~same, pc + 1});
+    mask = same;
+    x.mask = same;
+  }
   if ((value >> 48) == (kHostFunctionTag >> 48))
     if (const HostCallee *host = device.hostCallee(value)) return callHostFunction(x, in, *host);
   const ptx::Instruction &ir = kernel.instr(in);
   const ptx::Function &caller = kernel.functionOf(in);
-  if ((value >> 48) != 0xF00D || (value & 0xFFFF) >= kernel.regions.size()) {
+  const uint64_t index = value & 0xFFFF'FFFFull;
+  const uint32_t r = (value & ~0xFFFF'FFFFull) == kFunctionTag && index < kernel.regionOfFunction.size()
+                         ? kernel.regionOfFunction[index]
+                         : UINT32_MAX;
+  if (r == UINT32_MAX) {
     std::string name = "the callee";
     auto ops = caller.operandsOf(ir);
     if (ops[static_cast<size_t>(in.callTarget)].kind == ptx::OperandKind::Symbol)
@@ -346,7 +357,6 @@ bool Cta::call(Warp &w, const DInstr &in, uint32_t mask, uint32_t pc) {
                        ", which has no body in this module (device-side services such as "
                        "vprintf and malloc come with the runtime)");
   }
-  uint32_t r = static_cast<uint32_t>(value & 0xFFFF);
   const CodeRegion &callee = kernel.regions[r];
   if (callee.recursiveWithLocals)
     return unsupported("recursive call to '" + std::string(kernel.module->str(callee.function->name)) +

@@ -48,6 +48,14 @@ Space spaceOfMod(ptx::Mod m) {
 
 } // namespace
 
+/// Which function of its module a device function "address" (in a register,
+/// or written by a .global initializer such as a vtable) names.
+uint32_t functionIndex(const ptx::Module &m, ptx::Name name) {
+  for (uint32_t i = 0; i < m.functions.size(); ++i)
+    if (m.functions[i].name == name) return i;
+  return UINT32_MAX;
+}
+
 Device::LoadedModule &Device::load(const ptx::Module &m) {
   std::lock_guard lock(mutex_);
   auto [it, fresh] = modules_.try_emplace(&m);
@@ -95,7 +103,12 @@ Device::LoadedModule &Device::load(const ptx::Module &m) {
       uint64_t value = static_cast<uint64_t>(item.value);
       if (item.kind == ptx::InitItem::Address) {
         auto target = lm.symbols.find(item.symbol);
-        value = target == lm.symbols.end() ? 0 : target->second.address + value;
+        if (target != lm.symbols.end())
+          value = target->second.address + value;
+        else if (uint32_t fn = functionIndex(m, item.symbol); fn != UINT32_MAX)
+          value = kFunctionTag | fn; // a function pointer table, a vtable
+        else
+          value = 0;
         if (target != lm.symbols.end() && (item.flags & 1)) { // generic(symbol)
           if (target->second.space == Space::Shared) value += kSharedWindow;
           if (target->second.space == Space::Const) value += lm.constAddress;
@@ -132,10 +145,6 @@ std::span<const uint8_t> Device::constBank(const ptx::Module &m) {
 
 uint64_t Device::constBankAddress(const ptx::Module &m) { return load(m).constAddress; }
 
-/// Function "addresses" held in registers for indirect calls: a tag and the
-/// callee's region.
-constexpr uint64_t kFunctionTag = 0xF00D'0000'0000'0000ull;
-
 /// Turns a kernel, and every device function of its module, into a Kernel:
 /// region 0 is the kernel, the functions follow.
 class Decoder {
@@ -164,6 +173,10 @@ public:
       k->regions.push_back(region);
       regionOf_[fns[r]->name] = r;
     }
+    k->regionOfFunction.assign(m_.functions.size(), UINT32_MAX);
+    for (uint32_t i = 0; i < m_.functions.size(); ++i)
+      if (auto it = regionOf_.find(m_.functions[i].name); it != regionOf_.end())
+        k->regionOfFunction[i] = it->second;
     k->exitPc = k->regions[0].end;
     k->numRegisters = kernelFn.numRegisters;
     sharedCursor_ = lm_.sharedBytes;
@@ -380,8 +393,8 @@ private:
         op.imm = s->address;
       } else if (auto it = states_[region_].labelPc.find(o.id); it != states_[region_].labelPc.end()) {
         op.imm = it->second;
-      } else if (auto fnIt = regionOf_.find(o.id); fnIt != regionOf_.end()) {
-        op.imm = kFunctionTag | fnIt->second;
+      } else if (regionOf_.count(o.id)) {
+        op.imm = kFunctionTag | functionIndex(m_, o.id);
       } else if (uint64_t host = device_.hostFunctionAddress(m_, o.id)) {
         op.imm = host; // an extern function the host serves (vprintf, malloc, ...)
       }

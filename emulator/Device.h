@@ -53,6 +53,11 @@ struct LaunchResult {
 };
 
 /// Where a module-level symbol lives on the device.
+/// Device function "addresses" (mov of a function's name, function pointer
+/// tables and vtables in .global initializers): this tag | the function's
+/// index in its module.
+constexpr uint64_t kFunctionTag = 0xF00D'0000'0000'0000ull;
+
 struct SymbolLocation {
   Space space = Space::Global;
   uint64_t address = 0; // device address (global), or offset (const, shared, local)

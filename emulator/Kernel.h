@@ -76,6 +76,7 @@ struct Kernel {
   const ptx::Module *module = nullptr;
   const ptx::Function *function = nullptr; // the kernel
   std::vector<CodeRegion> regions;         // [0] is the kernel, then device functions
+  std::vector<uint32_t> regionOfFunction;  // module function index -> region (UINT32_MAX: none)
   std::string name;
   std::vector<DInstr> code;
   std::vector<DOp> ops;

@@ -225,14 +225,6 @@ const std::map<std::string, Unsupported> kUnsupportedCases = {
     {"tc_wmma_tf32_f32", {"tensor cores (wmma tf32)"}},
     {"tc_wmma_f64", {"tensor cores (wmma f64 m8n8k4)"}},
     {"tc_mma_sync_raw", {"tensor cores (ldmatrix, mma.sync m16n8k8 / m16n8k16)"}},
-    // Calls through function addresses that a module variable's initializer
-    // holds (g_unary_table, the C++ vtables): the emulator does not resolve
-    // them to the functions ("call to the callee, which has no body").
-    {"cf_function_pointers", {"indirect call through a function address from a .global initializer"}},
-    {"cf_virtual", {"virtual call through a vtable in a .global initializer"}},
-    // A struct-of-function-pointers dispatch whose target differs between the
-    // lanes of a warp.
-    {"cf_vtable", {"indirect call whose target differs between lanes"}},
     // stmatrix (sm_90) has no semantics yet.
     {"sm90_misc", {"stmatrix.sync.aligned.m8n8 (sm_90)"}},
     // Texture and surface objects: the emulator has no texture unit and the
