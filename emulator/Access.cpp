@@ -48,6 +48,28 @@ uint64_t specialRegister(Exec &x, const DOp &op, unsigned lane) {
   case SpecialReg::GlobalTimerLo:
   case SpecialReg::GlobalTimerHi: return x.warp.warpInstructions * 4;
   case SpecialReg::EnvReg: return c.envregs ? c.envregs[op.imm & 31] : 0;
+  // Thread-block clusters (a CTA launched without one is a cluster of one).
+  case SpecialReg::ClusterCtaId:
+  case SpecialReg::ClusterNCtaId:
+  case SpecialReg::ClusterId:
+  case SpecialReg::NClusterId:
+  case SpecialReg::ClusterCtaRank:
+  case SpecialReg::ClusterNCtaRank:
+  case SpecialReg::IsExplicitCluster: {
+    const Dim3 shape = c.cluster ? c.cluster->shape : Dim3{};
+    switch (static_cast<SpecialReg>(op.reg)) {
+    case SpecialReg::ClusterCtaId:
+      return component({c.ctaid.x % shape.x, c.ctaid.y % shape.y, c.ctaid.z % shape.z}, op.selector);
+    case SpecialReg::ClusterNCtaId: return component(shape, op.selector);
+    case SpecialReg::ClusterId:
+      return component({c.ctaid.x / shape.x, c.ctaid.y / shape.y, c.ctaid.z / shape.z}, op.selector);
+    case SpecialReg::NClusterId:
+      return component({c.nctaid.x / shape.x, c.nctaid.y / shape.y, c.nctaid.z / shape.z}, op.selector);
+    case SpecialReg::ClusterCtaRank: return c.clusterRank;
+    case SpecialReg::ClusterNCtaRank: return shape.count();
+    default: return c.cluster && c.cluster->explicitShape ? 1 : 0;
+    }
+  }
   case SpecialReg::DynamicSmemSize: return c.shared.size() - c.kernel.staticShared;
   case SpecialReg::TotalSmemSize:
   case SpecialReg::AggrSmemSize: return c.shared.size();
@@ -193,6 +215,18 @@ uint8_t *accessBytes(Exec &x, Space space, uint64_t address, unsigned size, unsi
     break;
   }
   case Space::Shared:
+    if (address >> kClusterRankShift) {
+      // Distributed shared memory: another CTA of the cluster (mapa).
+      const uint32_t rank = static_cast<uint32_t>(address >> kClusterRankShift) - 1;
+      const uint64_t offset = address & ((uint64_t{1} << kClusterRankShift) - 1);
+      std::vector<uint8_t> *other = c.clusterShared(rank);
+      p = other ? window(*other, offset, 0, other->size(), size) : nullptr;
+      if (!p)
+        fault.nearest = other ? "shared memory of cluster CTA " + std::to_string(rank) + " is " +
+                                    std::to_string(other->size()) + " bytes"
+                              : "the cluster has no CTA of rank " + std::to_string(rank);
+      break;
+    }
     p = window(c.shared, address, 0, c.shared.size(), size);
     if (!p) fault.nearest = "shared memory of the CTA is " + std::to_string(c.shared.size()) + " bytes";
     if (p && c.racecheck) checkRace(x, static_cast<uint32_t>(address), size, lane, write, atomic);

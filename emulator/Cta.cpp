@@ -120,8 +120,56 @@ uint64_t Cta::nextRandom() {
 bool Cta::run() {
   for (;;) {
     SliceResult r = runSlice();
+    if (r == SliceResult::Waiting) { // nothing else runs: no other CTA can release it
+      reportDeadlock();
+      return false;
+    }
     if (r != SliceResult::Running) return r == SliceResult::Done;
   }
+}
+
+uint64_t Cta::liveThreads() const {
+  uint64_t n = 0;
+  for (const Warp &w : warps)
+    if (w.state != Warp::State::Done) n += static_cast<uint64_t>(std::popcount(w.valid & ~w.exited));
+  return n;
+}
+
+// ---- barrier.cluster ----------------------------------------------------------------------
+
+void Cluster::tryComplete() {
+  uint64_t live = 0;
+  for (const Cta *c : ctas) live += c->liveThreads();
+  if (arrived == 0 || arrived < live) return;
+  ++phase;
+  arrived = 0;
+  for (Cta *c : ctas)
+    for (Warp &w : c->warps) {
+      for (SimtEntry &e : w.stack)
+        if (e.waitBarrier == kClusterBarrier && e.waitGeneration < phase) e.waitBarrier = -1;
+      if (w.state == Warp::State::AtBarrier && (w.stack.empty() || w.stack.back().waitBarrier < 0))
+        w.state = Warp::State::Ready;
+    }
+}
+
+/// barrier.cluster.arrive counts the executing threads in the current phase;
+/// barrier.cluster.wait parks them until the phase they arrived in completes
+/// (every non-exited thread of every CTA of the cluster arrived). A CTA
+/// launched without a cluster is a cluster of one.
+void Cta::executeClusterBarrier(Warp &w, const DInstr &in, uint32_t mask, uint32_t pc) {
+  if (!cluster) {
+    soloCluster_ = std::make_unique<Cluster>();
+    soloCluster_->ctas.push_back(this);
+    cluster = soloCluster_.get();
+  }
+  if (in.opcode == ptx::Opcode::BarrierClusterArrive) {
+    w.clusterPhase = cluster->phase;
+    cluster->arrived += static_cast<uint64_t>(std::popcount(mask));
+    cluster->tryComplete();
+    return;
+  }
+  if (cluster->phase > w.clusterPhase) return; // the phase it arrived in is complete
+  park(w, static_cast<uint32_t>(kClusterBarrier), w.clusterPhase, pc);
 }
 
 Cta::SliceResult Cta::runSlice() {
@@ -129,7 +177,7 @@ Cta::SliceResult Cta::runSlice() {
     order_.resize(warps.size());
     for (uint32_t i = 0; i < order_.size(); ++i) order_[i] = i;
   }
-  bool progressed = false, anyBlocked = false;
+  bool progressed = false, anyBlocked = false, clusterWait = false;
   if (random_)
     for (size_t i = order_.size(); i > 1; --i) std::swap(order_[i - 1], order_[nextRandom() % i]);
   for (uint32_t wi : order_) {
@@ -140,10 +188,13 @@ Cta::SliceResult Cta::runSlice() {
       progressed = true;
     } else if (w.state == Warp::State::AtBarrier) {
       anyBlocked = true;
+      clusterWait |= w.barrier == static_cast<uint32_t>(kClusterBarrier);
     }
   }
   if (failed) return SliceResult::Failed;
   if (!progressed) {
+    // The other CTAs of the cluster may still arrive at the cluster barrier.
+    if (clusterWait && cluster && cluster->ctas.size() > 1) return SliceResult::Waiting;
     if (anyBlocked) {
       reportDeadlock();
       return SliceResult::Failed;
@@ -449,6 +500,8 @@ uint32_t Cta::expectedAll() const {
 }
 
 void Cta::executeBarrier(Warp &w, const DInstr &in, uint32_t mask, uint32_t pc) {
+  if (in.opcode == ptx::Opcode::BarrierClusterArrive || in.opcode == ptx::Opcode::BarrierClusterWait)
+    return executeClusterBarrier(w, in, mask, pc);
   std::string_view name = ptx::InstrTable::get().info(in.opcode).name;
   bool isArrive = name.ends_with(".arrive"), isRed = name.ends_with(".red");
   // bar.* is barrier.*.aligned; barrier.* without .aligned may diverge.
@@ -546,6 +599,7 @@ void Cta::executeBarrier(Warp &w, const DInstr &in, uint32_t mask, uint32_t pc) 
 }
 
 void Cta::recountAfterExit(Warp &w) {
+  if (cluster) cluster->tryComplete(); // exited threads no longer count
   uint64_t bit = uint64_t{1} << (w.index % 64);
   uint32_t live = w.valid & ~w.exited;
   for (uint32_t id = 0; id < 16; ++id) {
@@ -627,7 +681,10 @@ void Cta::reportDeadlock() {
   for (const Warp &w : warps) {
     std::string row = "warp " + std::to_string(w.index) + " lanes " +
                       laneList(w.state == Warp::State::Done ? w.valid : w.valid & ~w.exited) + ": ";
-    if (w.state == Warp::State::AtBarrier) {
+    if (w.state == Warp::State::AtBarrier && w.barrier == static_cast<uint32_t>(kClusterBarrier)) {
+      row += "waits at barrier.cluster (phase " + std::to_string(w.generation) + ") at line " +
+             std::to_string(kernel.line(w.waitPc));
+    } else if (w.state == Warp::State::AtBarrier) {
       const NamedBarrier &b = barriers[w.barrier];
       row += "waits at barrier " + std::to_string(w.barrier) + " (generation " +
              std::to_string(b.generation) + ", " + std::to_string(b.arrived) + " of " +
@@ -646,6 +703,20 @@ void Cta::reportDeadlock() {
       first = &w;
       break;
     }
+  if (first->barrier == static_cast<uint32_t>(kClusterBarrier)) {
+    uint64_t live = 0;
+    for (const Cta *c : cluster->ctas) live += c->liveThreads();
+    fields.insert(fields.begin(), {{"barrier", "cluster"},
+                                   {"arrived", std::to_string(cluster->arrived)},
+                                   {"expected", std::to_string(live)}});
+    report(ptx::DiagKind::BarrierDeadlock, ptx::Severity::Error, first->waitPc, *first,
+           first->valid & ~first->exited,
+           "deadlock: no warp of the cluster can run; barrier.cluster has " +
+               std::to_string(cluster->arrived) + " of " + std::to_string(live) + " threads (CTA rank " +
+               std::to_string(clusterRank) + ")" + table,
+           fields);
+    return;
+  }
   const NamedBarrier &b = barriers[first->barrier];
   fields.insert(fields.begin(), {{"barrier", std::to_string(first->barrier)},
                                  {"generation", std::to_string(b.generation)},

@@ -73,6 +73,8 @@ struct Warp {
   // While at a barrier: which one, its generation, and where.
   uint32_t barrier = 0, generation = 0, waitPc = 0;
   uint64_t warpInstructions = 0, threadInstructions = 0;
+  // The barrier.cluster phase this warp last arrived in.
+  uint32_t clusterPhase = 0;
   // The warp's last barrier operation, for the double-arrive check.
   int32_t lastBarrier = -1;
   bool lastBarrierWasArrive = false;
@@ -96,6 +98,26 @@ struct NamedBarrier {
   std::vector<std::pair<uint32_t, uint32_t>> redDests; // (warp, register) to fill on completion
   std::vector<uint32_t> clock; // racecheck: the vector clock this generation publishes
 };
+
+class Cta;
+
+/// The CTAs of one thread-block cluster (sm_90). They run interleaved on one
+/// host thread, so each sees the others' shared memory (distributed shared
+/// memory, through mapa and .shared::cluster) and the cluster barrier.
+struct Cluster {
+  Dim3 shape;                 // CTAs per cluster, per dimension
+  bool explicitShape = false; // %is_explicit_cluster
+  std::vector<Cta *> ctas;    // by %cluster_ctarank
+  // barrier.cluster: completed phases, and threads arrived in this one.
+  uint32_t phase = 0;
+  uint64_t arrived = 0;
+  /// Completes the phase when every non-exited thread of the cluster has
+  /// arrived, releasing the warps that wait for it.
+  void tryComplete();
+};
+
+/// The id barrier.cluster.wait parks a group at (named barriers are 0-15).
+constexpr int32_t kClusterBarrier = 16;
 
 class Cta {
 public:
@@ -122,7 +144,9 @@ public:
   /// One round of the scheduler: each runnable warp runs for a quantum.
   /// Cooperative launches interleave the CTAs of a grid this way, so that a
   /// CTA spinning on a grid-wide barrier lets the others reach it.
-  enum class SliceResult : uint8_t { Running, Done, Failed };
+  /// Waiting: no warp could run, and some wait at the cluster barrier (the
+  /// other CTAs of the cluster may release them).
+  enum class SliceResult : uint8_t { Running, Done, Failed, Waiting };
   SliceResult runSlice();
 
   uint64_t warpInstructions() const;
@@ -147,6 +171,20 @@ public:
   /// remembering it) when needed; an empty range when there is none.
   const GlobalMemory::Range &globalRange(uint64_t address);
   bool failed = false;
+  /// The cluster of this CTA and its rank there (null: a cluster of one).
+  Cluster *cluster = nullptr;
+  uint32_t clusterRank = 0;
+  /// The shared memory of the cluster's CTA `rank` (this CTA's own when
+  /// there is no cluster), or null when there is no such CTA.
+  std::vector<uint8_t> *clusterShared(uint32_t rank) {
+    if (!cluster) return rank == 0 ? &shared : nullptr;
+    return rank < cluster->ctas.size() ? &cluster->ctas[rank]->shared : nullptr;
+  }
+  /// Threads of this CTA that have not exited.
+  uint64_t liveThreads() const;
+  /// Reports a deadlock with the wait-for table of this CTA's warps (the
+  /// launch calls it when every CTA of a cluster waits).
+  void reportDeadlock();
   /// %envreg0..31 as the launch sets them (a cooperative launch passes its
   /// grid-barrier workspace in %envreg1:%envreg2); null reads as zeros.
   const uint32_t *envregs = nullptr;
@@ -174,9 +212,10 @@ private:
   /// After lanes of `w` exited: barriers may now be complete.
   void recountAfterExit(Warp &w);
   void release(uint32_t id);
+  void executeClusterBarrier(Warp &w, const DInstr &in, uint32_t mask, uint32_t pc);
+  friend struct Cluster;
   /// Whether `id`'s expected arrivals are met, counting exited warps out.
   uint32_t expectedAll() const;
-  void reportDeadlock();
 
   uint64_t nextRandom();
 
@@ -185,7 +224,8 @@ private:
   bool random_ = false;
   uint64_t rng_ = 0;
   uint64_t executed_ = 0;
-  std::vector<uint32_t> order_; // warp order of the next slice
+  std::vector<uint32_t> order_;          // warp order of the next slice
+  std::unique_ptr<Cluster> soloCluster_; // a CTA launched without a cluster is a cluster of one
 };
 
 /// Bit l set when bit 0 of lane l's value is set: a predicate register of a

@@ -25,6 +25,9 @@ namespace emu {
 
 struct LaunchConfig {
   Dim3 grid, block;
+  /// Thread-block cluster shape of a launch (cudaLaunchAttributeClusterDimension);
+  /// 1x1x1 takes the kernel's .reqnctapercluster, if any.
+  Dim3 cluster;
   uint32_t dynamicShared = 0;
   std::vector<uint8_t> params;                  // laid out per Kernel::paramOffsets
   unsigned threads = 0;                         // host threads; 0 = all cores

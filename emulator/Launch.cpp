@@ -103,7 +103,87 @@ LaunchResult Device::launch(const Kernel &k, const LaunchConfig &config, ptx::Di
       }
     }
   };
+  // Clusters: host threads take whole clusters and run their CTAs a slice
+  // at a time, so that they share shared memory and the cluster barrier.
+  // A cluster's CTAs stay until all are done (others may still read their
+  // shared memory).
+  Dim3 shape = config.cluster;
+  bool explicitShape = shape.count() > 1;
+  if (!explicitShape)
+    for (const ptx::FunctionDirective &d : k.function->directives)
+      if (d.kind == ptx::DirectiveKind::ReqNCtaPerCluster && !d.values.empty()) {
+        shape = {d.values[0], d.values.size() > 1 ? d.values[1] : 1, d.values.size() > 2 ? d.values[2] : 1};
+        explicitShape = true;
+      }
+  const Dim3 clusters{config.grid.x / std::max(shape.x, 1u), config.grid.y / std::max(shape.y, 1u),
+                      config.grid.z / std::max(shape.z, 1u)};
+  auto clusterWorker = [&] {
+    for (;;) {
+      uint64_t q = next.fetch_add(1);
+      if (q >= clusters.count() || failed.load()) return;
+      Dim3 cid{static_cast<uint32_t>(q % clusters.x), static_cast<uint32_t>((q / clusters.x) % clusters.y),
+               static_cast<uint32_t>(q / (uint64_t{clusters.x} * clusters.y))};
+      Cluster cluster;
+      cluster.shape = shape;
+      cluster.explicitShape = explicitShape;
+      std::vector<std::unique_ptr<Cta>> ctas;
+      std::vector<bool> done;
+      for (uint32_t rank = 0; rank < shape.count(); ++rank) {
+        Dim3 local{rank % shape.x, (rank / shape.x) % shape.y, rank / (shape.x * shape.y)};
+        Dim3 id{cid.x * shape.x + local.x, cid.y * shape.y + local.y, cid.z * shape.z + local.z};
+        ctas.push_back(makeCta(id.x + uint64_t{config.grid.x} * (id.y + uint64_t{config.grid.y} * id.z)));
+        ctas.back()->cluster = &cluster;
+        ctas.back()->clusterRank = rank;
+        cluster.ctas.push_back(ctas.back().get());
+        done.push_back(false);
+      }
+      size_t live = ctas.size();
+      while (live > 0) {
+        bool progressed = false, waiting = false;
+        for (size_t i = 0; i < ctas.size() && !failed.load(); ++i) {
+          if (done[i]) continue;
+          Cta::SliceResult r = ctas[i]->runSlice();
+          if (r == Cta::SliceResult::Waiting) {
+            waiting = true;
+            continue;
+          }
+          progressed = true;
+          if (r == Cta::SliceResult::Running) continue;
+          if (r == Cta::SliceResult::Failed) failed = true;
+          done[i] = true;
+          --live;
+        }
+        if (failed.load()) break;
+        if (!progressed && waiting) { // every CTA left waits at the cluster barrier
+          for (size_t i = 0; i < ctas.size(); ++i)
+            if (!done[i]) {
+              ctas[i]->reportDeadlock();
+              break;
+            }
+          failed = true;
+          break;
+        }
+      }
+      for (auto &cta : ctas) collect(*cta);
+    }
+  };
+  const bool clustered = shape.count() > 1 && !config.cooperative;
+  if (clustered && (config.grid.x % shape.x || config.grid.y % shape.y || config.grid.z % shape.z)) {
+    ptx::Diagnostic d;
+    d.kind = ptx::DiagKind::Unsupported;
+    d.severity = ptx::Severity::Error;
+    d.message = "the grid is not a whole number of clusters of " + std::to_string(shape.x) + "x" +
+                std::to_string(shape.y) + "x" + std::to_string(shape.z) + " CTAs";
+    d.loc.function = k.name;
+    diags.add(std::move(d));
+    result.status = "failed";
+    result.error = "cudaErrorInvalidClusterSize";
+    return result;
+  }
+  if (clustered)
+    threads = static_cast<unsigned>(std::min<uint64_t>(threads, std::max<uint64_t>(clusters.count(), 1)));
   auto worker = [&] {
+    if (clustered) return clusterWorker();
     if (config.cooperative) return cooperativeWorker();
     for (;;) {
       uint64_t i = next.fetch_add(1);

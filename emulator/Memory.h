@@ -20,6 +20,10 @@ constexpr uint64_t kGlobalBase = 0x0000'7000'0000'0000ull;
 constexpr uint64_t kSharedWindow = 0x0000'0100'0000'0000ull;
 constexpr uint64_t kLocalWindow = 0x0000'0200'0000'0000ull;
 constexpr uint64_t kWindowSize = 0x0000'0001'0000'0000ull;
+/// A .shared::cluster address of another CTA of the cluster (what mapa
+/// gives): (rank + 1) << kClusterRankShift | offset in that CTA's shared
+/// memory. Offsets below 1 << kClusterRankShift are the CTA's own.
+constexpr unsigned kClusterRankShift = 24;
 
 /// Param is a kernel's parameter buffer; Frame a thread's .param frame of a
 /// device-function call (its arguments, results and call-site variables).

@@ -254,6 +254,23 @@ void isspacep(Exec &x, const DInstr &in) {
   });
 }
 
+/// mapa{.shared::cluster} d, a, rank: the address of a's counterpart in the
+/// shared memory of the cluster's CTA `rank`, as a .shared::cluster address
+/// or, without the space, a generic one.
+void mapa(Exec &x, const DInstr &in) {
+  const Kernel &k = x.kernel();
+  const bool generic = in.space == Space::Generic;
+  forLanes(x.mask, [&](unsigned l) {
+    uint64_t a = readOperand(x, k.op(in, 1), l);
+    uint64_t rank = readOperand(x, k.op(in, 2), l) & 0xFFFFFFFFu;
+    uint64_t offset = (generic ? a - kSharedWindow : a) & ((uint64_t{1} << kClusterRankShift) - 1);
+    uint64_t r = (rank + 1) << kClusterRankShift | offset;
+    if (generic) r += kSharedWindow;
+    if (in.type == Type::U32) r &= 0xFFFFFFFFu;
+    writeOperand(x, k.op(in, 0), l, r);
+  });
+}
+
 } // namespace
 
 Handler selectMemory(const DInstr &in) {
@@ -263,6 +280,7 @@ Handler selectMemory(const DInstr &in) {
   case Opcode::St: return ptx::bitWidth(in.type) <= 64 ? store : nullptr;
   case Opcode::Cvta: return cvta;
   case Opcode::Isspacep: return isspacep;
+  case Opcode::Mapa: return mapa;
   default: return nullptr;
   }
 }

@@ -29,7 +29,7 @@ std::string_view field(const ptx::Diagnostic &d, std::string_view name) {
 } // namespace
 
 cudaError_t Runtime::launch(const char *api, const void *function, dim3 grid, dim3 block, void **args,
-                            size_t sharedMem, cudaStream_t stream, bool cooperative) {
+                            size_t sharedMem, cudaStream_t stream, bool cooperative, dim3 cluster) {
   KernelInfo *k = kernel(function);
   if (!k) return cudaErrorInvalidDeviceFunction;
   if (!validStream(stream)) return cudaErrorInvalidResourceHandle;
@@ -48,12 +48,21 @@ cudaError_t Runtime::launch(const char *api, const void *function, dim3 grid, di
     // A block larger than the kernel allows is "too many resources", as when
     // its registers do not fit.
     if (d.kind == ptx::DirectiveKind::MaxNTid && threads > product) return cudaErrorLaunchOutOfResources;
+    if (d.kind == ptx::DirectiveKind::ReqNCtaPerCluster) { // __cluster_dims__
+      uint32_t shape[3] = {1, 1, 1};
+      for (size_t i = 0; i < d.values.size() && i < 3; ++i) shape[i] = std::max(d.values[i], 1u);
+      if (grid.x % shape[0] || grid.y % shape[1] || grid.z % shape[2]) return cudaErrorInvalidClusterSize;
+    }
     if (d.kind == ptx::DirectiveKind::ReqNTid) {
       uint32_t want[3] = {1, 1, 1};
       for (size_t i = 0; i < d.values.size() && i < 3; ++i) want[i] = d.values[i];
       if (block.x != want[0] || block.y != want[1] || block.z != want[2]) return cudaErrorInvalidValue;
     }
   }
+  // Clusters: at most 8 CTAs (the portable size), and whole clusters.
+  if (!cluster.x || !cluster.y || !cluster.z || uint64_t{cluster.x} * cluster.y * cluster.z > 8 ||
+      grid.x % cluster.x || grid.y % cluster.y || grid.z % cluster.z)
+    return cudaErrorInvalidClusterSize;
   if (sharedMem > maxDynamicShared(*k) || code.staticShared + sharedMem > limits::kSharedPerBlockOptin)
     return cudaErrorInvalidValue;
   if (cooperative) {
@@ -81,6 +90,7 @@ cudaError_t Runtime::launch(const char *api, const void *function, dim3 grid, di
   launch.randomSchedule = config.randomSchedule;
   launch.seed = config.seed;
   launch.cooperative = cooperative; // every CTA resident at once, for grid-wide sync
+  launch.cluster = {cluster.x, cluster.y, cluster.z};
   ptx::DiagnosticList diags;
   services.beginLaunch(launch.grid);
   emu::LaunchResult r = device->launch(code, launch, diags);
@@ -157,10 +167,10 @@ CUDART_EXPORT cudaError_t cudaGetKernel(cudaKernel_t *kernel, const void *functi
 
 namespace {
 cudaError_t launchVia(const char *name, const void *function, dim3 grid, dim3 block, void **args,
-                      size_t shared, cudaStream_t stream, bool cooperative) {
+                      size_t shared, cudaStream_t stream, bool cooperative, dim3 cluster = dim3(1, 1, 1)) {
   Api api(name);
   if (api.blocked()) return api.sticky();
-  return api(api.rt.launch(name, function, grid, block, args, shared, stream, cooperative));
+  return api(api.rt.launch(name, function, grid, block, args, shared, stream, cooperative, cluster));
 }
 } // namespace
 
@@ -202,11 +212,15 @@ CUDART_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, 
     return api(cudaErrorInvalidValue);
   }
   bool cooperative = false;
-  for (unsigned i = 0; i < config->numAttrs && config->attrs; ++i)
-    if (config->attrs[i].id == cudaLaunchAttributeCooperative)
-      cooperative = config->attrs[i].val.cooperative != 0;
+  dim3 cluster(1, 1, 1);
+  for (unsigned i = 0; i < config->numAttrs && config->attrs; ++i) {
+    const cudaLaunchAttribute &a = config->attrs[i];
+    if (a.id == cudaLaunchAttributeCooperative) cooperative = a.val.cooperative != 0;
+    if (a.id == cudaLaunchAttributeClusterDimension)
+      cluster = dim3(a.val.clusterDim.x, a.val.clusterDim.y, a.val.clusterDim.z);
+  }
   return launchVia("cudaLaunchKernelExC", func, config->gridDim, config->blockDim, args,
-                   config->dynamicSmemBytes, config->stream, cooperative);
+                   config->dynamicSmemBytes, config->stream, cooperative, cluster);
 }
 
 CUDART_EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config, const void *func,

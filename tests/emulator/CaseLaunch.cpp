@@ -12,6 +12,7 @@ CaseBuffers prepareCase(const gpucase::Case &c, emu::Device &device, const emu::
   config.block = {c.block[0], c.block[1], c.block[2]};
   config.dynamicShared = c.shared;
   config.cooperative = c.cooperative;
+  if (c.hasCluster()) config.cluster = {c.cluster[0], c.cluster[1], c.cluster[2]};
   config.params.assign(kernel.paramBytes, 0);
   for (size_t i = 0; i < c.args.size() && i < kernel.paramOffsets.size(); ++i) {
     const gpucase::Arg &a = c.args[i];

@@ -230,12 +230,6 @@ const std::map<std::string, Unsupported> kUnsupportedCases = {
     // Texture and surface objects: the emulator has no texture unit and the
     // harness no way to create the objects the case passes.
     {"mem_texture", {"texture and surface objects (tex, suld, sust)", true}},
-    // Thread-block clusters: emu::LaunchConfig has no cluster shape, and the
-    // cluster instructions (mapa, barrier.cluster, ld.shared::cluster) are
-    // not emulated.
-    {"sm90_cluster_dsmem_exchange", {"thread-block clusters (sm_90): mapa, barrier.cluster, DSMEM"}},
-    {"sm90_cluster_dsmem_histogram", {"thread-block clusters (sm_90): launch-time cluster shape", true}},
-    {"sm90_cluster_special_regs", {"thread-block clusters (sm_90): %cluster_* registers, barrier.cluster"}},
 };
 
 /// What the launches printed, line by line.
@@ -471,7 +465,7 @@ protected:
   /// Whether the GPU completed the case and the emulator runs it as it is.
   bool completedAndRunnable() const {
     return rec.get("outcome") == "completed" && !kRacyCases.count(c.name) &&
-           !kUnsupportedCases.count(c.name) && !c.hasObjects() && !c.hasCluster();
+           !kUnsupportedCases.count(c.name) && !c.hasObjects();
   }
   gpucase::Case c;
   std::string ptxText;
@@ -508,11 +502,11 @@ TEST_P(GpuTruth, MatchesTheRecordedGpuRun) {
     return;
   }
   const auto listed = kUnsupportedCases.find(c.name);
-  if (c.hasObjects() || c.hasCluster()) {
-    // Texture/surface handles and launch-time clusters: nothing to hand the emulator.
+  if (c.hasObjects()) {
+    // Texture/surface handles: nothing to hand the emulator.
     ASSERT_TRUE(listed != kUnsupportedCases.end() && listed->second.harness)
         << "the harness cannot launch " << c.name
-        << " (texture/surface objects or a launch-time cluster): list it in kUnsupportedCases";
+        << " (texture/surface objects): list it in kUnsupportedCases";
     GTEST_SKIP() << "unsupported: " << listed->second.reason;
   }
   const EmuResult run = runCase(c, ptxText);

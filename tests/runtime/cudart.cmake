@@ -48,6 +48,8 @@ file(MAKE_DIRECTORY ${_cudart_programs_dir})
 # Each programs/<name>.cu becomes <name>; extra nvcc flags (and sources) of one program:
 # PTXVM_CUDART_FLAGS_<name>. Variants of a program built another way: "name|source|flags".
 set(PTXVM_CUDART_FLAGS_rdc -rdc=true ${_cudart_src}/Inputs/rdc_library.cu)
+# Programs for another architecture than sm_80: PTXVM_CUDART_ARCH_<name>.
+set(PTXVM_CUDART_ARCH_cluster sm_90)
 set(_cudart_variants
   "status_ptds|status.cu|-cudart shared --default-stream per-thread"
   "status_static|status.cu|-cudart static")
@@ -64,9 +66,13 @@ foreach(_spec IN LISTS _cudart_variants)
   list(GET _parts 1 _source)
   list(GET _parts 2 _flags)
   separate_arguments(_flags UNIX_COMMAND "${_flags}")
+  set(_arch sm_80)
+  if(DEFINED PTXVM_CUDART_ARCH_${_name})
+    set(_arch ${PTXVM_CUDART_ARCH_${_name}})
+  endif()
   add_custom_command(
     OUTPUT ${_cudart_programs_dir}/${_name}
-    COMMAND ${PTXVM_NVCC} ${_flags} -arch=sm_80 -lineinfo -std=c++17 ${PTXVM_CUDART_FLAGS_${_name}}
+    COMMAND ${PTXVM_NVCC} ${_flags} -arch=${_arch} -lineinfo -std=c++17 ${PTXVM_CUDART_FLAGS_${_name}}
             ${_cudart_src}/${_source} -o ${_cudart_programs_dir}/${_name}
     DEPENDS ${_cudart_src}/${_source} ${_cudart_inputs}
     WORKING_DIRECTORY ${_cudart_programs_dir}
