@@ -51,6 +51,7 @@ Cta::Cta(Device &device, const Kernel &kernel, Dim3 ctaid, Dim3 nctaid, Dim3 nti
     warp.regs.assign(uint64_t{kernel.numRegisters} * 32, 0);
     warp.frame.assign(uint64_t{kernel.regions[0].frameBytes} * 32, 0);
     warp.stack.push_back({0, warp.valid, kernel.exitPc});
+    warp.stackPointer.fill(kernel.localBytes);
   }
 }
 
@@ -450,6 +451,7 @@ bool Cta::call(Warp &w, const DInstr &in, uint32_t mask, uint32_t pc) {
   cf.lanes = mask;
   cf.resultsOp = in.callResults;
   cf.callPc = pc;
+  cf.stackPointer = w.stackPointer;
   w.regs = std::move(regs);
   w.frame = std::move(frame);
   w.region = r;
@@ -487,6 +489,7 @@ void Cta::finishCall(Warp &w) {
       });
     }
   }
+  forLanes(cf.lanes, [&](unsigned l) { w.stackPointer[l] = cf.stackPointer[l]; });
   w.regs = std::move(cf.callerRegs);
   w.frame = std::move(cf.callerFrame);
   w.region = cf.callerRegion;

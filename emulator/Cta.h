@@ -56,6 +56,7 @@ struct CallFrame {
   uint32_t returned = 0;  // lanes that executed ret
   int32_t resultsOp = -1; // the call's result list (in the caller's frame)
   uint32_t callPc = 0;
+  std::array<uint32_t, 32> stackPointer{}; // the caller's: a return frees the callee's allocas
 };
 
 struct Warp {
@@ -73,6 +74,8 @@ struct Warp {
   // While at a barrier: which one, its generation, and where.
   uint32_t barrier = 0, generation = 0, waitPc = 0;
   uint64_t warpInstructions = 0, threadInstructions = 0;
+  // alloca's stack pointer of each lane (a local-memory offset).
+  std::array<uint32_t, 32> stackPointer{};
   // The barrier.cluster phase this warp last arrived in.
   uint32_t clusterPhase = 0;
   // The warp's last barrier operation, for the double-arrive check.

@@ -190,6 +190,14 @@ public:
     k->constSize = lm_.constSize;
     k->constBytes = lm_.constBytes;
     k->localBytes = (localCursor_ + 7) / 8 * 8;
+    k->stackBase = k->localBytes;
+    for (const ptx::Function *f : fns)
+      for (const ptx::Instruction &in : f->instrs)
+        if (in.opcode == ptx::Opcode::Alloca) {
+          k->localBytes += kAllocaStackBytes;
+          goto stackDone;
+        }
+  stackDone:
     markRecursion();
     k->code.reserve(pc);
     for (uint32_t r = 0; r < fns.size(); ++r) decodeRegion(r);

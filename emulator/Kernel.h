@@ -71,6 +71,9 @@ struct CodeRegion {
   bool recursiveWithLocals = false;                 // calls to it are reported unsupported
 };
 
+/// Bytes of alloca stack per thread (CUDA's default cudaLimitStackSize).
+constexpr uint32_t kAllocaStackBytes = 1024;
+
 /// A kernel ready to run.
 struct Kernel {
   const ptx::Module *module = nullptr;
@@ -83,7 +86,10 @@ struct Kernel {
   std::vector<uint32_t> targetTables; // brx.idx targets, as pcs
   uint32_t numRegisters = 0;
   uint32_t staticShared = 0; // bytes of .shared declared by the kernel and module
-  uint32_t localBytes = 0;   // per thread
+  uint32_t localBytes = 0;   // per thread, including the alloca stack
+  // alloca's stack (kernels that use it): local offsets [stackBase, localBytes),
+  // growing down from localBytes.
+  uint32_t stackBase = 0;
   // The module's constant bank: its generic address, size and bytes.
   uint64_t constAddress = 0;
   uint32_t constSize = 0;

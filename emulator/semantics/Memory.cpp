@@ -271,6 +271,19 @@ void mapa(Exec &x, const DInstr &in) {
   });
 }
 
+/// getctarank{.shared::cluster} d, a: the cluster rank of the CTA whose
+/// shared memory address a (.shared::cluster, or generic) names.
+void getctarank(Exec &x, const DInstr &in) {
+  const Kernel &k = x.kernel();
+  const bool generic = in.space == Space::Generic;
+  forLanes(x.mask, [&](unsigned l) {
+    uint64_t a = readOperand(x, k.op(in, 1), l);
+    uint64_t offset = generic ? a - kSharedWindow : a & 0xFFFFFFFFu;
+    uint64_t tag = offset >> kClusterRankShift;
+    writeOperand(x, k.op(in, 0), l, tag ? tag - 1 : x.cta.clusterRank);
+  });
+}
+
 } // namespace
 
 Handler selectMemory(const DInstr &in) {
@@ -281,6 +294,7 @@ Handler selectMemory(const DInstr &in) {
   case Opcode::Cvta: return cvta;
   case Opcode::Isspacep: return isspacep;
   case Opcode::Mapa: return mapa;
+  case Opcode::Getctarank: return getctarank;
   default: return nullptr;
   }
 }

@@ -371,9 +371,52 @@ Handler prmtFor(const Modifiers &mods) {
 
 } // namespace
 
+/// alloca d, size{, align}: size bytes of the thread's stack (local memory,
+/// growing down), aligned to max(align, 8); the address is a local one.
+/// Running out of stack is reported (the ISA leaves it undefined).
+void stackAlloc(Exec &x, const DInstr &in) {
+  const Kernel &k = x.kernel();
+  const uint64_t align = in.numOps > 2 ? std::max<uint64_t>(readOperand(x, k.op(in, 2), 0), 8) : 8;
+  forLanes(x.mask, [&](unsigned l) {
+    uint64_t size = readOperand(x, k.op(in, 1), l);
+    uint64_t sp = x.warp.stackPointer[l];
+    if (size > sp || (sp - size) / align * align < k.stackBase) {
+      x.cta.report(ptx::DiagKind::Trap, ptx::Severity::Error, x.pc, x.warp, 1u << l,
+                   "stack overflow: alloca of " + std::to_string(size) + " bytes does not fit the " +
+                       std::to_string(kAllocaStackBytes) + "-byte stack of a thread");
+      return;
+    }
+    sp = (sp - size) / align * align;
+    x.warp.stackPointer[l] = static_cast<uint32_t>(sp);
+    writeOperand(x, k.op(in, 0), l, sp);
+  });
+}
+
+void stackSave(Exec &x, const DInstr &in) {
+  forLanes(x.mask, [&](unsigned l) { writeOperand(x, x.kernel().op(in, 0), l, x.warp.stackPointer[l]); });
+}
+
+/// stackrestore a: a from stacksave; anything else outside the stack is
+/// reported rather than corrupting later allocas.
+void stackRestore(Exec &x, const DInstr &in) {
+  const Kernel &k = x.kernel();
+  forLanes(x.mask, [&](unsigned l) {
+    uint64_t sp = readOperand(x, k.op(in, 0), l);
+    if (sp < k.stackBase || sp > k.localBytes) {
+      x.cta.report(ptx::DiagKind::Trap, ptx::Severity::Error, x.pc, x.warp, 1u << l,
+                   "stackrestore to " + std::to_string(sp) + ", outside the thread's stack");
+      return;
+    }
+    x.warp.stackPointer[l] = static_cast<uint32_t>(sp);
+  });
+}
+
 Handler selectMisc(const DInstr &in, const Modifiers &mods) {
   Type t = in.type;
   switch (in.opcode) {
+  case Opcode::Alloca: return stackAlloc;
+  case Opcode::Stacksave: return stackSave;
+  case Opcode::Stackrestore: return stackRestore;
   case Opcode::And: return t == Type::Pred ? predAnd : nullptr;
   case Opcode::Or: return t == Type::Pred ? predOr : nullptr;
   case Opcode::Xor: return t == Type::Pred ? predXor : nullptr;

@@ -651,3 +651,109 @@ TEST(EmuMisc, CarryChainsMatchWideHostArithmetic) {
 }
 
 } // namespace
+
+namespace {
+
+// alloca, stacksave and stackrestore: a device function allocates n words
+// on its thread's stack (freed when it returns), the kernel allocates in a
+// loop between stacksave and stackrestore, so the stack never grows; an
+// allocation beyond the stack is reported.
+std::string stackKernel() {
+  return ptxModule(R"(
+.func (.param .u32 r) sum(.param .u32 n)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<6>;
+  ld.param.u32 %r1, [n];
+  mul.wide.u32 %rd1, %r1, 4;
+  alloca.u64 %rd2, %rd1, 16;
+  mov.u32 %r2, 0;
+  mov.u32 %r3, 0;
+FILL:
+  mul.wide.u32 %rd3, %r2, 4;
+  add.u64 %rd4, %rd2, %rd3;
+  st.local.u32 [%rd4], %r2;
+  add.u32 %r2, %r2, 1;
+  setp.lt.u32 %p1, %r2, %r1;
+  @%p1 bra FILL;
+  mov.u32 %r2, 0;
+SUM:
+  mul.wide.u32 %rd3, %r2, 4;
+  add.u64 %rd4, %rd2, %rd3;
+  ld.local.u32 %r4, [%rd4];
+  add.u32 %r3, %r3, %r4;
+  add.u32 %r2, %r2, 1;
+  setp.lt.u32 %p1, %r2, %r1;
+  @%p1 bra SUM;
+  st.param.u32 [r], %r3;
+  ret;
+}
+.visible .entry k(.param .u64 out, .param .u32 n)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, %tid.x;
+  add.u32 %r1, %r1, %r2;
+  stacksave.u64 %rd5;
+  mov.u32 %r5, 0;
+  mov.u32 %r6, 0;
+LOOP:
+  alloca.u64 %rd6, 64;
+  st.local.u32 [%rd6], %r5;
+  ld.local.u32 %r7, [%rd6];
+  add.u32 %r6, %r6, %r7;
+  stackrestore.u64 %rd5;
+  add.u32 %r5, %r5, 1;
+  setp.lt.u32 %p1, %r5, 100;
+  @%p1 bra LOOP;
+  {
+    .param .u32 a;
+    .param .u32 r;
+    st.param.u32 [a], %r1;
+    call.uni (r), sum, (a);
+    ld.param.u32 %r3, [r];
+  }
+  {
+    .param .u32 a;
+    .param .u32 r;
+    st.param.u32 [a], %r1;
+    call.uni (r), sum, (a);
+    ld.param.u32 %r4, [r];
+  }
+  add.u32 %r3, %r3, %r4;
+  add.u32 %r3, %r3, %r6;
+  mul.wide.u32 %rd2, %r2, 4;
+  add.u64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r3;
+  ret;
+}
+)",
+                   "sm_80", "7.3");
+}
+
+TEST(Stack, AllocaStacksaveAndStackrestore) {
+  EmuRun r = runKernel(stackKernel(), "k", {2}, {32},
+                       {Arg::array(std::vector<uint32_t>(32)), Arg::scalar(uint32_t{100})});
+  ASSERT_TRUE(r.result.ok) << r.diags.renderText();
+  auto out = r.buffer<uint32_t>(0);
+  for (uint32_t t = 0; t < 32; ++t) {
+    uint32_t n = 100 + t;
+    EXPECT_EQ(out[t], 2 * (n * (n - 1) / 2) + 4950) << "thread " << t;
+  }
+}
+
+TEST(Stack, AnAllocaBeyondTheStackIsReported) {
+  // 300 words = 1200 bytes: more than a thread's 1024-byte stack.
+  EmuRun r = runKernel(stackKernel(), "k", {1}, {32},
+                       {Arg::array(std::vector<uint32_t>(32)), Arg::scalar(uint32_t{300})});
+  EXPECT_FALSE(r.result.ok);
+  const ptx::Diagnostic *d = r.first(ptx::DiagKind::Trap);
+  ASSERT_NE(d, nullptr) << r.diags.renderText();
+  EXPECT_NE(d->message.find("stack overflow"), std::string::npos) << d->message;
+}
+
+} // namespace

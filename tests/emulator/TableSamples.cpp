@@ -98,10 +98,10 @@ const char *sampleKindName(SampleKind k) {
   case SampleKind::TensorCore: return "tensor core (out of scope)";
   case SampleKind::Tcgen05: return "tcgen05 (out of scope)";
   case SampleKind::Texture: return "texture/surface (out of scope)";
-  case SampleKind::Cluster: return "needs a CTA cluster or several GPUs";
+  case SampleKind::Cluster: return "needs several GPUs (multimem) or cluster launch control (sm_100)";
   case SampleKind::AddressLayout:
-    return "generic-address conversion: results are the emulator's own window layout "
-           "(EmulatorTest.IsspacepClassifiesGenericAddresses, corpus kernels)";
+    return "addresses of the emulator's own layout: generic windows, cluster ranks, the alloca stack "
+           "(EmulatorTest.IsspacepClassifiesGenericAddresses, ClusterTest, MiscTest Stack.*, corpus kernels)";
   case SampleKind::Unsupported: return "UNSUPPORTED (no handler)";
   case SampleKind::Unparsed: return "not parsed";
   }
@@ -142,7 +142,12 @@ SampleKind classify(const ptx::InstrDesc &d) {
   case Opcode::MbarrierTryWait:
   case Opcode::MbarrierPendingCount: return SampleKind::Barrier;
   case Opcode::Cvta:
-  case Opcode::Isspacep: return SampleKind::AddressLayout;
+  case Opcode::Isspacep:
+  case Opcode::Mapa:
+  case Opcode::Getctarank:
+  case Opcode::Alloca:
+  case Opcode::Stacksave:
+  case Opcode::Stackrestore: return SampleKind::AddressLayout;
   case Opcode::StAsync:
   case Opcode::RedAsync:
     // With an mbarrier operand they complete transactions on it.
@@ -168,10 +173,8 @@ SampleKind classify(const ptx::InstrDesc &d) {
   case Opcode::CpAsyncBulkCommitGroup:
   case Opcode::CpAsyncBulkWaitGroup:
   case Opcode::CpAsyncBulkPrefetch: return SampleKind::NoDataEffect;
-  case Opcode::Mapa:
-  case Opcode::Getctarank:
   case Opcode::BarrierClusterArrive:
-  case Opcode::BarrierClusterWait:
+  case Opcode::BarrierClusterWait: return SampleKind::Barrier;
   case Opcode::MultimemLdReduce:
   case Opcode::MultimemSt:
   case Opcode::MultimemRed:
