@@ -657,7 +657,8 @@ void Cta::tryComplete(uint32_t id) {
 void Cta::release(uint32_t id) {
   NamedBarrier &b = barriers[id];
   uint64_t result = b.redOp == ptx::Mod::Popc ? b.popc : b.redOp == ptx::Mod::And ? b.andAll : b.orAny;
-  for (auto [warp, reg] : b.redDests) {
+  for (const auto &dest : b.redDests) {
+    const uint32_t warp = dest.first, reg = dest.second; // named: lambdas capture them (clang 14)
     Warp &w = warps[warp];
     forLanes(b.arrivedLanes[warp % 64], [&](unsigned l) { w.regs[reg * 32 + l] = result; });
   }

@@ -107,7 +107,7 @@ bool GlobalMemory::write(uint64_t address, const void *data, uint64_t size) {
   std::lock_guard lock(mutex_);
   const Allocation *a = find(address);
   if (!a || !a->live || address + size > a->base + a->size) return false;
-  std::memcpy(const_cast<uint8_t *>(a->data()) + (address - a->base), data, size);
+  if (size) std::memcpy(const_cast<uint8_t *>(a->data()) + (address - a->base), data, size);
   return true;
 }
 
@@ -115,7 +115,7 @@ bool GlobalMemory::read(uint64_t address, void *data, uint64_t size) const {
   std::lock_guard lock(mutex_);
   const Allocation *a = find(address);
   if (!a || !a->live || address + size > a->base + a->size) return false;
-  std::memcpy(data, a->data() + (address - a->base), size);
+  if (size) std::memcpy(data, a->data() + (address - a->base), size);
   return true;
 }
 
@@ -126,7 +126,8 @@ bool GlobalMemory::adopt(void *host, uint64_t bytes) {
   // Generic addresses in the windows mean shared or local memory, and the
   // synthetic heap grows from kGlobalBase: host memory there cannot be
   // given the same device address.
-  if (overlaps(kSharedWindow, kSharedWindow + kWindowSize) || overlaps(kLocalWindow, kLocalWindow + kWindowSize))
+  if (overlaps(kSharedWindow, kSharedWindow + kWindowSize) ||
+      overlaps(kLocalWindow, kLocalWindow + kWindowSize))
     return false;
   std::lock_guard lock(mutex_);
   if (overlaps(kGlobalBase, next_ + kGuard)) return false;

@@ -281,7 +281,8 @@ Operand Parser::parseAddress(FunctionBuilder &fb, unsigned depth) {
     Operand off;
     if (!readIntLiteral(tok_.text, off)) fail(oloc, "malformed offset '" + std::string(tok_.text) + "'");
     advance();
-    a.value = minus ? -off.value : off.value;
+    // Offsets wrap as 64-bit addresses do: -INT64_MIN stays itself.
+    a.value = minus ? static_cast<int64_t>(0 - static_cast<uint64_t>(off.value)) : off.value;
   }
   expectPunct(']');
   return a;

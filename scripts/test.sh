@@ -2,8 +2,9 @@
 # Sets everything up and runs every test: the main build and its test suite
 # (unit tests, corpus round trips, ptxas acceptance, front-end agreement,
 # lit/FileCheck), an AddressSanitizer+UBSan build of the tests, and a bounded
-# libFuzzer runs of the front end (PTXVM_FUZZ_SECONDS) and of the fatbin reader
-# (PTXVM_FATBIN_FUZZ_SECONDS, 30 s). Ends with ctest's summary line.
+# libFuzzer runs of the front end (PTXVM_FUZZ_SECONDS), of the fatbin reader
+# (PTXVM_FATBIN_FUZZ_SECONDS, 30 s) and of the analyses and emulator
+# (PTXVM_EMU_FUZZ_SECONDS, 45 s). Ends with ctest's summary line.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -73,6 +74,29 @@ if ninja -C build-fuzz -j"$jobs" fuzz_fatbin; then
   else
     tail -n 40 build-fuzz/fuzz-fatbin.log
     echo "fuzzing FAILED: inputs in build-fuzz/findings-fatbin/ (add them to tests/fuzz/fatbin/)"
+    status=1
+  fi
+  rm -rf "$seeds"
+else
+  status=1
+fi
+
+emu_fuzz_seconds=${PTXVM_EMU_FUZZ_SECONDS:-45}
+echo "== fuzzing the analyses and the emulator for ${emu_fuzz_seconds}s (build-fuzz/)"
+if ninja -C build-fuzz -j"$jobs" fuzz_emulator; then
+  seeds=$(mktemp -d)
+  cp kernels/ptx/*.ptx tests/gpu/barrier-table/*.ptx "$seeds"/ 2>/dev/null
+  find build/corpus -name '*.sm_80.ptx' -size -16k -exec cp {} "$seeds"/ \; 2>/dev/null
+  cp tests/fuzz/emulator/* "$seeds"/ 2>/dev/null
+  mkdir -p build-fuzz/findings-emulator
+  if UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 build-fuzz/bin/fuzz_emulator -max_total_time="$emu_fuzz_seconds" -timeout=20 -rss_limit_mb=4096 \
+      -max_len=16384 -print_final_stats=1 -artifact_prefix=build-fuzz/findings-emulator/ "$seeds" \
+      2>build-fuzz/fuzz-emulator.log; then
+    grep -E "stat::number_of_executed_units|Done" build-fuzz/fuzz-emulator.log | tail -n 2
+    echo "fuzzing the analyses and the emulator: no crash, hang or leak"
+  else
+    tail -n 40 build-fuzz/fuzz-emulator.log
+    echo "fuzzing FAILED: inputs in build-fuzz/findings-emulator/ (add them to tests/fuzz/emulator/)"
     status=1
   fi
   rm -rf "$seeds"
