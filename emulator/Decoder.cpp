@@ -169,7 +169,14 @@ public:
       region.entry = pc;
       pc += static_cast<uint32_t>(fns[r]->instrs.size());
       region.end = pc;
+      // A .b128 register has two 64-bit slots: its id (low half) and one
+      // after the function's registers (high half).
       region.numRegisters = fns[r]->numRegisters;
+      region.highSlot.assign(fns[r]->numRegisters, 0);
+      for (const ptx::RegisterDecl &d : fns[r]->regDecls)
+        if (d.type == ptx::Type::B128)
+          for (uint32_t i = 0; i < std::max(d.count, 1u) && d.firstRegister + i < fns[r]->numRegisters; ++i)
+            region.highSlot[d.firstRegister + i] = region.numRegisters++;
       k->regions.push_back(region);
       regionOf_[fns[r]->name] = r;
     }
@@ -178,7 +185,7 @@ public:
       if (auto it = regionOf_.find(m_.functions[i].name); it != regionOf_.end())
         k->regionOfFunction[i] = it->second;
     k->exitPc = k->regions[0].end;
-    k->numRegisters = kernelFn.numRegisters;
+    k->numRegisters = k->regions[0].numRegisters;
     sharedCursor_ = lm_.sharedBytes;
     states_.resize(fns.size());
     for (uint32_t r = 0; r < fns.size(); ++r) layout(r);
@@ -361,6 +368,7 @@ private:
     case ptx::OperandKind::Register:
       op.kind = DOp::Reg;
       op.reg = o.id;
+      if (o.id < k_->regions[region_].highSlot.size()) op.imm = k_->regions[region_].highSlot[o.id];
       break;
     case ptx::OperandKind::SpecialReg:
       op.kind = DOp::SReg;

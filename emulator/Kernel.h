@@ -27,7 +27,8 @@ struct DOp {
   bool hasBase = false;         // Addr: a register base
   uint16_t count = 0;           // Vec: elements, at Kernel::ops[reg]
   uint32_t reg = 0;             // Reg/Addr base: register; SReg: ptx::SpecialReg; Vec: first element
-  uint64_t imm = 0;             // Imm: bits; Addr: offset, or resolved symbol address + offset
+  uint64_t imm = 0;             // Imm: bits; Addr: offset, or resolved symbol address + offset;
+                                // Reg: the high half's slot of a .b128 register
 };
 
 /// How control leaves an instruction, for the interpreter loop.
@@ -63,9 +64,10 @@ struct DInstr {
 /// A device function's place in a kernel's code, and its frame layout.
 struct CodeRegion {
   const ptx::Function *function = nullptr;
-  uint32_t entry = 0, end = 0; // pcs [entry, end)
-  uint32_t numRegisters = 0;
-  uint32_t frameBytes = 0;                          // per-lane .param frame: formals, returns, call arguments
+  uint32_t entry = 0, end = 0;    // pcs [entry, end)
+  uint32_t numRegisters = 0;      // 64-bit slots per lane, .b128 high halves included
+  std::vector<uint32_t> highSlot; // per register id: the slot of a .b128 register's high half (0: none)
+  uint32_t frameBytes = 0;        // per-lane .param frame: formals, returns, call arguments
   std::vector<uint32_t> paramOffsets, paramSizes;   // formal parameters in the frame
   std::vector<uint32_t> returnOffsets, returnSizes; // return parameters in the frame
   bool recursiveWithLocals = false;                 // calls to it are reported unsupported

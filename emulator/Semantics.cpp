@@ -10,6 +10,7 @@ namespace {
 /// a group that claims a special form (add.cc, setp.ftz, min.relu) comes
 /// before the group that handles the plain one.
 Handler selectFrom(const DInstr &in, const Modifiers &mods) {
+  if (in.type == ptx::Type::B128) return selectWide(in);
   if (Handler h = selectExtended(in, mods)) return h;
   if (Handler h = selectFloatArith(in, mods)) return h;
   if (Handler h = selectCompare(in, mods)) return h;

@@ -8,6 +8,7 @@
 
 #include <bit>
 #include <cstring>
+#include <mutex>
 #include <type_traits>
 
 namespace emu {
@@ -154,6 +155,11 @@ Handler selectAtomic(const DInstr &in, const Modifiers &mods);
 Handler selectWarp(const DInstr &in, const Modifiers &mods);
 Handler selectMisc(const DInstr &in, const Modifiers &mods);
 Handler selectAsync(const DInstr &in, const Modifiers &mods);
+Handler selectWide(const DInstr &in);
+
+/// Held by every atomic read-modify-write, so that atomics of all CTAs are
+/// atomic whatever the number of host threads.
+extern std::mutex atomicMutex;
 
 /// The handler for a decoded instruction with description `desc`, or
 /// nullptr when no group can run it.

@@ -15,13 +15,14 @@
 #include <mutex>
 
 namespace emu {
+
+std::mutex atomicMutex;
+
 namespace {
 
 using ptx::Mod;
 using ptx::Opcode;
 using ptx::Type;
-
-std::mutex atomicMutex;
 
 // ---- Element operations ---------------------------------------------------------------------
 // Each is a struct with the element size in bytes and

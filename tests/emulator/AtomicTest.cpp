@@ -286,3 +286,73 @@ WAIT:
 }
 
 } // namespace
+
+namespace {
+
+// .b128 (sm_90): 64 threads add 1 to a 128-bit counter with a cas loop (the
+// carry crosses from the low to the high half), and swap a 128-bit value in
+// with exch; ld/st.b128 and mov.b128 pack and unpack around them.
+TEST(EmulatorAtomic, Cas128AndExch128) {
+  std::string ptx = ptxModule(R"(
+.visible .entry k(.param .u64 counter, .param .u64 slot, .param .u64 out)
+{
+  .reg .pred %p<3>;
+  .reg .b128 %q<6>;
+  .reg .b64 %rd<16>;
+  .reg .b32 %r<2>;
+  ld.param.u64 %rd1, [counter];
+  ld.param.u64 %rd2, [slot];
+  ld.param.u64 %rd3, [out];
+  ld.global.b128 %q1, [%rd1];
+RETRY:
+  mov.b128 {%rd4, %rd5}, %q1;
+  add.cc.u64 %rd6, %rd4, 1;
+  addc.u64 %rd7, %rd5, 0;
+  mov.b128 %q2, {%rd6, %rd7};
+  atom.global.cas.b128 %q3, [%rd1], %q1, %q2;
+  mov.b128 {%rd8, %rd9}, %q3;
+  setp.ne.u64 %p1, %rd8, %rd4;
+  setp.ne.u64 %p2, %rd9, %rd5;
+  or.pred %p1, %p1, %p2;
+  mov.b128 %q1, %q3;
+  @%p1 bra RETRY;
+  mov.u32 %r1, %tid.x;
+  cvt.u64.u32 %rd10, %r1;
+  add.u64 %rd11, %rd10, 1000;
+  mov.b128 %q4, {%rd10, %rd11};
+  atom.exch.b128 %q5, [%rd2], %q4;
+  mul.wide.u32 %rd12, %r1, 16;
+  add.u64 %rd13, %rd3, %rd12;
+  st.global.b128 [%rd13], %q5;
+  ret;
+}
+)",
+                              "sm_90", "8.3");
+  const uint64_t start = ~uint64_t{0} - 31; // 2^64 - 32: the 33rd increment carries
+  EmuRun r = runKernel(ptx, "k", {1}, {64},
+                       {Arg::array(std::vector<uint64_t>{start, 5}),
+                        Arg::array(std::vector<uint64_t>{77, 78}), Arg::array(std::vector<uint64_t>(128))});
+  ASSERT_TRUE(r.result.ok) << r.diags.renderText();
+  auto counter = r.buffer<uint64_t>(0);
+  EXPECT_EQ(counter[0], 32u);
+  EXPECT_EQ(counter[1], 6u);
+  // Every exchange returned what was there before it: the first one the
+  // initial value, the others another thread's; together with what is left
+  // in the slot, each value once.
+  auto slot = r.buffer<uint64_t>(1);
+  auto out = r.buffer<uint64_t>(2);
+  std::vector<uint64_t> seen{slot[0]};
+  EXPECT_EQ(slot[1], slot[0] + 1000);
+  for (unsigned t = 0; t < 64; ++t) {
+    if (out[2 * t] == 77) {
+      EXPECT_EQ(out[2 * t + 1], 78u);
+      continue;
+    }
+    EXPECT_EQ(out[2 * t + 1], out[2 * t] + 1000);
+    seen.push_back(out[2 * t]);
+  }
+  std::sort(seen.begin(), seen.end());
+  for (uint64_t t = 0; t < 64; ++t) EXPECT_EQ(seen.at(t), t);
+}
+
+} // namespace
