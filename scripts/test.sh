@@ -34,75 +34,46 @@ else
   status=1
 fi
 
-echo "== fuzzing the front end for ${fuzz_seconds}s (build-fuzz/)"
 if [[ ! -f build-fuzz/build.ninja ]]; then
   CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPTXVM_FUZZ=ON \
     -DPTXVM_ANTLR=OFF -DPTXVM_CORPUS=OFF >/dev/null || status=1
 fi
-if ninja -C build-fuzz -j"$jobs" fuzz_front_end; then
-  seeds=$(mktemp -d)
-  cp kernels/ptx/*.ptx "$seeds"/ 2>/dev/null
-  cp build/corpus/*.sm_80.ptx "$seeds"/ 2>/dev/null
-  cp tests/fuzz/regressions/* "$seeds"/ 2>/dev/null
-  mkdir -p build-fuzz/findings
-  if build-fuzz/bin/fuzz_front_end -max_total_time="$fuzz_seconds" -timeout=10 -rss_limit_mb=4096 \
-      -max_len=65536 -print_final_stats=1 -artifact_prefix=build-fuzz/findings/ "$seeds" 2>build-fuzz/fuzz.log; then
-    grep -E "stat::number_of_executed_units|Done" build-fuzz/fuzz.log | tail -n 2
-    echo "fuzzing: no crash, hang or leak"
-  else
-    tail -n 40 build-fuzz/fuzz.log
-    echo "fuzzing FAILED: inputs in build-fuzz/findings/ (add them to tests/fuzz/regressions/)"
-    status=1
-  fi
-  rm -rf "$seeds"
-else
-  status=1
-fi
 
-fatbin_fuzz_seconds=${PTXVM_FATBIN_FUZZ_SECONDS:-30}
-echo "== fuzzing the fatbin reader for ${fatbin_fuzz_seconds}s (build-fuzz/)"
-if ninja -C build-fuzz -j"$jobs" fuzz_fatbin; then
+# fuzz TARGET WHAT SECONDS MAX_LEN TIMEOUT REGRESSIONS_DIR SEED_FILES...: builds build-fuzz/bin/TARGET
+# and runs it from the seeds (and the regression inputs) for SECONDS; a crash, hang, leak or
+# undefined behaviour fails the run and leaves its input in build-fuzz/findings-TARGET/.
+fuzz() {
+  local target=$1 what=$2 seconds=$3 max_len=$4 timeout=$5 regressions=$6
+  shift 6
+  echo "== fuzzing $what for ${seconds}s (build-fuzz/)"
+  if ! ninja -C build-fuzz -j"$jobs" "$target"; then
+    status=1
+    return
+  fi
+  local seeds findings=build-fuzz/findings-$target log=build-fuzz/$target.log
   seeds=$(mktemp -d)
-  cp tests/runtime/fatbin/*.fatbin tests/runtime/fatbin/*.bin "$seeds"/ 2>/dev/null
-  find tests/fuzz/fatbin -type f ! -name '*.py' -exec cp {} "$seeds"/ \;
-  mkdir -p build-fuzz/findings-fatbin
-  if build-fuzz/bin/fuzz_fatbin -max_total_time="$fatbin_fuzz_seconds" -timeout=10 -rss_limit_mb=4096 \
-      -max_len=16384 -print_final_stats=1 -artifact_prefix=build-fuzz/findings-fatbin/ "$seeds" \
-      2>build-fuzz/fuzz-fatbin.log; then
-    grep -E "stat::number_of_executed_units|Done" build-fuzz/fuzz-fatbin.log | tail -n 2
-    echo "fuzzing the fatbin reader: no crash, hang or leak"
+  cp "$@" "$seeds"/ 2>/dev/null
+  find "$regressions" -type f ! -name '*.py' -exec cp {} "$seeds"/ \; 2>/dev/null
+  mkdir -p "$findings"
+  if UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 build-fuzz/bin/"$target" -max_total_time="$seconds" \
+      -timeout="$timeout" -rss_limit_mb=4096 -max_len="$max_len" -print_final_stats=1 \
+      -artifact_prefix="$findings"/ "$seeds" 2>"$log"; then
+    grep -E "stat::number_of_executed_units|Done" "$log" | tail -n 2
+    echo "fuzzing $what: no crash, hang or leak"
   else
-    tail -n 40 build-fuzz/fuzz-fatbin.log
-    echo "fuzzing FAILED: inputs in build-fuzz/findings-fatbin/ (add them to tests/fuzz/fatbin/)"
+    tail -n 40 "$log"
+    echo "fuzzing FAILED: inputs in $findings/ (add them to $regressions/)"
     status=1
   fi
   rm -rf "$seeds"
-else
-  status=1
-fi
+}
 
-emu_fuzz_seconds=${PTXVM_EMU_FUZZ_SECONDS:-45}
-echo "== fuzzing the analyses and the emulator for ${emu_fuzz_seconds}s (build-fuzz/)"
-if ninja -C build-fuzz -j"$jobs" fuzz_emulator; then
-  seeds=$(mktemp -d)
-  cp kernels/ptx/*.ptx tests/gpu/barrier-table/*.ptx "$seeds"/ 2>/dev/null
-  find build/corpus -name '*.sm_80.ptx' -size -16k -exec cp {} "$seeds"/ \; 2>/dev/null
-  cp tests/fuzz/emulator/* "$seeds"/ 2>/dev/null
-  mkdir -p build-fuzz/findings-emulator
-  if UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 build-fuzz/bin/fuzz_emulator -max_total_time="$emu_fuzz_seconds" -timeout=20 -rss_limit_mb=4096 \
-      -max_len=16384 -print_final_stats=1 -artifact_prefix=build-fuzz/findings-emulator/ "$seeds" \
-      2>build-fuzz/fuzz-emulator.log; then
-    grep -E "stat::number_of_executed_units|Done" build-fuzz/fuzz-emulator.log | tail -n 2
-    echo "fuzzing the analyses and the emulator: no crash, hang or leak"
-  else
-    tail -n 40 build-fuzz/fuzz-emulator.log
-    echo "fuzzing FAILED: inputs in build-fuzz/findings-emulator/ (add them to tests/fuzz/emulator/)"
-    status=1
-  fi
-  rm -rf "$seeds"
-else
-  status=1
-fi
+fuzz fuzz_front_end "the front end" "$fuzz_seconds" 65536 10 tests/fuzz/regressions \
+  kernels/ptx/*.ptx build/corpus/*.sm_80.ptx
+fuzz fuzz_fatbin "the fatbin reader" "${PTXVM_FATBIN_FUZZ_SECONDS:-30}" 16384 10 tests/fuzz/fatbin \
+  tests/runtime/fatbin/*.fatbin tests/runtime/fatbin/*.bin
+fuzz fuzz_emulator "the analyses and the emulator" "${PTXVM_EMU_FUZZ_SECONDS:-45}" 16384 20 tests/fuzz/emulator \
+  kernels/ptx/*.ptx tests/gpu/barrier-table/*.ptx $(find build/corpus -name '*.sm_80.ptx' -size -16k 2>/dev/null)
 
 echo "== summary"
 [[ $status -eq 0 ]] && echo "sanitizer build and fuzzing: ok" || echo "sanitizer build or fuzzing: FAILED (see above)"

@@ -20,6 +20,15 @@
 #include <initializer_list>
 #include <limits>
 
+// A body whose floating-point operations must stay between the fesetround
+// calls around it: GCC's noipa keeps the optimizer from looking into it
+// (clang, used for the fuzz build only, has no such attribute).
+#if defined(__clang__)
+#define PTXVM_NOIPA [[gnu::noinline]]
+#else
+#define PTXVM_NOIPA [[gnu::noipa]]
+#endif
+
 namespace emu {
 namespace {
 
@@ -201,25 +210,25 @@ template <typename V> inline int pick(V a, V b, bool isMax, bool nanMode) {
 template <typename T> struct F {
   using U = typename Bits<T>::U;
 
-  [[gnu::noipa]] static void add(Exec &x, const DInstr &in) {
+  PTXVM_NOIPA static void add(Exec &x, const DInstr &in) {
     lanes<T, 2>(x, in, in.ftz, in.sat, [](T a, T b) { return a + b; });
   }
-  [[gnu::noipa]] static void sub(Exec &x, const DInstr &in) {
+  PTXVM_NOIPA static void sub(Exec &x, const DInstr &in) {
     lanes<T, 2>(x, in, in.ftz, in.sat, [](T a, T b) { return a - b; });
   }
-  [[gnu::noipa]] static void mul(Exec &x, const DInstr &in) {
+  PTXVM_NOIPA static void mul(Exec &x, const DInstr &in) {
     lanes<T, 2>(x, in, in.ftz, in.sat, [](T a, T b) { return a * b; });
   }
-  [[gnu::noipa]] static void fma(Exec &x, const DInstr &in) {
+  PTXVM_NOIPA static void fma(Exec &x, const DInstr &in) {
     lanes<T, 3>(x, in, in.ftz, in.sat, [](T a, T b, T c) { return std::fma(a, b, c); });
   }
-  [[gnu::noipa]] static void div(Exec &x, const DInstr &in) {
+  PTXVM_NOIPA static void div(Exec &x, const DInstr &in) {
     lanes<T, 2>(x, in, in.ftz, false, [](T a, T b) { return a / b; });
   }
-  [[gnu::noipa]] static void rcp(Exec &x, const DInstr &in) {
+  PTXVM_NOIPA static void rcp(Exec &x, const DInstr &in) {
     lanes<T, 1>(x, in, in.ftz, false, [](T a) { return T(1) / a; });
   }
-  [[gnu::noipa]] static void sqrt(Exec &x, const DInstr &in) {
+  PTXVM_NOIPA static void sqrt(Exec &x, const DInstr &in) {
     lanes<T, 1>(x, in, in.ftz, false, [](T a) { return std::sqrt(a); });
   }
   // div.approx.f32 computes a * (1/b): for 2^126 < |b| < 2^128 the
@@ -355,16 +364,16 @@ template <unsigned N, typename Fn> void pairLanes(Exec &x, const DInstr &in, Fn 
     writeOperand(x, k.op(in, 0), l, out);
   });
 }
-[[gnu::noipa]] void addX2(Exec &x, const DInstr &in) {
+PTXVM_NOIPA void addX2(Exec &x, const DInstr &in) {
   pairLanes<2>(x, in, [](float a, float b, float) { return a + b; });
 }
-[[gnu::noipa]] void subX2(Exec &x, const DInstr &in) {
+PTXVM_NOIPA void subX2(Exec &x, const DInstr &in) {
   pairLanes<2>(x, in, [](float a, float b, float) { return a - b; });
 }
-[[gnu::noipa]] void mulX2(Exec &x, const DInstr &in) {
+PTXVM_NOIPA void mulX2(Exec &x, const DInstr &in) {
   pairLanes<2>(x, in, [](float a, float b, float) { return a * b; });
 }
-[[gnu::noipa]] void fmaX2(Exec &x, const DInstr &in) {
+PTXVM_NOIPA void fmaX2(Exec &x, const DInstr &in) {
   pairLanes<3>(x, in, [](float a, float b, float c) { return std::fma(a, b, c); });
 }
 
