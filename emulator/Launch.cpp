@@ -1,6 +1,9 @@
 // Kernel launches: CTAs run in parallel on a pool of host threads, each CTA
 // on one thread from start to end, so results of race-free kernels do not
-// depend on the thread count. Diagnostics are merged in CTA order.
+// depend on the thread count. The CTAs of a thread-block cluster, and all
+// CTAs of a cooperative launch, run interleaved a slice at a time on one
+// thread, since they wait for each other. Diagnostics are merged in CTA
+// order.
 #include "emulator/Device.h"
 
 #include <algorithm>
