@@ -1,9 +1,9 @@
 // Kernel launches: CTAs run in parallel on a pool of host threads, each CTA
 // on one thread from start to end, so results of race-free kernels do not
-// depend on the thread count. The CTAs of a thread-block cluster, and all
-// CTAs of a cooperative launch, run interleaved a slice at a time on one
-// thread, since they wait for each other. Diagnostics are merged in CTA
-// order.
+// depend on the thread count. CTAs that wait for each other run interleaved
+// a slice at a time instead: the CTAs of a thread-block cluster on one host
+// thread, those of a cooperative launch spread over all of them.
+// Diagnostics are merged in CTA order.
 #include "emulator/Device.h"
 
 #include <algorithm>
