@@ -138,19 +138,29 @@ uint64_t Cta::liveThreads() const {
 
 // ---- barrier.cluster ----------------------------------------------------------------------
 
+void Cta::unpark(Warp &w, int32_t id, uint32_t generation, const std::vector<uint32_t> &clock) {
+  uint32_t waited = 0; // lanes
+  for (SimtEntry &e : w.stack)
+    if (e.waitBarrier == id && e.waitGeneration == generation) {
+      e.waitBarrier = -1;
+      waited |= e.mask;
+    }
+  if (waited && racecheck) racecheck->acquire(w.index, waited, clock);
+  if (w.state == Warp::State::AtBarrier && (w.stack.empty() || w.stack.back().waitBarrier < 0))
+    w.state = Warp::State::Ready;
+}
+
 void Cluster::tryComplete() {
   uint64_t live = 0;
   for (const Cta *c : ctas) live += c->liveThreads();
   if (arrived == 0 || arrived < live) return;
+  for (Cta *c : ctas) {
+    c->clusterPublished_ = std::move(c->clusterClock_);
+    c->clusterClock_.clear();
+    for (Warp &w : c->warps) c->unpark(w, kClusterBarrier, phase, c->clusterPublished_);
+  }
   ++phase;
   arrived = 0;
-  for (Cta *c : ctas)
-    for (Warp &w : c->warps) {
-      for (SimtEntry &e : w.stack)
-        if (e.waitBarrier == kClusterBarrier && e.waitGeneration < phase) e.waitBarrier = -1;
-      if (w.state == Warp::State::AtBarrier && (w.stack.empty() || w.stack.back().waitBarrier < 0))
-        w.state = Warp::State::Ready;
-    }
 }
 
 /// barrier.cluster.arrive counts the executing threads in the current phase;
@@ -164,12 +174,18 @@ void Cta::executeClusterBarrier(Warp &w, const DInstr &in, uint32_t mask, uint32
     cluster = soloCluster_.get();
   }
   if (in.opcode == ptx::Opcode::BarrierClusterArrive) {
+    // For --racecheck the cluster barrier orders this CTA's warps as a
+    // named barrier does (other CTAs' shared memory is not checked).
+    if (racecheck) racecheck->arrive(w.index, clusterClock_);
     w.clusterPhase = cluster->phase;
     cluster->arrived += static_cast<uint64_t>(std::popcount(mask));
     cluster->tryComplete();
     return;
   }
-  if (cluster->phase > w.clusterPhase) return; // the phase it arrived in is complete
+  if (cluster->phase > w.clusterPhase) { // the phase it arrived in is complete
+    if (racecheck) racecheck->acquire(w.index, mask, clusterPublished_);
+    return;
+  }
   park(w, static_cast<uint32_t>(kClusterBarrier), w.clusterPhase, pc);
 }
 
@@ -662,17 +678,7 @@ void Cta::release(uint32_t id) {
     Warp &w = warps[warp];
     forLanes(b.arrivedLanes[warp % 64], [&](unsigned l) { w.regs[reg * 32 + l] = result; });
   }
-  for (Warp &w : warps) {
-    uint32_t waited = 0; // lanes
-    for (SimtEntry &e : w.stack)
-      if (e.waitBarrier == static_cast<int32_t>(id) && e.waitGeneration == b.generation) {
-        e.waitBarrier = -1;
-        waited |= e.mask;
-      }
-    if (waited && racecheck) racecheck->acquire(w.index, waited, b.clock);
-    if (w.state == Warp::State::AtBarrier && (w.stack.empty() || w.stack.back().waitBarrier < 0))
-      w.state = Warp::State::Ready;
-  }
+  for (Warp &w : warps) unpark(w, static_cast<int32_t>(id), b.generation, b.clock);
   uint32_t generation = b.generation + 1;
   b = NamedBarrier{};
   b.generation = generation;

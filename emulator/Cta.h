@@ -215,6 +215,9 @@ private:
   /// After lanes of `w` exited: barriers may now be complete.
   void recountAfterExit(Warp &w);
   void release(uint32_t id);
+  /// Lets the groups of `w` parked at barrier `id`, generation `generation`,
+  /// go on; --racecheck: they have seen what `clock` published.
+  void unpark(Warp &w, int32_t id, uint32_t generation, const std::vector<uint32_t> &clock);
   void executeClusterBarrier(Warp &w, const DInstr &in, uint32_t mask, uint32_t pc);
   friend struct Cluster;
   /// Whether `id`'s expected arrivals are met, counting exited warps out.
@@ -229,6 +232,9 @@ private:
   uint64_t executed_ = 0;
   std::vector<uint32_t> order_;          // warp order of the next slice
   std::unique_ptr<Cluster> soloCluster_; // a CTA launched without a cluster is a cluster of one
+  // racecheck: what this CTA's warps publish at barrier.cluster in the open
+  // phase, and what they published in the last completed one.
+  std::vector<uint32_t> clusterClock_, clusterPublished_;
 };
 
 /// Bit l set when bit 0 of lane l's value is set: a predicate register of a

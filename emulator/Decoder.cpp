@@ -48,12 +48,13 @@ Space spaceOfMod(ptx::Mod m) {
 
 } // namespace
 
-/// Which function of its module a device function "address" (in a register,
-/// or written by a .global initializer such as a vtable) names.
-uint32_t functionIndex(const ptx::Module &m, ptx::Name name) {
-  for (uint32_t i = 0; i < m.functions.size(); ++i)
-    if (m.functions[i].name == name) return i;
-  return UINT32_MAX;
+/// The index of each function of a module by name: a device function
+/// "address" (in a register, or written by a .global initializer such as a
+/// vtable) is kFunctionTag | this index.
+std::unordered_map<ptx::Name, uint32_t> functionIndices(const ptx::Module &m) {
+  std::unordered_map<ptx::Name, uint32_t> index;
+  for (uint32_t i = 0; i < m.functions.size(); ++i) index.emplace(m.functions[i].name, i);
+  return index;
 }
 
 Device::LoadedModule &Device::load(const ptx::Module &m) {
@@ -91,6 +92,7 @@ Device::LoadedModule &Device::load(const ptx::Module &m) {
     lm.constAddress = global.allocate(lm.constSize, 256);
     lm.constBytes = global.rangeOf(lm.constAddress).bytes;
   }
+  const auto functions = functionIndices(m);
   for (const ptx::Variable &v : m.globals) {
     if (v.init.empty()) continue;
     const SymbolLocation &loc = lm.symbols[v.name];
@@ -105,8 +107,8 @@ Device::LoadedModule &Device::load(const ptx::Module &m) {
         auto target = lm.symbols.find(item.symbol);
         if (target != lm.symbols.end())
           value = target->second.address + value;
-        else if (uint32_t fn = functionIndex(m, item.symbol); fn != UINT32_MAX)
-          value = kFunctionTag | fn; // a function pointer table, a vtable
+        else if (auto fn = functions.find(item.symbol); fn != functions.end())
+          value = kFunctionTag | fn->second; // a function pointer table, a vtable
         else
           value = 0;
         if (target != lm.symbols.end() && (item.flags & 1)) { // generic(symbol)
@@ -180,10 +182,9 @@ public:
       k->regions.push_back(region);
       regionOf_[fns[r]->name] = r;
     }
+    functionIndex_ = functionIndices(m_);
     k->regionOfFunction.assign(m_.functions.size(), UINT32_MAX);
-    for (uint32_t i = 0; i < m_.functions.size(); ++i)
-      if (auto it = regionOf_.find(m_.functions[i].name); it != regionOf_.end())
-        k->regionOfFunction[i] = it->second;
+    for (auto [name, region] : regionOf_) k->regionOfFunction[functionIndex_.at(name)] = region;
     k->exitPc = k->regions[0].end;
     k->numRegisters = k->regions[0].numRegisters;
     sharedCursor_ = lm_.sharedBytes;
@@ -198,13 +199,11 @@ public:
     k->constBytes = lm_.constBytes;
     k->localBytes = (localCursor_ + 7) / 8 * 8;
     k->stackBase = k->localBytes;
-    for (const ptx::Function *f : fns)
-      for (const ptx::Instruction &in : f->instrs)
-        if (in.opcode == ptx::Opcode::Alloca) {
-          k->localBytes += kAllocaStackBytes;
-          goto stackDone;
-        }
-  stackDone:
+    auto allocates = [](const ptx::Function *f) {
+      return std::any_of(f->instrs.begin(), f->instrs.end(),
+                         [](const ptx::Instruction &in) { return in.opcode == ptx::Opcode::Alloca; });
+    };
+    if (std::any_of(fns.begin(), fns.end(), allocates)) k->localBytes += kAllocaStackBytes;
     markRecursion();
     k->code.reserve(pc);
     for (uint32_t r = 0; r < fns.size(); ++r) decodeRegion(r);
@@ -409,8 +408,8 @@ private:
         op.imm = s->address;
       } else if (auto it = states_[region_].labelPc.find(o.id); it != states_[region_].labelPc.end()) {
         op.imm = it->second;
-      } else if (regionOf_.count(o.id)) {
-        op.imm = kFunctionTag | functionIndex(m_, o.id);
+      } else if (auto fn = functionIndex_.find(o.id); fn != functionIndex_.end() && regionOf_.count(o.id)) {
+        op.imm = kFunctionTag | fn->second;
       } else if (uint64_t host = device_.hostFunctionAddress(m_, o.id)) {
         op.imm = host; // an extern function the host serves (vprintf, malloc, ...)
       }
@@ -576,6 +575,7 @@ private:
   std::vector<RegionState> states_;
   std::vector<std::unordered_map<ptx::Name, SymbolLocation>> scopes_; // while decoding a region
   std::unordered_map<ptx::Name, uint32_t> regionOf_;
+  std::unordered_map<ptx::Name, uint32_t> functionIndex_; // see functionIndices
   std::unordered_set<uint32_t> hasLocals_;
   uint32_t sharedCursor_ = 0, localCursor_ = 0;
 };

@@ -86,25 +86,45 @@ LaunchResult Device::launch(const Kernel &k, const LaunchConfig &config, ptx::Di
     for (size_t s = 0; s < result.stats.memoryOps.size(); ++s)
       result.stats.memoryOps[s] += cta.stats.memoryOps[s];
   };
-  // Cooperative: host thread t owns CTAs t, t+threads, ... and runs them a
-  // slice at a time, so every CTA makes progress while others spin.
+  // Runs `ctas` a slice at a time each, until all are done or one fails;
+  // when none can run and some wait at the cluster barrier, they deadlock.
+  auto interleave = [&](std::vector<std::unique_ptr<Cta>> &ctas) {
+    std::vector<bool> done(ctas.size(), false);
+    size_t live = ctas.size();
+    while (live > 0 && !failed.load()) {
+      bool progressed = false, waiting = false;
+      for (size_t i = 0; i < ctas.size() && !failed.load(); ++i) {
+        if (done[i]) continue;
+        Cta::SliceResult r = ctas[i]->runSlice();
+        if (r == Cta::SliceResult::Waiting) {
+          waiting = true;
+          continue;
+        }
+        progressed = true;
+        if (r == Cta::SliceResult::Running) continue;
+        if (r == Cta::SliceResult::Failed) failed = true;
+        done[i] = true;
+        --live;
+      }
+      if (!progressed && waiting && !failed.load()) {
+        for (size_t i = 0; i < ctas.size(); ++i)
+          if (!done[i]) {
+            ctas[i]->reportDeadlock();
+            break;
+          }
+        failed = true;
+      }
+    }
+    for (auto &cta : ctas) collect(*cta);
+  };
+  // Cooperative: host thread t owns CTAs t, t+threads, ... and interleaves
+  // them, so every CTA makes progress while others spin.
   std::atomic<unsigned> nextWorker{0};
   auto cooperativeWorker = [&] {
     unsigned t = nextWorker.fetch_add(1);
     std::vector<std::unique_ptr<Cta>> mine;
     for (uint64_t i = t; i < numCtas; i += threads) mine.push_back(makeCta(i));
-    size_t live = mine.size();
-    while (live > 0 && !failed.load()) {
-      for (auto &cta : mine) {
-        if (!cta || failed.load()) continue;
-        Cta::SliceResult r = cta->runSlice();
-        if (r == Cta::SliceResult::Running) continue;
-        if (r == Cta::SliceResult::Failed) failed = true;
-        collect(*cta);
-        cta.reset();
-        --live;
-      }
-    }
+    interleave(mine);
   };
   // Clusters: host threads take whole clusters and run their CTAs a slice
   // at a time, so that they share shared memory and the cluster barrier.
@@ -130,7 +150,6 @@ LaunchResult Device::launch(const Kernel &k, const LaunchConfig &config, ptx::Di
       cluster.shape = shape;
       cluster.explicitShape = explicitShape;
       std::vector<std::unique_ptr<Cta>> ctas;
-      std::vector<bool> done;
       for (uint32_t rank = 0; rank < shape.count(); ++rank) {
         Dim3 local{rank % shape.x, (rank / shape.x) % shape.y, rank / (shape.x * shape.y)};
         Dim3 id{cid.x * shape.x + local.x, cid.y * shape.y + local.y, cid.z * shape.z + local.z};
@@ -138,36 +157,8 @@ LaunchResult Device::launch(const Kernel &k, const LaunchConfig &config, ptx::Di
         ctas.back()->cluster = &cluster;
         ctas.back()->clusterRank = rank;
         cluster.ctas.push_back(ctas.back().get());
-        done.push_back(false);
       }
-      size_t live = ctas.size();
-      while (live > 0) {
-        bool progressed = false, waiting = false;
-        for (size_t i = 0; i < ctas.size() && !failed.load(); ++i) {
-          if (done[i]) continue;
-          Cta::SliceResult r = ctas[i]->runSlice();
-          if (r == Cta::SliceResult::Waiting) {
-            waiting = true;
-            continue;
-          }
-          progressed = true;
-          if (r == Cta::SliceResult::Running) continue;
-          if (r == Cta::SliceResult::Failed) failed = true;
-          done[i] = true;
-          --live;
-        }
-        if (failed.load()) break;
-        if (!progressed && waiting) { // every CTA left waits at the cluster barrier
-          for (size_t i = 0; i < ctas.size(); ++i)
-            if (!done[i]) {
-              ctas[i]->reportDeadlock();
-              break;
-            }
-          failed = true;
-          break;
-        }
-      }
-      for (auto &cta : ctas) collect(*cta);
+      interleave(ctas);
     }
   };
   const bool clustered = shape.count() > 1 && !config.cooperative;

@@ -101,6 +101,12 @@ template <typename T> inline void scatter(Exec &x, const DOp &op, const T (&v)[3
   forLanes(x.mask, [&](unsigned l) { r[l] = bitsOf<T>(v[l]); });
 }
 
+/// The space a memory instruction accesses: its state-space modifier, or for
+/// a generic access to a named symbol (`ld.u32 %r, [s]`), the symbol's space.
+inline Space accessSpace(const DInstr &in, const DOp &addr) {
+  return in.space == Space::Generic && addr.space != Space::Generic && !addr.hasBase ? addr.space : in.space;
+}
+
 /// Effective address of an address operand in `lane`.
 inline uint64_t effectiveAddress(Exec &x, const DOp &op, unsigned lane) {
   return (op.hasBase ? x.reg(op.reg, lane) : 0) + op.imm;

@@ -72,7 +72,7 @@ fuzz fuzz_front_end "the front end" "$fuzz_seconds" 65536 10 tests/fuzz/regressi
   kernels/ptx/*.ptx build/corpus/*.sm_80.ptx
 fuzz fuzz_fatbin "the fatbin reader" "${PTXVM_FATBIN_FUZZ_SECONDS:-30}" 16384 10 tests/fuzz/fatbin \
   tests/runtime/fatbin/*.fatbin tests/runtime/fatbin/*.bin
-fuzz fuzz_emulator "the analyses and the emulator" "${PTXVM_EMU_FUZZ_SECONDS:-45}" 16384 20 tests/fuzz/emulator \
+fuzz fuzz_emulator "the analyses and the emulator" "${PTXVM_EMU_FUZZ_SECONDS:-45}" 16384 20 tests/fuzz/regressions \
   kernels/ptx/*.ptx tests/gpu/barrier-table/*.ptx $(find build/corpus -name '*.sm_80.ptx' -size -16k 2>/dev/null)
 
 echo "== summary"

@@ -44,11 +44,6 @@ struct MbarrierState {
   }
 };
 
-Space spaceOf(const DInstr &in, const DOp &addr) {
-  if (in.space != Space::Generic) return in.space;
-  return addr.space != Space::Generic && !addr.hasBase ? addr.space : Space::Generic;
-}
-
 /// Applies `f` to the mbarrier of each executing lane, in lane order.
 /// How an mbarrier operation orders memory for --racecheck: an arrival (or
 /// completed transaction bytes) releases what the lane did before it; a wait
@@ -69,7 +64,7 @@ void orderAtMbarrier(Exec &x, unsigned lane, const uint8_t *mbarrier, Order orde
 /// acquires only when it sees the phase complete).
 template <typename F> void onMbarrier(Exec &x, const DInstr &in, unsigned addrIndex, Order order, F f) {
   const DOp &addr = x.kernel().op(in, addrIndex);
-  Space space = spaceOf(in, addr);
+  Space space = accessSpace(in, addr);
   forLanes(x.mask, [&](unsigned l) {
     uint8_t *p = accessBytes(x, space, effectiveAddress(x, addr, l), 8, l, true, true);
     if (!p) return;
@@ -222,7 +217,7 @@ template <bool WithMbarrier> void stAsync(Exec &x, const DInstr &in) {
   const Kernel &k = x.kernel();
   const DOp &addr = k.op(in, 0), &src = k.op(in, 1);
   const unsigned size = byteSize(in.type), n = in.vec;
-  const Space space = WithMbarrier ? Space::Shared : spaceOf(in, addr);
+  const Space space = WithMbarrier ? Space::Shared : accessSpace(in, addr);
   forLanes(x.mask, [&](unsigned l) {
     uint64_t base = effectiveAddress(x, addr, l);
     for (unsigned e = 0; e < n; ++e) {
@@ -239,7 +234,7 @@ template <bool WithMbarrier> void stAsync(Exec &x, const DInstr &in) {
 void stBulk(Exec &x, const DInstr &in) {
   const Kernel &k = x.kernel();
   const DOp &addr = k.op(in, 0);
-  const Space space = spaceOf(in, addr);
+  const Space space = accessSpace(in, addr);
   static const uint8_t zeros[64] = {};
   forLanes(x.mask, [&](unsigned l) {
     uint64_t base = effectiveAddress(x, addr, l), size = readOperand(x, k.op(in, 1), l);

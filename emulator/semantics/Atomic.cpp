@@ -140,8 +140,7 @@ template <class E, bool Returns, bool HasC, bool Async = false> void atomic(Exec
   constexpr unsigned first = Returns ? 1 : 0;
   const DOp &addr = k.op(in, first), &bOp = k.op(in, first + 1);
   const unsigned n = in.vec;
-  Space space = in.space;
-  if (space == Space::Generic && addr.space != Space::Generic && !addr.hasBase) space = addr.space;
+  Space space = accessSpace(in, addr);
   std::lock_guard lock(atomicMutex);
   forLanes(x.mask, [&](unsigned l) {
     uint64_t address = effectiveAddress(x, addr, l);

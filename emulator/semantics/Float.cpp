@@ -441,7 +441,7 @@ template <bool IsBF16> struct H {
   /// result 0 when an input is the NaN that an out-of-bounds tensor load
   /// fills in; no NaN a register can be given acts so (measured on H100:
   /// 0x7FFF, 0x7E00, 0x7C01 ... all propagate as in fma.rn), so it is fma.rn.
-  template <bool Relu, bool Oob> static void fma(Exec &x, const DInstr &in) {
+  template <bool Relu> static void fma(Exec &x, const DInstr &in) {
     lanes<3>(x, in, [&](uint64_t a, uint64_t b, uint64_t c) -> uint64_t {
       return finish(fp::addOdd(value(a, in.ftz) * value(b, in.ftz), value(c, in.ftz)), in.ftz, in.sat, Relu);
     });
@@ -576,11 +576,8 @@ template <bool IsBF16> Handler selectHalf(const DInstr &in, const Modifiers &mod
   case Opcode::Add: return &Ops::add;
   case Opcode::Sub: return &Ops::sub;
   case Opcode::Mul: return &Ops::mul;
-  case Opcode::Fma: {
-    bool relu = mods.has(Mod::Relu), oob = mods.has(Mod::Oob);
-    if (oob) return relu ? &Ops::template fma<true, true> : &Ops::template fma<false, true>;
-    return relu ? &Ops::template fma<true, false> : &Ops::template fma<false, false>;
-  }
+  case Opcode::Fma: // .oob computes as fma.rn (see fma)
+    return mods.has(Mod::Relu) ? &Ops::template fma<true> : &Ops::template fma<false>;
   case Opcode::Neg: return &Ops::neg;
   case Opcode::Abs: return &Ops::abs;
   case Opcode::Min: return halfMinmaxFor<IsBF16, false>(mods);

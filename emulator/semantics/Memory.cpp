@@ -123,8 +123,7 @@ void load(Exec &x, const DInstr &in) {
   const Kernel &k = x.kernel();
   const DOp &dst = k.op(in, 0), &addr = k.op(in, 1);
   unsigned size = byteSize(in.type);
-  Space space =
-      in.space == Space::Generic && addr.space != Space::Generic && !addr.hasBase ? addr.space : in.space;
+  Space space = accessSpace(in, addr);
   x.cta.stats.memoryOps[static_cast<size_t>(space)] += static_cast<uint64_t>(std::popcount(x.mask));
   if (dst.kind == DOp::Reg || dst.kind == DOp::Vec) {
     uint64_t a[32];
@@ -175,8 +174,7 @@ void store(Exec &x, const DInstr &in) {
   const Kernel &k = x.kernel();
   const DOp &addr = k.op(in, 0), &src = k.op(in, 1);
   unsigned size = byteSize(in.type);
-  Space space =
-      in.space == Space::Generic && addr.space != Space::Generic && !addr.hasBase ? addr.space : in.space;
+  Space space = accessSpace(in, addr);
   x.cta.stats.memoryOps[static_cast<size_t>(space)] += static_cast<uint64_t>(std::popcount(x.mask));
   {
     uint64_t a[32];

@@ -47,14 +47,10 @@ void mov(Exec &x, const DInstr &in) {
   });
 }
 
-Space spaceOf(const DInstr &in, const DOp &addr) {
-  return in.space == Space::Generic && addr.space != Space::Generic && !addr.hasBase ? addr.space : in.space;
-}
-
 void load(Exec &x, const DInstr &in) {
   const Kernel &k = x.kernel();
   const DOp &d = k.op(in, 0), &addr = k.op(in, 1);
-  const Space space = spaceOf(in, addr);
+  const Space space = accessSpace(in, addr);
   forLanes(x.mask, [&](unsigned l) {
     U128 v;
     if (loadBytes(x, space, effectiveAddress(x, addr, l), 16, l, &v)) write128(x, d, l, v);
@@ -64,7 +60,7 @@ void load(Exec &x, const DInstr &in) {
 void store(Exec &x, const DInstr &in) {
   const Kernel &k = x.kernel();
   const DOp &addr = k.op(in, 0), &src = k.op(in, 1);
-  const Space space = spaceOf(in, addr);
+  const Space space = accessSpace(in, addr);
   forLanes(x.mask, [&](unsigned l) {
     U128 v = read128(x, src, l);
     storeBytes(x, space, effectiveAddress(x, addr, l), 16, l, &v);
@@ -76,7 +72,7 @@ void store(Exec &x, const DInstr &in) {
 template <bool Cas> void atomic(Exec &x, const DInstr &in) {
   const Kernel &k = x.kernel();
   const DOp &addr = k.op(in, 1);
-  const Space space = spaceOf(in, addr);
+  const Space space = accessSpace(in, addr);
   std::lock_guard lock(atomicMutex);
   forLanes(x.mask, [&](unsigned l) {
     uint8_t *p = accessBytes(x, space, effectiveAddress(x, addr, l), 16, l, true, true);

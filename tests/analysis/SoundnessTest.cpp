@@ -67,16 +67,11 @@ struct CaseOutcome {
   std::vector<std::string> disagreements;
 };
 
-/// Points `c` at the -G build of its corpus file (build/corpus/X.sm_80.G.ptx
-/// for tests/gpu/ptx/X.sm_80.ptx); false when there is none.
+/// Points `c` at the -G build of its corpus file; false when there is none.
 bool debugBuildOf(gpucase::Case &c) {
-  const std::string suffix = ".sm_80.ptx", file = fs::path(c.ptx).filename().string();
-  if (file.size() <= suffix.size() || file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0)
-    return false;
-  fs::path debug =
-      fs::path(PTXVM_CORPUS_DIR) / (file.substr(0, file.size() - suffix.size()) + ".sm_80.G.ptx");
-  if (!fs::exists(debug)) return false;
-  c.ptx = debug.string();
+  std::string debug = ptxvm::test::debugBuildPath(c);
+  if (debug.empty()) return false;
+  c.ptx = debug;
   c.name += " (-G)";
   return true;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 
 namespace ptxvm::test {
 
@@ -41,6 +42,14 @@ CaseBuffers prepareCase(const gpucase::Case &c, emu::Device &device, const emu::
                 std::min<size_t>(bytes.size(), kernel.paramSizes[i]));
   }
   return b;
+}
+
+std::string debugBuildPath(const gpucase::Case &c) {
+  const std::string suffix = ".sm_80.ptx", file = std::filesystem::path(c.ptx).filename().string();
+  if (!file.ends_with(suffix)) return "";
+  std::filesystem::path debug = std::filesystem::path(PTXVM_CORPUS_DIR) /
+                                (file.substr(0, file.size() - suffix.size()) + ".sm_80.G.ptx");
+  return std::filesystem::exists(debug) ? debug.string() : "";
 }
 
 std::vector<std::vector<uint8_t>> readBuffers(emu::Device &device, const CaseBuffers &buffers) {

@@ -8,6 +8,7 @@
 #include "tools/gpu-record/gpu_case.h"
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -22,6 +23,11 @@ struct CaseBuffers {
 /// `c` and allocates its buffers on `device`.
 CaseBuffers prepareCase(const gpucase::Case &c, emu::Device &device, const emu::Kernel &kernel,
                         emu::LaunchConfig &config);
+
+/// The -G build of a case's corpus file (PTXVM_CORPUS_DIR/X.sm_80.G.ptx for
+/// tests/gpu/ptx/X.sm_80.ptx), or empty when the case's PTX is not one or
+/// the corpus was not built.
+std::string debugBuildPath(const gpucase::Case &c);
 
 /// The final contents of the buffers.
 std::vector<std::vector<uint8_t>> readBuffers(emu::Device &device, const CaseBuffers &buffers);

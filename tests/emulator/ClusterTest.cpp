@@ -82,6 +82,44 @@ TEST(Cluster, TheGridMustBeWholeClusters) {
   EXPECT_EQ(r.result.error, "cudaErrorInvalidClusterSize");
 }
 
+// barrier.cluster orders the warps of a CTA as __syncthreads does: warp 1
+// reads what warp 0 wrote after it, and --racecheck agrees.
+TEST(Cluster, TheClusterBarrierOrdersSharedMemoryForRacecheck) {
+  std::string ptx = ptxModule(R"(
+.visible .entry swap(.param .u64 out)
+.reqnctapercluster 2, 1, 1
+{
+  .shared .align 4 .b32 s[64];
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, s;
+  shl.b32 %r3, %r1, 2;
+  add.u32 %r4, %r2, %r3;
+  st.shared.u32 [%r4], %r1;
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  xor.b32 %r3, %r3, 128;
+  add.u32 %r4, %r2, %r3;
+  ld.shared.u32 %r5, [%r4];
+  mov.u32 %r6, %ctaid.x;
+  mad.lo.u32 %r6, %r6, 64, %r1;
+  mul.wide.u32 %rd2, %r6, 4;
+  add.u64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r5;
+  ret;
+}
+)",
+                              "sm_90", "8.0");
+  EmuRun r = runKernel(ptx, "swap", {2}, {64}, {Arg::array(std::vector<uint32_t>(128))}, 1, 0, 100'000'000,
+                       false, 0, true);
+  ASSERT_TRUE(r.result.ok) << r.diags.renderText();
+  EXPECT_FALSE(r.has(DiagKind::SharedRace)) << r.diags.renderText();
+  auto out = r.buffer<uint32_t>(0);
+  for (uint32_t i = 0; i < 128; ++i) EXPECT_EQ(out[i], (i % 64) ^ 32u);
+}
+
 // Without a cluster a CTA is a cluster of one: its rank is 0, the cluster
 // barrier waits for its own threads only.
 TEST(Cluster, ACtaWithoutAClusterIsAClusterOfOne) {

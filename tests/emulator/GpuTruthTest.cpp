@@ -576,14 +576,10 @@ TEST_P(GpuTruth, MatchesTheRecordedGpuRun) {
 // GPU computed from the optimised build: a second, very differently shaped
 // program per case, from the corpus the build generates.
 TEST_P(GpuTruth, TheDebugBuildComputesTheSame) {
-  const std::string suffix = ".sm_80.ptx";
-  const std::string file = fs::path(c.ptx).filename().string();
-  if (file.size() <= suffix.size() || file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0)
-    GTEST_SKIP() << c.ptx << " is not a corpus file";
-  const std::string debugPath =
-      std::string(PTXVM_CORPUS_DIR) + "/" + file.substr(0, file.size() - suffix.size()) + ".sm_80.G.ptx";
+  const std::string debugPath = ptxvm::test::debugBuildPath(c);
   std::string debugText;
-  if (!gpucase::readFile(debugPath, debugText)) GTEST_SKIP() << "no " << debugPath << " (corpus not built)";
+  if (debugPath.empty() || !gpucase::readFile(debugPath, debugText))
+    GTEST_SKIP() << c.ptx << " has no -G build in the corpus";
   if (!completedAndRunnable()) GTEST_SKIP() << "only cases the GPU completed and the emulator runs";
   if (debugText.find(" " + c.kernel + "(") == std::string::npos)
     GTEST_SKIP() << "no " << c.kernel << " in -G";
