@@ -9,12 +9,12 @@
 #include "emulator/Device.h"
 #include "ptx/Parser.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <thread>
@@ -167,7 +167,11 @@ std::vector<Case> cases() {
                  }});
   // 32 CTAs of 3 compute + 2 DMA warps, 64 tiles of 512 floats each: a
   // 3-point circular stencil per tile, double-buffered through named barriers.
-  out.push_back({"warp-specialized pipeline", "named_barriers", "dma_double_buffer", {32}, {160},
+  out.push_back({"warp-specialized pipeline",
+                 "named_barriers",
+                 "dma_double_buffer",
+                 {32},
+                 {160},
                  [](Device &d, std::vector<uint8_t> &p, const Kernel &k) {
                    uint64_t in = upload(d, A), o = upload(d, std::vector<float>(kN));
                    param(p, k, 0, in), param(p, k, 1, o), param(p, k, 2, 64);
@@ -175,7 +179,8 @@ std::vector<Case> cases() {
                      auto r = download<float>(d, o, kN);
                      for (int i = 0; i < kN; ++i) {
                        int base = i / 512 * 512, j = i % 512;
-                       float want = 0.25f * A[base + (j + 511) % 512] + 0.5f * A[i] + 0.25f * A[base + (j + 1) % 512];
+                       float want =
+                           0.25f * A[base + (j + 511) % 512] + 0.5f * A[i] + 0.25f * A[base + (j + 1) % 512];
                        if (r[i] != want) return false;
                      }
                      return true;
@@ -257,7 +262,7 @@ int main(int argc, char **argv) {
       if (!ok) break;
       if (t == 0) emuSeconds = s;
       if (!result.ok) {
-        std::string why = runDiags.all().empty() ? result.error : runDiags.all()[0].renderText();
+        std::string why = runDiags.all().empty() ? std::string("failed") : runDiags.all()[0].renderText();
         std::printf("%-26s %8s %s\n", c.name, "FAILED", why.c_str());
         ok = false;
         break;

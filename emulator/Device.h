@@ -43,10 +43,10 @@ struct LaunchConfig {
   LaunchObserver *observer = nullptr;
 };
 
+/// How a launch ended. Which CUDA error a failed launch gives is the
+/// runtime's business (runtime::launchError reads it from the diagnostics).
 struct LaunchResult {
-  bool ok = false;
-  std::string status; // "completed" or "failed"
-  std::string error;  // the CUDA error a GPU would return, e.g. cudaErrorIllegalAddress
+  bool ok = false; // completed without an error diagnostic (race findings aside)
   uint64_t warpInstructions = 0, threadInstructions = 0;
   double wallSeconds = 0;
   CtaStats stats; // summed over CTAs

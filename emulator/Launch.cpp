@@ -19,25 +19,16 @@ namespace {
 
 constexpr size_t kMaxDiagnostics = 100;
 
-/// The error a GPU's runtime would return for a launch that failed this way.
-std::string cudaErrorFor(ptx::DiagKind kind) {
-  switch (kind) {
-  case ptx::DiagKind::OutOfBounds: return "cudaErrorIllegalAddress";
-  case ptx::DiagKind::MisalignedAccess: return "cudaErrorMisalignedAddress";
-  case ptx::DiagKind::BarrierCountMismatch:
-  case ptx::DiagKind::BarrierMixedOps: return "cudaErrorIllegalInstruction"; // measured: tests/gpu bt14
-  case ptx::DiagKind::BarrierDeadlock:
-  case ptx::DiagKind::InstructionLimit: return "cudaErrorLaunchTimeout";
-  case ptx::DiagKind::Unsupported: return "cudaErrorNotSupported";
-  case ptx::DiagKind::Trap: return "cudaErrorLaunchFailure";
-  default: return "cudaErrorLaunchFailure";
-  }
-}
-
 } // namespace
 
 LaunchResult Device::launch(const Kernel &k, const LaunchConfig &config, ptx::DiagnosticList &diags) {
   auto start = std::chrono::steady_clock::now();
+  // Frees while it runs (device-side free) keep their bytes until it ends.
+  global.beginLaunch();
+  struct EndLaunch {
+    GlobalMemory &global;
+    ~EndLaunch() { global.endLaunch(); }
+  } endLaunch{global};
   LaunchResult result;
   uint64_t numCtas = config.grid.count();
   std::vector<uint8_t> params = config.params;
@@ -169,9 +160,8 @@ LaunchResult Device::launch(const Kernel &k, const LaunchConfig &config, ptx::Di
     d.message = "the grid is not a whole number of clusters of " + std::to_string(shape.x) + "x" +
                 std::to_string(shape.y) + "x" + std::to_string(shape.z) + " CTAs";
     d.loc.function = k.name;
+    d.fields.emplace_back("cuda_error", "cudaErrorInvalidClusterSize");
     diags.add(std::move(d));
-    result.status = "failed";
-    result.error = "cudaErrorInvalidClusterSize";
     return result;
   }
   if (clustered)
@@ -196,17 +186,16 @@ LaunchResult Device::launch(const Kernel &k, const LaunchConfig &config, ptx::Di
   }
   if (workspace) global.free(workspace);
   size_t added = 0;
+  bool faulted = false;
   for (ptx::DiagnosticList &list : ctaDiags)
     for (const ptx::Diagnostic &d : list.all()) {
       if (added++ == kMaxDiagnostics) break;
       bool fatal = d.kind != ptx::DiagKind::SharedRace && d.kind != ptx::DiagKind::GlobalRace;
-      if (d.severity == ptx::Severity::Error && fatal && result.error.empty())
-        result.error = cudaErrorFor(d.kind);
+      faulted |= d.severity == ptx::Severity::Error && fatal;
       diags.add(d);
     }
   // A launch with races completes (ok) but leaves error diagnostics.
-  result.ok = !failed.load() && result.error.empty();
-  result.status = result.ok ? "completed" : "failed";
+  result.ok = !failed.load() && !faulted;
   result.warpInstructions = warpInstrs;
   result.threadInstructions = threadInstrs;
   result.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

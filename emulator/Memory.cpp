@@ -46,8 +46,25 @@ bool GlobalMemory::free(uint64_t address) {
   // Keep the range (and release the bytes) so later accesses are reported
   // as use after free rather than out of bounds.
   it->second.live = false;
-  std::vector<uint8_t>().swap(it->second.bytes);
+  if (runningLaunches_)
+    retired_.push_back(address);
+  else
+    std::vector<uint8_t>().swap(it->second.bytes);
   return true;
+}
+
+void GlobalMemory::beginLaunch() {
+  std::lock_guard lock(mutex_);
+  ++runningLaunches_;
+}
+
+void GlobalMemory::endLaunch() {
+  std::lock_guard lock(mutex_);
+  if (runningLaunches_ && --runningLaunches_) return;
+  for (uint64_t address : retired_)
+    if (auto it = allocations_.find(address); it != allocations_.end() && !it->second.live)
+      std::vector<uint8_t>().swap(it->second.bytes);
+  retired_.clear();
 }
 
 const GlobalMemory::Allocation *GlobalMemory::find(uint64_t address) const {
@@ -106,7 +123,7 @@ GlobalMemory::Range GlobalMemory::rangeOf(uint64_t address) {
 bool GlobalMemory::write(uint64_t address, const void *data, uint64_t size) {
   std::lock_guard lock(mutex_);
   const Allocation *a = find(address);
-  if (!a || !a->live || address + size > a->base + a->size) return false;
+  if (!a || !a->live || size > a->base + a->size - address) return false; // no wrap-around
   if (size) std::memcpy(const_cast<uint8_t *>(a->data()) + (address - a->base), data, size);
   return true;
 }
@@ -114,7 +131,7 @@ bool GlobalMemory::write(uint64_t address, const void *data, uint64_t size) {
 bool GlobalMemory::read(uint64_t address, void *data, uint64_t size) const {
   std::lock_guard lock(mutex_);
   const Allocation *a = find(address);
-  if (!a || !a->live || address + size > a->base + a->size) return false;
+  if (!a || !a->live || size > a->base + a->size - address) return false; // no wrap-around
   if (size) std::memcpy(data, a->data() + (address - a->base), size);
   return true;
 }
@@ -155,23 +172,6 @@ bool GlobalMemory::release(uint64_t address) {
   if (it == allocations_.end() || !it->second.live || !it->second.external) return false;
   it->second.live = false;
   return true;
-}
-
-bool GlobalMemory::retire(uint64_t address) {
-  std::lock_guard lock(mutex_);
-  auto it = allocations_.find(address);
-  if (it == allocations_.end() || !it->second.live || it->second.external) return false;
-  it->second.live = false;
-  retired_.push_back(address);
-  return true;
-}
-
-void GlobalMemory::releaseRetired() {
-  std::lock_guard lock(mutex_);
-  for (uint64_t address : retired_)
-    if (auto it = allocations_.find(address); it != allocations_.end() && !it->second.live)
-      std::vector<uint8_t>().swap(it->second.bytes);
-  retired_.clear();
 }
 
 std::optional<GlobalMemory::AllocationInfo> GlobalMemory::allocationAt(uint64_t address) const {

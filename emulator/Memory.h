@@ -48,8 +48,14 @@ public:
 
   /// Returns the device address of `bytes` zeroed bytes.
   uint64_t allocate(uint64_t bytes, uint64_t alignment = 256);
-  /// False when `address` is not the start of a live allocation.
+  /// False when `address` is not the start of a live allocation. While a
+  /// launch runs (a device-side free, or a host thread freeing beside a
+  /// launch) the allocation is dead at once but its bytes stay until the
+  /// last running launch ends, since CTAs may hold its range.
   bool free(uint64_t address);
+  /// Brackets a launch (Device::launch): frees wait for its end.
+  void beginLaunch();
+  void endLaunch();
 
   /// The host pointer for [address, address+size), or nullptr with `fault`
   /// describing why not.
@@ -76,13 +82,6 @@ public:
   bool adopt(void *host, uint64_t bytes);
   /// Ends an adopted allocation (later device accesses are use after free).
   bool release(uint64_t address);
-  /// Like free, for frees while a launch runs (device-side free): the
-  /// allocation is dead at once but its bytes stay until releaseRetired(),
-  /// since other CTAs may hold its range.
-  bool retire(uint64_t address);
-  /// Releases the bytes of retired allocations (between launches).
-  void releaseRetired();
-
   /// What the allocation table knows about an address.
   struct AllocationInfo {
     uint64_t base = 0, size = 0;
@@ -102,7 +101,8 @@ private:
     uint8_t *data() { return external ? external : bytes.data(); }
     const uint8_t *data() const { return external ? external : bytes.data(); }
   };
-  std::vector<uint64_t> retired_;
+  std::vector<uint64_t> retired_; // freed while launches ran: bytes kept until they end
+  unsigned runningLaunches_ = 0;
   const Allocation *find(uint64_t address) const;
   std::string describeNearest(uint64_t address) const;
 

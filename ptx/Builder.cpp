@@ -293,6 +293,13 @@ bool FunctionBuilder::resolveName(std::string_view name, Operand &out, std::stri
     out.id = *reg;
     return true;
   }
+  if (name == "WARP_SZ") {
+    // PTX's predefined constant for the threads of a warp (CUDA's warpSize):
+    // an immediate, so that every stage reads 32 without a symbol to resolve.
+    out.kind = OperandKind::Int;
+    out.value = 32;
+    return true;
+  }
   if (name[0] != '%') {
     out.kind = OperandKind::Symbol;
     out.id = module_.names.intern(name);

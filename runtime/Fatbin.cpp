@@ -251,6 +251,15 @@ bool parseContainerInMemory(const void *data, uint32_t containerIndex, const std
            what + " does not start with the container magic 0xba55ed50 (found " + hex(load32(p)) + ")");
     return false;
   }
+  // In memory the header's sizes are all there is to go by, so the header
+  // size must be the one every fatbin has: a larger one would send the
+  // reader past the end of the program's data.
+  if (load16(p + 6) != kContainerHeaderBytes) {
+    report(diags, 6,
+           what + " has a header size of " + std::to_string(load16(p + 6)) +
+               " bytes (a fatbin container's is 16)");
+    return false;
+  }
   uint64_t total = uint64_t(load16(p + 6)) + load64(p + 8);
   if (load64(p + 8) > kMaxContainerBytes || total > kMaxContainerBytes) {
     report(diags, 8,

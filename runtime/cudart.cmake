@@ -3,10 +3,10 @@
 
 # The JSON report of launches and diagnostics (`ptxvm run --report`, PTXVM_REPORT).
 add_library(launch_report STATIC cudart/LaunchReport.cpp)
-target_link_libraries(launch_report PUBLIC emulator ptx)
+target_link_libraries(launch_report PUBLIC device ptx)
 # The PTXVM_* settings, which `ptxvm exec` checks as the library will read them.
 add_library(cudart_config STATIC cudart/Config.cpp)
-target_include_directories(cudart_config PUBLIC ${PROJECT_SOURCE_DIR})
+target_link_libraries(cudart_config PUBLIC device)
 
 
 # The parts with no exported API, as a static library the unit tests link.
@@ -16,7 +16,7 @@ add_library(cudart_core STATIC
   cudart/PtxLink.cpp
   cudart/Sanitizer.cpp
 )
-target_link_libraries(cudart_core PUBLIC cudart_config emulator ptx)
+target_link_libraries(cudart_core PUBLIC cudart_config device ptx)
 set_target_properties(cudart_core PROPERTIES CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
 
 add_library(cudart SHARED
@@ -31,7 +31,7 @@ add_library(cudart SHARED
   cudart/Streams.cpp
   cudart/Unsupported.cpp
 )
-target_link_libraries(cudart PRIVATE cudart_core launch_report fatbin emulator ptx)
+target_link_libraries(cudart PRIVATE cudart_core launch_report fatbin device ptx)
 set(_cudart_exports ${CMAKE_CURRENT_SOURCE_DIR}/cudart/exports.map)
 set_target_properties(cudart PROPERTIES
   OUTPUT_NAME cudart

@@ -192,7 +192,7 @@ int execCommand(const std::vector<std::string> &args) {
   for (const auto &[variable, value] : settings) {
     std::string warning;
     if (!cudart::applySetting(check, variable, value, warning))
-      return usage(warning.substr(9)); // drop "ignoring "
+      return usage(warning.starts_with("ignoring ") ? warning.substr(9) : warning);
   }
   if (!check.ptxDirectory.empty()) {
     std::error_code ec;

@@ -1,11 +1,15 @@
 #include "tools/Run.h"
 
-#include "emulator/Device.h"
 #include "ptx/Verifier.h"
+#include "runtime/Device.h"
 #include "runtime/cudart/LaunchReport.h"
 #include "tools/CommandLine.h"
 
+#include <cctype>
 #include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -15,7 +19,7 @@ namespace ptxvm {
 
 const char kRunHelp[] = R"(usage: ptxvm run FILE.ptx --kernel NAME --grid X[,Y,Z] --block X[,Y,Z] [options]
 
-Runs one kernel on the SIMT emulator.
+Runs one kernel on a device (the SIMT emulator unless --device names another).
   --kernel NAME          the .entry to launch
   --grid X[,Y,Z]         CTAs in the grid
   --block X[,Y,Z]        threads in a CTA
@@ -26,6 +30,7 @@ Runs one kernel on the SIMT emulator.
                              INIT: zeros (default), iota.u32, iota.f32, fill.u32=V, fill.f32=V,
                                    random=SEED (bytes), file=PATH
                              >OUT: write the buffer to OUT after the run
+  --device NAME          the device to run on (built in: emulator)
   --threads N            host threads (default: all cores)
   --racecheck            report shared-memory accesses of different threads not ordered by a
                          barrier, __syncwarp or mbarrier (lanes of a warp included)
@@ -40,7 +45,7 @@ Exit status: 0 when the kernel completed without error diagnostics, 1 otherwise,
 
 namespace {
 
-bool parseDim(const std::string &s, emu::Dim3 &out) {
+bool parseDim(const std::string &s, runtime::Dim3 &out) {
   uint32_t v[3] = {1, 1, 1};
   std::stringstream ss(s);
   std::string part;
@@ -78,89 +83,174 @@ uint64_t splitmix(uint64_t &s) {
   return z ^ (z >> 31);
 }
 
+/// The largest buffer `--arg buf:` allocates (its bytes are also built on the host).
+constexpr uint64_t kMaxBufferBytes = uint64_t{16} << 30;
+
+/// A decimal or 0x number without sign; false on anything else or overflow.
+bool parseUnsigned(const std::string &text, uint64_t &out) {
+  if (text.empty() || text[0] == '-' || text[0] == '+' || std::isspace(static_cast<unsigned char>(text[0])))
+    return false;
+  char *end = nullptr;
+  errno = 0;
+  out = std::strtoull(text.c_str(), &end, 0);
+  return errno != ERANGE && end && !*end;
+}
+
+bool parseSigned(const std::string &text, int64_t &out) {
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return false;
+  char *end = nullptr;
+  errno = 0;
+  out = std::strtoll(text.c_str(), &end, 0);
+  return errno != ERANGE && end && !*end;
+}
+
+/// A buffer size: a positive number of bytes with an optional K, M or G, up to kMaxBufferBytes.
+bool parseBufferSize(std::string text, uint64_t &out) {
+  unsigned shift = 0;
+  if (!text.empty()) {
+    switch (text.back()) {
+    case 'K':
+    case 'k': shift = 10; break;
+    case 'M':
+    case 'm': shift = 20; break;
+    case 'G':
+    case 'g': shift = 30; break;
+    default: break;
+    }
+    if (shift) text.pop_back();
+  }
+  uint64_t n = 0;
+  if (!parseUnsigned(text, n) || n == 0 || n > (kMaxBufferBytes >> shift)) return false;
+  out = n << shift;
+  return true;
+}
+
+/// Whether an output file can be written, found out before the run rather
+/// than after it (when the results would be lost).
+bool writable(const std::string &path) {
+  std::FILE *f = path.empty() ? nullptr : std::fopen(path.c_str(), "ab");
+  if (!f) return false;
+  std::fclose(f);
+  return true;
+}
+
+/// CUDA's limits on a launch's shape (what `exec` enforces through the runtime).
+bool checkLaunchShape(const runtime::Dim3 &grid, const runtime::Dim3 &block, std::string &error) {
+  if (grid.x > 0x7FFFFFFFu || grid.y > 65535 || grid.z > 65535) {
+    error = "--grid is beyond CUDA's limits (x up to 2^31-1, y and z up to 65535)";
+    return false;
+  }
+  if (block.x > 1024 || block.y > 1024 || block.z > 64 || block.count() > 1024) {
+    error = "--block is beyond CUDA's limits (x and y up to 1024, z up to 64, 1024 threads in all)";
+    return false;
+  }
+  return true;
+}
+
 /// Builds one argument's bytes (and its buffer); false with `error`.
-bool buildArgument(const std::string &spec, emu::Device &dev, std::vector<uint8_t> &bytes,
+bool buildArgument(const std::string &spec, runtime::Device &dev, std::vector<uint8_t> &bytes,
                    std::vector<Buffer> &buffers, std::string &error) {
   size_t colon = spec.find(':');
   std::string kind = spec.substr(0, colon), rest = colon == std::string::npos ? "" : spec.substr(colon + 1);
   auto put = [&](const void *p, size_t n) {
     bytes.assign(static_cast<const uint8_t *>(p), static_cast<const uint8_t *>(p) + n);
   };
-  char *end = nullptr;
-  if (kind == "u32" || kind == "s32") {
-    uint32_t v = static_cast<uint32_t>(std::strtoll(rest.c_str(), &end, 0));
-    put(&v, 4);
-  } else if (kind == "u64" || kind == "s64") {
-    uint64_t v = static_cast<uint64_t>(std::strtoll(rest.c_str(), &end, 0));
-    put(&v, 8);
-  } else if (kind == "f32") {
-    float v = std::strtof(rest.c_str(), &end);
-    put(&v, 4);
-  } else if (kind == "f64") {
-    double v = std::strtod(rest.c_str(), &end);
-    put(&v, 8);
-  } else if (kind == "buf") {
-    Buffer b;
-    size_t gt = rest.find('>');
-    if (gt != std::string::npos) {
-      b.out = rest.substr(gt + 1);
-      rest = rest.substr(0, gt);
-    }
-    size_t c2 = rest.find(':');
-    std::string sizeText = rest.substr(0, c2), init = c2 == std::string::npos ? "zeros" : rest.substr(c2 + 1);
-    b.size = std::strtoull(sizeText.c_str(), &end, 0);
-    if (*end == 'K' || *end == 'k')
-      b.size <<= 10, ++end;
-    else if (*end == 'M' || *end == 'm')
-      b.size <<= 20, ++end;
-    if (*end || b.size == 0) {
-      error = "bad buffer size in '" + spec + "'";
+  // Every value must fit its type: a number that does not is a usage error,
+  // not a silently truncated argument.
+  if (kind == "u32" || kind == "u64") {
+    uint64_t v = 0;
+    if (!parseUnsigned(rest, v) || (kind == "u32" && v > UINT32_MAX)) {
+      error = "'" + spec + "': not a " + kind + " value (0 to " + (kind == "u32" ? "2^32-1" : "2^64-1") + ")";
       return false;
     }
-    std::vector<uint8_t> data(b.size);
-    if (init == "iota.u32") {
-      for (uint64_t i = 0; i + 4 <= b.size; i += 4) {
-        uint32_t v = static_cast<uint32_t>(i / 4);
-        std::memcpy(&data[i], &v, 4);
-      }
-    } else if (init == "iota.f32") {
-      for (uint64_t i = 0; i + 4 <= b.size; i += 4) {
-        float v = static_cast<float>(i / 4);
-        std::memcpy(&data[i], &v, 4);
-      }
-    } else if (init.starts_with("fill.u32=")) {
-      uint32_t v = static_cast<uint32_t>(std::strtoull(init.c_str() + 9, nullptr, 0));
-      for (uint64_t i = 0; i + 4 <= b.size; i += 4) std::memcpy(&data[i], &v, 4);
-    } else if (init.starts_with("fill.f32=")) {
-      float v = std::strtof(init.c_str() + 9, nullptr);
-      for (uint64_t i = 0; i + 4 <= b.size; i += 4) std::memcpy(&data[i], &v, 4);
-    } else if (init.starts_with("random=")) {
-      uint64_t seed = std::strtoull(init.c_str() + 7, nullptr, 0);
-      for (uint64_t i = 0; i < b.size; ++i) data[i] = static_cast<uint8_t>(splitmix(seed));
-    } else if (init.starts_with("file=")) {
-      std::ifstream in(init.substr(5), std::ios::binary);
-      if (!in) {
-        error = "cannot read '" + init.substr(5) + "'";
-        return false;
-      }
-      in.read(reinterpret_cast<char *>(data.data()), static_cast<std::streamsize>(b.size));
-    } else if (init != "zeros") {
-      error = "unknown buffer contents '" + init + "'";
-      return false;
-    }
-    b.address = dev.global.allocate(b.size);
-    dev.global.write(b.address, data.data(), b.size);
-    put(&b.address, 8);
-    buffers.push_back(b);
+    put(&v, kind == "u32" ? 4 : 8); // little-endian: the low bytes first
     return true;
-  } else {
+  }
+  if (kind == "s32" || kind == "s64") {
+    int64_t v = 0;
+    if (!parseSigned(rest, v) || (kind == "s32" && (v < INT32_MIN || v > INT32_MAX))) {
+      error = "'" + spec + "': not an " + kind + " value";
+      return false;
+    }
+    put(&v, kind == "s32" ? 4 : 8);
+    return true;
+  }
+  if (kind == "f32" || kind == "f64") {
+    char *end = nullptr;
+    errno = 0;
+    double v = std::strtod(rest.c_str(), &end);
+    float f = static_cast<float>(v);
+    bool finiteInput = std::isfinite(v) || rest.find_first_of("iInN") != std::string::npos;
+    if (rest.empty() || !end || *end || errno == ERANGE || !finiteInput ||
+        (kind == "f32" && std::isfinite(v) && !std::isfinite(f))) {
+      error = "'" + spec + "': not an " + kind + " value (or out of its range)";
+      return false;
+    }
+    if (kind == "f32")
+      put(&f, 4);
+    else
+      put(&v, 8);
+    return true;
+  }
+  if (kind != "buf") {
     error = "unknown argument kind '" + kind + "' in '" + spec + "' (see ptxvm run --help)";
     return false;
   }
-  if (!end || *end) {
-    error = "bad number in '" + spec + "'";
+  Buffer b;
+  size_t gt = rest.find('>');
+  if (gt != std::string::npos) {
+    b.out = rest.substr(gt + 1);
+    rest = rest.substr(0, gt);
+    if (!writable(b.out)) {
+      error = "cannot write '" + b.out + "' (in '" + spec + "')";
+      return false;
+    }
+  }
+  size_t c2 = rest.find(':');
+  std::string sizeText = rest.substr(0, c2), init = c2 == std::string::npos ? "zeros" : rest.substr(c2 + 1);
+  if (!parseBufferSize(sizeText, b.size)) {
+    error = "bad buffer size in '" + spec + "' (1 byte to " + std::to_string(kMaxBufferBytes >> 30) +
+            " GiB, with an optional K, M or G)";
     return false;
   }
+  std::vector<uint8_t> data(b.size);
+  if (init == "iota.u32") {
+    for (uint64_t i = 0; i + 4 <= b.size; i += 4) {
+      uint32_t v = static_cast<uint32_t>(i / 4);
+      std::memcpy(&data[i], &v, 4);
+    }
+  } else if (init == "iota.f32") {
+    for (uint64_t i = 0; i + 4 <= b.size; i += 4) {
+      float v = static_cast<float>(i / 4);
+      std::memcpy(&data[i], &v, 4);
+    }
+  } else if (init.starts_with("fill.u32=")) {
+    uint32_t v = static_cast<uint32_t>(std::strtoull(init.c_str() + 9, nullptr, 0));
+    for (uint64_t i = 0; i + 4 <= b.size; i += 4) std::memcpy(&data[i], &v, 4);
+  } else if (init.starts_with("fill.f32=")) {
+    float v = std::strtof(init.c_str() + 9, nullptr);
+    for (uint64_t i = 0; i + 4 <= b.size; i += 4) std::memcpy(&data[i], &v, 4);
+  } else if (init.starts_with("random=")) {
+    uint64_t seed = std::strtoull(init.c_str() + 7, nullptr, 0);
+    for (uint64_t i = 0; i < b.size; ++i) data[i] = static_cast<uint8_t>(splitmix(seed));
+  } else if (init.starts_with("file=")) {
+    std::ifstream in(init.substr(5), std::ios::binary);
+    if (!in) {
+      error = "cannot read '" + init.substr(5) + "'";
+      return false;
+    }
+    in.read(reinterpret_cast<char *>(data.data()), static_cast<std::streamsize>(b.size));
+  } else if (init != "zeros") {
+    error = "unknown buffer contents '" + init + "'";
+    return false;
+  }
+  b.address = dev.allocate(b.size);
+  if (!b.address || !dev.write(b.address, data.data(), b.size)) {
+    error = "cannot allocate " + std::to_string(b.size) + " bytes on the device for '" + spec + "'";
+    return false;
+  }
+  put(&b.address, 8);
+  buffers.push_back(b);
   return true;
 }
 
@@ -168,8 +258,8 @@ bool buildArgument(const std::string &spec, emu::Device &dev, std::vector<uint8_
 
 int runKernelCommand(const std::vector<std::string> &args) {
   InputOptions in;
-  std::string kernelName, reportPath, error;
-  emu::LaunchConfig config;
+  std::string kernelName, reportPath, error, deviceName;
+  runtime::LaunchConfig config;
   bool haveGrid = false, haveBlock = false, stats = false;
   std::vector<std::string> argSpecs;
   auto fail = [](const std::string &m) {
@@ -185,6 +275,8 @@ int runKernelCommand(const std::vector<std::string> &args) {
     const std::string *v = nullptr;
     if (a == "--kernel" && (v = value()))
       kernelName = *v;
+    else if (a == "--device" && (v = value()))
+      deviceName = *v;
     else if (a == "--grid" && (v = value())) {
       if (!parseDim(*v, config.grid)) return fail("bad --grid '" + *v + "'");
       haveGrid = true;
@@ -224,6 +316,9 @@ int runKernelCommand(const std::vector<std::string> &args) {
   }
   if (in.file.empty() || kernelName.empty() || !haveGrid || !haveBlock)
     return fail("FILE, --kernel, --grid and --block are required");
+  if (!reportPath.empty() && !writable(reportPath))
+    return fail("cannot write the report to '" + reportPath + "'");
+  if (!checkLaunchShape(config.grid, config.block, error)) return fail(error);
 
   ptx::DiagnosticList diags;
   auto m = loadModule(in, diags);
@@ -232,48 +327,51 @@ int runKernelCommand(const std::vector<std::string> &args) {
     printDiagnostics(diags, in.json);
     return kDiagnostics;
   }
-  emu::Device device;
-  auto kernel = device.decode(*m, kernelName, diags);
+  std::unique_ptr<runtime::Device> device = runtime::createDevice(deviceName, error);
+  if (!device) return fail(error);
+  auto kernel = device->loadKernel(*m, kernelName, diags);
   if (!kernel) {
     printDiagnostics(diags, in.json);
     return kDiagnostics;
   }
-  if (argSpecs.size() != kernel->paramOffsets.size())
-    return fail("kernel '" + kernelName + "' takes " + std::to_string(kernel->paramOffsets.size()) +
+  const runtime::KernelAttributes &abi = kernel->attributes();
+  if (argSpecs.size() != abi.paramOffsets.size())
+    return fail("kernel '" + kernelName + "' takes " + std::to_string(abi.paramOffsets.size()) +
                 " arguments, " + std::to_string(argSpecs.size()) + " given");
   std::vector<Buffer> buffers;
-  config.params.assign(kernel->paramBytes, 0);
+  config.params.assign(abi.paramBytes, 0);
   for (size_t i = 0; i < argSpecs.size(); ++i) {
     std::vector<uint8_t> bytes;
-    if (!buildArgument(argSpecs[i], device, bytes, buffers, error)) return fail(error);
-    if (bytes.size() > kernel->paramSizes[i])
+    if (!buildArgument(argSpecs[i], *device, bytes, buffers, error)) return fail(error);
+    if (bytes.size() > abi.paramSizes[i])
       return fail("argument " + std::to_string(i + 1) + " ('" + argSpecs[i] + "') is " +
                   std::to_string(bytes.size()) + " bytes; the parameter is " +
-                  std::to_string(kernel->paramSizes[i]));
-    std::memcpy(config.params.data() + kernel->paramOffsets[i], bytes.data(), bytes.size());
+                  std::to_string(abi.paramSizes[i]));
+    std::memcpy(config.params.data() + abi.paramOffsets[i], bytes.data(), bytes.size());
   }
-  emu::LaunchResult r = device.launch(*kernel, config, diags);
+  runtime::LaunchResult r = device->launch(*kernel, config, diags);
   for (const Buffer &b : buffers) {
     if (b.out.empty()) continue;
     std::vector<uint8_t> data(b.size);
-    device.global.read(b.address, data.data(), b.size);
+    device->read(b.address, data.data(), b.size);
     std::ofstream out(b.out, std::ios::binary);
     out.write(reinterpret_cast<const char *>(data.data()), static_cast<std::streamsize>(b.size));
   }
   printDiagnostics(diags, false);
   if (stats || !r.ok) {
-    double simd = r.warpInstructions ? double(r.threadInstructions) / (32.0 * r.warpInstructions) : 0;
+    const runtime::LaunchStats &s = r.stats;
+    double simd = s.warpInstructions ? double(s.threadInstructions) / (32.0 * s.warpInstructions) : 0;
     std::fprintf(
         stderr,
         "%s: %s%s%s; %llu warp instructions, %llu thread instructions, SIMD efficiency %.1f%%, %.3f s\n",
         kernelName.c_str(), r.status.c_str(), r.error.empty() ? "" : " with ", r.error.c_str(),
-        (unsigned long long)r.warpInstructions, (unsigned long long)r.threadInstructions, simd * 100,
+        (unsigned long long)s.warpInstructions, (unsigned long long)s.threadInstructions, simd * 100,
         r.wallSeconds);
   }
   if (stats) {
     std::fprintf(stderr, "  divergent branches: %llu\n", (unsigned long long)r.stats.divergentBranches);
-    for (size_t w = 0; w < r.perWarp.size(); ++w) {
-      auto [warpInstrs, threadInstrs] = r.perWarp[w];
+    for (size_t w = 0; w < r.stats.perWarp.size(); ++w) {
+      auto [warpInstrs, threadInstrs] = r.stats.perWarp[w];
       std::fprintf(stderr, "  warp %zu: %llu warp instructions, SIMD efficiency %.1f%%\n", w,
                    (unsigned long long)warpInstrs,
                    warpInstrs ? 100.0 * threadInstrs / (32.0 * warpInstrs) : 0.0);
@@ -282,10 +380,9 @@ int runKernelCommand(const std::vector<std::string> &args) {
       if (r.stats.barrierWaits[b])
         std::fprintf(stderr, "  barrier %zu: %llu warp waits\n", b,
                      (unsigned long long)r.stats.barrierWaits[b]);
-    for (size_t s = 0; s < r.stats.memoryOps.size(); ++s)
-      if (r.stats.memoryOps[s])
-        std::fprintf(stderr, "  %s memory: %llu thread accesses\n",
-                     emu::spaceName(static_cast<emu::Space>(s)), (unsigned long long)r.stats.memoryOps[s]);
+    for (const auto &[space, count] : r.stats.memoryOps)
+      if (count)
+        std::fprintf(stderr, "  %s memory: %llu thread accesses\n", space.c_str(), (unsigned long long)count);
   }
   if (!reportPath.empty())
     cudart::writeReport(reportPath, {cudart::launchJson(kernelName, config.grid, config.block, r)}, diags);

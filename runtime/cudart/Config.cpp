@@ -1,5 +1,7 @@
 #include "runtime/cudart/Config.h"
 
+#include "runtime/Device.h"
+
 #include <cerrno>
 #include <cstdlib>
 
@@ -45,8 +47,13 @@ bool applySetting(Config &config, const std::string &name, const std::string &va
   };
   uint64_t n = 0;
   if (name == "PTXVM_DEVICE") {
-    if (value != "emulator") return bad("'emulator', the only device this build serves");
+    // Kept even when not built in: the runtime then says so and serves no device.
     config.device = value;
+    std::string error;
+    if (!runtime::deviceBuiltIn(value, error)) {
+      warning = error;
+      return false;
+    }
   } else if (name == "PTXVM_THREADS") {
     if (!parseCount(value, n) || n == 0 || n > 4096) return bad("a number of host threads, 1 to 4096");
     config.threads = static_cast<unsigned>(n);

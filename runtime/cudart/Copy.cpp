@@ -1,6 +1,6 @@
 // Copies and fills in every direction: cudaMemcpy and cudaMemset with their async, 2D, 3D, peer
-// and symbol forms. A pointer is device memory (an emulator allocation, which only the runtime
-// can reach), memory both sides share (pinned, registered, managed), or plain host memory; a
+// and symbol forms. A pointer is device memory (an allocation of the device, which only the
+// device can reach), memory both sides share (pinned, registered, managed), or plain host memory; a
 // range that leaves its allocation, a freed pointer or a direction that contradicts the pointers
 // is cudaErrorInvalidValue, as on a GPU, never a host crash. Blocking copies are synchronisation
 // points: device printf output is flushed first.
@@ -14,24 +14,35 @@ namespace {
 
 enum class Side { Host, Device, Shared };
 
-/// A host pointer for [p, p+count): the bytes of the emulator allocation
-/// that holds the range, or p itself for plain host memory. nullptr when
-/// the range is not all inside one live allocation of device memory.
-uint8_t *view(Runtime &rt, const void *p, uint64_t count, Side &side) {
+/// Which side [p, p+count) is on: device memory (a live allocation of the
+/// device), memory both sides share (host memory the device maps), or plain
+/// host memory. False when the range is not all inside one live device
+/// allocation, or points into freed or made-up device memory.
+bool classify(Runtime &rt, const void *p, uint64_t count, Side &side) {
   uint64_t address = reinterpret_cast<uint64_t>(p);
-  auto info = rt.device->global.allocationAt(address);
+  auto info = rt.device->allocationAt(address);
   if (info && info->live) {
-    if (count > info->base + info->size - address) return nullptr;
-    side = info->adopted ? Side::Shared : Side::Device;
-    emu::GlobalMemory::Range r = rt.device->global.rangeOf(address);
-    return r.bytes ? r.bytes + (address - r.base) : nullptr;
+    if (count > info->base + info->size - address) return false;
+    side = info->hostMapped ? Side::Shared : Side::Device;
+    return true;
   }
-  if (info && !info->adopted) return nullptr; // freed device memory
-  // Addresses in the emulator's heap that no allocation holds are stale or
-  // made-up device pointers; anything else is the host's.
-  if (address >= emu::kGlobalBase && address < emu::kGlobalBase + (uint64_t{1} << 40)) return nullptr;
+  if (info && !info->hostMapped) return false; // freed device memory
+  // Addresses where the device places its allocations that no allocation
+  // holds are stale or made-up device pointers; anything else is the host's.
+  if (rt.device->inDeviceHeap(address)) return false;
   side = Side::Host;
-  return static_cast<uint8_t *>(const_cast<void *>(p));
+  return true;
+}
+
+/// Moves `count` bytes between classified ranges: host and shared memory
+/// are the host's to touch, device memory only the device's.
+bool transfer(Runtime &rt, void *dst, Side ds, const void *src, Side ss, uint64_t count) {
+  auto to = reinterpret_cast<uint64_t>(dst), from = reinterpret_cast<uint64_t>(src);
+  if (ds == Side::Device && ss == Side::Device) return rt.device->copy(to, from, count);
+  if (ds == Side::Device) return rt.device->write(to, src, count);
+  if (ss == Side::Device) return rt.device->read(from, dst, count);
+  std::memmove(dst, src, count);
+  return true;
 }
 
 /// Whether the sides agree with the direction the program gave.
@@ -56,10 +67,11 @@ cudaError_t copyRows(Runtime &rt, void *dst, size_t dpitch, const void *src, siz
   if (!dst || !src) return cudaErrorInvalidValue;
   for (size_t r = 0; r < rows; ++r) {
     Side ds, ss;
-    uint8_t *to = view(rt, static_cast<uint8_t *>(dst) + r * dpitch, width, ds);
-    const uint8_t *from = view(rt, static_cast<const uint8_t *>(src) + r * spitch, width, ss);
-    if (!to || !from || !directionFits(kind, ds, ss)) return cudaErrorInvalidValue;
-    std::memmove(to, from, width);
+    uint8_t *to = static_cast<uint8_t *>(dst) + r * dpitch;
+    const uint8_t *from = static_cast<const uint8_t *>(src) + r * spitch;
+    if (!classify(rt, to, width, ds) || !classify(rt, from, width, ss) || !directionFits(kind, ds, ss) ||
+        !transfer(rt, to, ds, from, ss, width))
+      return cudaErrorInvalidValue;
   }
   return cudaSuccess;
 }
@@ -73,11 +85,39 @@ cudaError_t fillRows(Runtime &rt, void *dst, size_t pitch, int value, size_t wid
   if (width == 0 || rows == 0) return cudaSuccess;
   for (size_t r = 0; r < rows; ++r) {
     Side side;
-    uint8_t *to = view(rt, static_cast<uint8_t *>(dst) + r * pitch, width, side);
-    if (!to || side == Side::Host) return cudaErrorInvalidValue;
-    std::memset(to, value, width);
+    uint8_t *to = static_cast<uint8_t *>(dst) + r * pitch;
+    if (!classify(rt, to, width, side) || side == Side::Host) return cudaErrorInvalidValue;
+    if (side == Side::Shared)
+      std::memset(to, value, width);
+    else if (!rt.device->fill(reinterpret_cast<uint64_t>(to), static_cast<uint8_t>(value), width))
+      return cudaErrorInvalidValue;
   }
   return cudaSuccess;
+}
+
+/// The byte span a 3D copy touches on one side: rows of `e.width` bytes at
+/// `pos` in a pitched volume. False when the extent does not fit the pitch
+/// or the slice height, or the arithmetic overflows.
+bool span3D(const cudaPitchedPtr &v, const cudaPos &pos, const cudaExtent &e, uint64_t &first,
+            uint64_t &bytes) {
+  uint64_t rowEnd = 0, slice = 0, z = 0, y = 0, last = 0;
+  if (__builtin_add_overflow(pos.x, e.width, &rowEnd) || rowEnd > v.pitch) return false;
+  // ysize is the slice height; it bounds the rows only when there are slices.
+  if (e.depth > 1 && (pos.y > v.ysize || e.height > v.ysize - pos.y)) return false;
+  if (__builtin_mul_overflow(v.ysize, v.pitch, &slice) || __builtin_mul_overflow(pos.z, slice, &z) ||
+      __builtin_mul_overflow(pos.y, v.pitch, &y) || __builtin_add_overflow(z, y, &first) ||
+      __builtin_add_overflow(first, pos.x, &first))
+    return false;
+  // The last byte: slice depth-1, row height-1, column width-1.
+  uint64_t lastSlice = 0, lastRow = 0;
+  if (__builtin_mul_overflow(e.depth - 1, slice, &lastSlice) ||
+      __builtin_mul_overflow(e.height - 1, v.pitch, &lastRow) ||
+      __builtin_add_overflow(first, lastSlice, &last) || __builtin_add_overflow(last, lastRow, &last) ||
+      __builtin_add_overflow(last, e.width, &last) ||
+      __builtin_add_overflow(reinterpret_cast<uint64_t>(v.ptr), last, &last))
+    return false;
+  bytes = last - reinterpret_cast<uint64_t>(v.ptr) - first;
+  return true;
 }
 
 cudaError_t copy3D(Runtime &rt, const cudaMemcpy3DParms *p) {
@@ -85,12 +125,23 @@ cudaError_t copy3D(Runtime &rt, const cudaMemcpy3DParms *p) {
   if (p->srcArray || p->dstArray) return rt.unsupported("cudaMemcpy3D with CUDA arrays");
   const cudaPitchedPtr &s = p->srcPtr, &d = p->dstPtr;
   const cudaExtent &e = p->extent;
+  if (!validKind(p->kind)) return cudaErrorInvalidMemcpyDirection;
+  if (e.width == 0 || e.height == 0 || e.depth == 0) return cudaSuccess;
   if (e.width > s.pitch || e.width > d.pitch) return cudaErrorInvalidPitchValue;
+  // Every byte either side touches is checked before any is copied: a copy
+  // that fails leaves the destination as it was.
+  uint64_t srcFirst = 0, srcBytes = 0, dstFirst = 0, dstBytes = 0;
+  if (!s.ptr || !d.ptr || !span3D(s, p->srcPos, e, srcFirst, srcBytes) ||
+      !span3D(d, p->dstPos, e, dstFirst, dstBytes))
+    return cudaErrorInvalidValue;
+  Side ss, ds;
+  if (!classify(rt, static_cast<const uint8_t *>(s.ptr) + srcFirst, srcBytes, ss) ||
+      !classify(rt, static_cast<uint8_t *>(d.ptr) + dstFirst, dstBytes, ds) ||
+      !directionFits(p->kind, ds, ss))
+    return cudaErrorInvalidValue;
   for (size_t z = 0; z < e.depth; ++z) {
-    auto *dstRow =
-        static_cast<uint8_t *>(d.ptr) + ((p->dstPos.z + z) * d.ysize + p->dstPos.y) * d.pitch + p->dstPos.x;
-    auto *srcRow = static_cast<const uint8_t *>(s.ptr) +
-                   ((p->srcPos.z + z) * s.ysize + p->srcPos.y) * s.pitch + p->srcPos.x;
+    auto *dstRow = static_cast<uint8_t *>(d.ptr) + dstFirst + z * d.ysize * d.pitch;
+    auto *srcRow = static_cast<const uint8_t *>(s.ptr) + srcFirst + z * s.ysize * s.pitch;
     if (cudaError_t err = copyRows(rt, dstRow, d.pitch, srcRow, s.pitch, e.width, e.height, p->kind))
       return err;
   }
@@ -111,18 +162,15 @@ cudaError_t toSymbol(Runtime &rt, const void *symbol, const void *src, size_t co
   if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
     return cudaErrorInvalidMemcpyDirection;
   VariableInfo *v = nullptr;
-  emu::SymbolLocation where;
+  runtime::Symbol where;
   if (cudaError_t e = rt.symbol(symbol, v, where)) return e;
   if (offset > where.size || count > where.size - offset) return cudaErrorInvalidValue;
   if (count == 0) return cudaSuccess;
   Side side;
-  const uint8_t *from = src ? view(rt, src, count, side) : nullptr;
-  if (!from || !directionFits(kind, Side::Device, side)) return cudaErrorInvalidValue;
-  if (where.space == emu::Space::Const)
-    return rt.device->writeConstBank(*v->image->module, where.address + offset, from, count)
-               ? cudaSuccess
-               : cudaErrorInvalidValue;
-  return copy(rt, reinterpret_cast<void *>(where.address + offset), from, count, cudaMemcpyDefault);
+  if (!src || !classify(rt, src, count, side) || !directionFits(kind, Side::Device, side))
+    return cudaErrorInvalidValue;
+  // A __constant__ variable lives in device memory too (its module's bank).
+  return copy(rt, reinterpret_cast<void *>(where.address + offset), src, count, cudaMemcpyDefault);
 }
 
 cudaError_t fromSymbol(Runtime &rt, void *dst, const void *symbol, size_t count, size_t offset,
@@ -130,20 +178,14 @@ cudaError_t fromSymbol(Runtime &rt, void *dst, const void *symbol, size_t count,
   if (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
     return cudaErrorInvalidMemcpyDirection;
   VariableInfo *v = nullptr;
-  emu::SymbolLocation where;
+  runtime::Symbol where;
   if (cudaError_t e = rt.symbol(symbol, v, where)) return e;
   if (offset > where.size || count > where.size - offset) return cudaErrorInvalidValue;
   if (count == 0) return cudaSuccess;
   Side side;
-  uint8_t *to = dst ? view(rt, dst, count, side) : nullptr;
-  if (!to || !directionFits(kind, side, Side::Device)) return cudaErrorInvalidValue;
-  if (where.space == emu::Space::Const) {
-    std::span<const uint8_t> bank = rt.device->constBank(*v->image->module);
-    if (where.address + offset + count > bank.size()) return cudaErrorInvalidValue;
-    std::memcpy(to, bank.data() + where.address + offset, count);
-    return cudaSuccess;
-  }
-  return copy(rt, to, reinterpret_cast<const void *>(where.address + offset), count, cudaMemcpyDefault);
+  if (!dst || !classify(rt, dst, count, side) || !directionFits(kind, side, Side::Device))
+    return cudaErrorInvalidValue;
+  return copy(rt, dst, reinterpret_cast<const void *>(where.address + offset), count, cudaMemcpyDefault);
 }
 
 /// The entry of a blocking copy: a synchronisation point.
@@ -276,17 +318,14 @@ CUDART_EXPORT cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol
   if (api.blocked()) return api.sticky();
   if (!devPtr) return api(cudaErrorInvalidValue);
   VariableInfo *v = nullptr;
-  emu::SymbolLocation where;
+  runtime::Symbol where;
   if (cudaError_t e = api.rt.symbol(symbol, v, where)) return api(e);
   // A __constant__ variable's address is its place in the module's constant
   // bank, which lives in device memory (the pointer a kernel's cvta.const
   // gives).
-  uint64_t address = where.address;
-  if (where.space == emu::Space::Const)
-    address += api.rt.device->constBankAddress(*v->image->module);
-  else if (where.space != emu::Space::Global)
+  if (where.space != runtime::Symbol::Space::Global && where.space != runtime::Symbol::Space::Const)
     return api(cudaErrorInvalidSymbol);
-  *devPtr = reinterpret_cast<void *>(address);
+  *devPtr = reinterpret_cast<void *>(where.address);
   return cudaSuccess;
 }
 
@@ -295,7 +334,7 @@ CUDART_EXPORT cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol) {
   if (api.blocked()) return api.sticky();
   if (!size) return api(cudaErrorInvalidValue);
   VariableInfo *v = nullptr;
-  emu::SymbolLocation where;
+  runtime::Symbol where;
   if (cudaError_t e = api.rt.symbol(symbol, v, where)) return api(e);
   *size = where.size;
   return cudaSuccess;

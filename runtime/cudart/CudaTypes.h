@@ -1,6 +1,6 @@
 // The CUDA runtime API's types, as libcudart.so.13 exchanges them with programs: enums, structs
 // and handles declared here (in namespace cudart) with the layouts and values of CUDA 13.0's
-// headers. tests/runtime/AbiTest.cpp checks them against the real headers when those exist.
+// headers. tests/runtime/CudartAbiTest.cpp checks them against the real headers when those exist.
 #pragma once
 
 #include <cstddef>

@@ -19,7 +19,7 @@ std::string hex(uint64_t v) {
 /// memory, reached through a generic address).
 class BufferArguments final : public PrintfArguments {
 public:
-  BufferArguments(emu::HostCall &call, uint64_t base) : call_(call), base_(base) {}
+  BufferArguments(runtime::HostCall &call, uint64_t base) : call_(call), base_(base) {}
   bool next(unsigned size, uint64_t &bits) override {
     if (base_ == 0) return false; // no argument buffer: the format has more conversions than arguments
     offset_ = (offset_ + size - 1) / size * size;
@@ -31,15 +31,15 @@ public:
   bool string(uint64_t address, std::string &out) override { return call_.readString(address, out); }
 
 private:
-  emu::HostCall &call_;
+  runtime::HostCall &call_;
   uint64_t base_, offset_ = 0;
 };
 
 } // namespace
 
-void DeviceServices::install(emu::Device &device) {
+void DeviceServices::install(runtime::Device &device) {
   device_ = &device;
-  device.setHostFunction("vprintf", [this](emu::HostCall &call) {
+  device.setHostFunction("vprintf", [this](runtime::HostCall &call) {
     uint64_t format = call.argument(0), buffer = call.argument(1);
     if (format == 0) {
       call.setResult(static_cast<uint32_t>(-1));
@@ -52,21 +52,20 @@ void DeviceServices::install(emu::Device &device) {
     print(call, std::move(r.text));
     call.setResult(static_cast<uint32_t>(r.arguments));
   });
-  device.setHostFunction("malloc", [this](emu::HostCall &call) {
+  device.setHostFunction("malloc", [this](runtime::HostCall &call) {
     uint64_t bytes = call.argument(0), address = 0;
     std::lock_guard lock(mutex_);
     if (bytes != 0 && heapUsed_ <= heapSize && bytes <= heapSize - heapUsed_) {
-      try {
-        address = device_->global.allocate(bytes, 16);
+      // Out of memory: malloc returns NULL, as on a full device heap.
+      address = device_->allocate(bytes, 16);
+      if (address) {
         heap_[address] = bytes;
         heapUsed_ += bytes;
-      } catch (const std::bad_alloc &) {
-        address = 0; // out of host memory: malloc returns NULL, as on a full device heap
       }
     }
     call.setResult(address);
   });
-  device.setHostFunction("free", [this](emu::HostCall &call) {
+  device.setHostFunction("free", [this](runtime::HostCall &call) {
     uint64_t address = call.argument(0);
     if (address == 0) return;
     std::unique_lock lock(mutex_);
@@ -82,18 +81,18 @@ void DeviceServices::install(emu::Device &device) {
     }
     heapUsed_ -= it->second;
     heap_.erase(it);
-    // Other CTAs of this launch may still hold the range: its bytes go when
-    // the launch ends; this CTA's view of it goes now.
-    device_->global.retire(address);
-    call.forgetCachedRange(address);
+    // Other CTAs of this launch may still hold the range: the device keeps
+    // its bytes until the launch ends; this thread's view of it goes now.
+    device_->free(address);
+    call.heapChanged(address);
   });
-  device.setHostFunction("__assertfail", [this](emu::HostCall &call) {
+  device.setHostFunction("__assertfail", [this](runtime::HostCall &call) {
     std::string message, file, function;
     if (!call.readString(call.argument(0), message) || !call.readString(call.argument(1), file) ||
         !call.readString(call.argument(3), function))
       return;
     auto line = static_cast<uint32_t>(call.argument(2));
-    emu::Dim3 b = call.blockIndex(), t = call.threadIndex();
+    runtime::Dim3 b = call.blockIndex(), t = call.threadIndex();
     char text[128];
     std::snprintf(text, sizeof text, ": block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `", b.x, b.y, b.z,
                   t.x, t.y, t.z);
@@ -110,21 +109,21 @@ void DeviceServices::install(emu::Device &device) {
   });
 }
 
-void DeviceServices::print(const emu::HostCall &call, std::string text) {
-  emu::Dim3 b = call.blockIndex();
+void DeviceServices::print(const runtime::HostCall &call, std::string text) {
+  runtime::Dim3 b = call.blockIndex();
   uint64_t cta = b.x + uint64_t{grid_.x} * (b.y + uint64_t{grid_.y} * b.z);
   std::lock_guard lock(mutex_);
   ctaOutput_[cta] += text;
 }
 
-void DeviceServices::printAssertion(const emu::HostCall &call, std::string text) {
-  emu::Dim3 b = call.blockIndex();
+void DeviceServices::printAssertion(const runtime::HostCall &call, std::string text) {
+  runtime::Dim3 b = call.blockIndex();
   uint64_t cta = b.x + uint64_t{grid_.x} * (b.y + uint64_t{grid_.y} * b.z);
   std::lock_guard lock(mutex_);
   ctaAssertions_[cta] += text;
 }
 
-void DeviceServices::beginLaunch(emu::Dim3 grid) {
+void DeviceServices::beginLaunch(runtime::Dim3 grid) {
   std::lock_guard lock(mutex_);
   grid_ = grid;
   ctaOutput_.clear();

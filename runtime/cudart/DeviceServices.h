@@ -4,7 +4,7 @@
 // written to stdout at the points where CUDA flushes its printf buffer.
 #pragma once
 
-#include "emulator/Device.h"
+#include "runtime/Device.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -17,8 +17,8 @@ namespace cudart {
 class DeviceServices {
 public:
   /// Serves vprintf, malloc, free and __assertfail on `device`.
-  void install(emu::Device &device);
-  void beginLaunch(emu::Dim3 grid);
+  void install(runtime::Device &device);
+  void beginLaunch(runtime::Dim3 grid);
   void endLaunch();
   /// Writes the printf output of finished launches to `out`.
   void flush(std::FILE *out);
@@ -36,12 +36,12 @@ public:
   uint64_t heapSize = 8 << 20;
 
 private:
-  void print(const emu::HostCall &call, std::string text);
-  void printAssertion(const emu::HostCall &call, std::string text);
+  void print(const runtime::HostCall &call, std::string text);
+  void printAssertion(const runtime::HostCall &call, std::string text);
 
   std::mutex mutex_;
-  emu::Device *device_ = nullptr;
-  emu::Dim3 grid_;
+  runtime::Device *device_ = nullptr;
+  runtime::Dim3 grid_;
   std::map<uint64_t, std::string> ctaOutput_;     // the running launch's output, by linear CTA index
   std::map<uint64_t, std::string> ctaAssertions_; // its failed assertions' messages, by CTA
   std::string pending_;                           // finished launches' output, not yet flushed

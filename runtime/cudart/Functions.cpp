@@ -8,14 +8,14 @@
 namespace cudart {
 
 uint64_t maxDynamicShared(const KernelInfo &k) {
-  uint64_t staticShared = k.decoded ? k.decoded->staticShared : 0;
+  uint64_t staticShared = k.decoded ? k.decoded->attributes().staticShared : 0;
   if (k.maxDynamicShared >= 0) return static_cast<uint64_t>(k.maxDynamicShared);
   return limits::kSharedPerBlock > staticShared ? limits::kSharedPerBlock - staticShared : 0;
 }
 
 int registersPerThread(const KernelInfo &k) {
   if (k.decoded)
-    for (const ptx::FunctionDirective &d : k.decoded->function->directives)
+    for (const ptx::FunctionDirective &d : k.decoded->function().directives)
       if (d.kind == ptx::DirectiveKind::MaxNReg && !d.values.empty())
         return std::min<int>(static_cast<int>(d.values[0]), limits::kAssumedRegistersPerThread);
   return limits::kAssumedRegistersPerThread;
@@ -25,7 +25,7 @@ int registersPerThread(const KernelInfo &k) {
 int maxThreadsPerBlock(const KernelInfo &k) {
   uint64_t most = limits::kMaxThreadsPerBlock;
   if (k.decoded)
-    for (const ptx::FunctionDirective &d : k.decoded->function->directives)
+    for (const ptx::FunctionDirective &d : k.decoded->function().directives)
       if (d.kind == ptx::DirectiveKind::MaxNTid || d.kind == ptx::DirectiveKind::ReqNTid) {
         uint64_t product = 1;
         for (uint32_t v : d.values) product *= v;
@@ -41,8 +41,8 @@ int activeBlocksPerSm(const KernelInfo &k, int blockSize, size_t dynamicShared) 
   int regsPerWarp = (registersPerThread(k) * 32 + limits::kRegisterAllocationUnit - 1) /
                     limits::kRegisterAllocationUnit * limits::kRegisterAllocationUnit;
   int byRegisters = limits::kRegistersPerMultiprocessor / std::max(1, regsPerWarp * warps);
-  uint64_t shared =
-      (k.decoded ? k.decoded->staticShared : 0) + dynamicShared + limits::kReservedSharedPerBlock;
+  uint64_t shared = (k.decoded ? k.decoded->attributes().staticShared : 0) + dynamicShared +
+                    limits::kReservedSharedPerBlock;
   int byShared = static_cast<int>(limits::kSharedPerMultiprocessor / shared);
   if (shared - limits::kReservedSharedPerBlock > limits::kSharedPerBlockOptin) byShared = 0;
   return std::max(0, std::min({byWarps, byRegisters, byShared, limits::kBlocksPerMultiprocessor}));
@@ -69,15 +69,20 @@ CUDART_EXPORT cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, const 
   if (!attr) return api(cudaErrorInvalidValue);
   KernelInfo *k;
   if (cudaError_t e = decoded(api, func, k)) return api(e);
-  const emu::Kernel &code = *k->decoded;
+  const runtime::Kernel &code = *k->decoded;
+  const runtime::KernelAttributes &a = code.attributes();
   *attr = {};
-  attr->sharedSizeBytes = code.staticShared;
-  attr->constSizeBytes = api.rt.device->constBank(*code.module).size();
-  attr->localSizeBytes = code.localBytes;
+  attr->sharedSizeBytes = a.staticShared;
+  attr->constSizeBytes = a.constBytes;
+  attr->localSizeBytes = a.localBytes;
   attr->maxThreadsPerBlock = maxThreadsPerBlock(*k);
   attr->numRegs = registersPerThread(*k);
-  attr->ptxVersion = static_cast<int>(code.module->ptxVersion());
-  attr->binaryVersion = static_cast<int>(code.module->smVersion());
+  // What a GPU reports for a kernel JIT-compiled from PTX: the virtual
+  // architecture the PTX targets (compute_80 -> 80, not its ISA version
+  // 9.0 -> 90: CUB and Thrust dispatch on it), and the device's own
+  // architecture for the binary.
+  attr->ptxVersion = static_cast<int>(code.module().smVersion());
+  attr->binaryVersion = limits::kMajor * 10 + limits::kMinor;
   attr->maxDynamicSharedSizeBytes = static_cast<int>(maxDynamicShared(*k));
   attr->preferredShmemCarveout = k->carveout;
   return cudaSuccess;
@@ -90,7 +95,7 @@ CUDART_EXPORT cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribu
   if (cudaError_t e = decoded(api, func, k)) return api(e);
   switch (attr) {
   case cudaFuncAttributeMaxDynamicSharedMemorySize:
-    if (value < 0 || k->decoded->staticShared + uint64_t(value) > limits::kSharedPerBlockOptin)
+    if (value < 0 || k->decoded->attributes().staticShared + uint64_t(value) > limits::kSharedPerBlockOptin)
       return api(cudaErrorInvalidValue);
     k->maxDynamicShared = value;
     return cudaSuccess;
@@ -137,9 +142,10 @@ CUDART_EXPORT cudaError_t cudaFuncGetParamInfo(const void *func, size_t paramInd
   if (api.blocked()) return api.sticky();
   KernelInfo *k;
   if (cudaError_t e = decoded(api, func, k)) return api(e);
-  if (paramIndex >= k->decoded->paramOffsets.size()) return api(cudaErrorInvalidValue);
-  if (paramOffset) *paramOffset = k->decoded->paramOffsets[paramIndex];
-  if (paramSize) *paramSize = k->decoded->paramSizes[paramIndex];
+  const runtime::KernelAttributes &a = k->decoded->attributes();
+  if (paramIndex >= a.paramOffsets.size()) return api(cudaErrorInvalidValue);
+  if (paramOffset) *paramOffset = a.paramOffsets[paramIndex];
+  if (paramSize) *paramSize = a.paramSizes[paramIndex];
   return cudaSuccess;
 }
 
@@ -180,11 +186,11 @@ CUDART_EXPORT cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dyna
   // The most dynamic shared memory per block with which numBlocks blocks
   // still fit on one multiprocessor.
   uint64_t perBlock = limits::kSharedPerMultiprocessor / uint64_t(numBlocks);
-  uint64_t fixed = k->decoded->staticShared + limits::kReservedSharedPerBlock;
+  uint64_t fixed = k->decoded->attributes().staticShared + limits::kReservedSharedPerBlock;
   uint64_t available = perBlock > fixed ? perBlock - fixed : 0;
-  available =
-      std::min(available, limits::kSharedPerBlockOptin -
-                              std::min<uint64_t>(k->decoded->staticShared, limits::kSharedPerBlockOptin));
+  available = std::min(
+      available, limits::kSharedPerBlockOptin -
+                     std::min<uint64_t>(k->decoded->attributes().staticShared, limits::kSharedPerBlockOptin));
   if (activeBlocksPerSm(*k, blockSize, 0) < numBlocks) available = 0;
   *dynamicSmemSize = available;
   return cudaSuccess;

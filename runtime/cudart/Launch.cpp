@@ -20,12 +20,6 @@ std::vector<CallConfiguration> &callStack() {
   return stack;
 }
 
-std::string_view field(const ptx::Diagnostic &d, std::string_view name) {
-  for (const auto &[key, value] : d.fields)
-    if (key == name) return value;
-  return {};
-}
-
 } // namespace
 
 cudaError_t Runtime::launch(const char *api, const void *function, dim3 grid, dim3 block, void **args,
@@ -40,9 +34,10 @@ cudaError_t Runtime::launch(const char *api, const void *function, dim3 grid, di
       grid.x > limits::kMaxGridDim[0] || grid.y > limits::kMaxGridDim[1] || grid.z > limits::kMaxGridDim[2])
     return cudaErrorInvalidConfiguration;
   if (cudaError_t e = decode(*k)) return e;
-  const emu::Kernel &code = *k->decoded;
+  const runtime::Kernel &code = *k->decoded;
+  const runtime::KernelAttributes &attributes = code.attributes();
   // Launch bounds (__launch_bounds__, .maxntid / .reqntid).
-  for (const ptx::FunctionDirective &d : code.function->directives) {
+  for (const ptx::FunctionDirective &d : code.function().directives) {
     uint64_t product = 1;
     for (uint32_t v : d.values) product *= v;
     // A block larger than the kernel allows is "too many resources", as when
@@ -63,7 +58,7 @@ cudaError_t Runtime::launch(const char *api, const void *function, dim3 grid, di
   if (!cluster.x || !cluster.y || !cluster.z || uint64_t{cluster.x} * cluster.y * cluster.z > 8 ||
       grid.x % cluster.x || grid.y % cluster.y || grid.z % cluster.z)
     return cudaErrorInvalidClusterSize;
-  if (sharedMem > maxDynamicShared(*k) || code.staticShared + sharedMem > limits::kSharedPerBlockOptin)
+  if (sharedMem > maxDynamicShared(*k) || attributes.staticShared + sharedMem > limits::kSharedPerBlockOptin)
     return cudaErrorInvalidValue;
   if (cooperative) {
     uint64_t resident = static_cast<uint64_t>(activeBlocksPerSm(*k, static_cast<int>(threads), sharedMem)) *
@@ -72,14 +67,14 @@ cudaError_t Runtime::launch(const char *api, const void *function, dim3 grid, di
   }
   // Behind a faulted kernel nothing runs: the GPU's context is lost.
   if (pendingFault != cudaSuccess) return cudaSuccess;
-  std::vector<uint8_t> params(code.paramBytes, 0);
-  if (!code.paramOffsets.empty() && !args) return cudaErrorInvalidValue;
-  for (size_t i = 0; i < code.paramOffsets.size(); ++i) {
+  std::vector<uint8_t> params(attributes.paramBytes, 0);
+  if (!attributes.paramOffsets.empty() && !args) return cudaErrorInvalidValue;
+  for (size_t i = 0; i < attributes.paramOffsets.size(); ++i) {
     if (!args[i]) return cudaErrorInvalidValue;
-    std::memcpy(params.data() + code.paramOffsets[i], args[i], code.paramSizes[i]);
+    std::memcpy(params.data() + attributes.paramOffsets[i], args[i], attributes.paramSizes[i]);
   }
 
-  emu::LaunchConfig launch;
+  runtime::LaunchConfig launch;
   launch.grid = {grid.x, grid.y, grid.z};
   launch.block = {block.x, block.y, block.z};
   launch.dynamicShared = static_cast<uint32_t>(sharedMem);
@@ -93,23 +88,11 @@ cudaError_t Runtime::launch(const char *api, const void *function, dim3 grid, di
   launch.cluster = {cluster.x, cluster.y, cluster.z};
   ptx::DiagnosticList diags;
   services.beginLaunch(launch.grid);
-  emu::LaunchResult r = device->launch(code, launch, diags);
+  // The device says which error a GPU would give (a device service may ask
+  // for one: a failed assert is cudaErrorAssert).
+  runtime::LaunchResult r = device->launch(code, launch, diags);
   services.endLaunch();
   services.flushAssertions(stderr);
-  device->global.releaseRetired();
-
-  // The error a GPU would give: the emulator's, or the one a device
-  // service asked for (a failed assert is cudaErrorAssert).
-  if (!r.ok) {
-    if (r.error.empty()) r.error = "cudaErrorLaunchFailure";
-    for (const ptx::Diagnostic &d : diags.all()) {
-      if (d.severity != ptx::Severity::Error || d.kind == ptx::DiagKind::SharedRace ||
-          d.kind == ptx::DiagKind::GlobalRace)
-        continue;
-      if (std::string_view e = field(d, "cuda_error"); !e.empty()) r.error = std::string(e);
-      break;
-    }
-  }
   launchReports.push_back(launchJson(k->name, launch.grid, launch.block, r));
   SanitizerContext context{launch.block};
   for (const ptx::Diagnostic &d : diags.all()) {

@@ -6,18 +6,19 @@
 namespace cudart {
 
 namespace {
-std::string dim(emu::Dim3 d) {
+std::string dim(runtime::Dim3 d) {
   return "[" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + "]";
 }
 } // namespace
 
-std::string launchJson(std::string_view kernel, emu::Dim3 grid, emu::Dim3 block, const emu::LaunchResult &r) {
+std::string launchJson(std::string_view kernel, runtime::Dim3 grid, runtime::Dim3 block,
+                       const runtime::LaunchResult &r) {
   std::ostringstream out;
   out << "{\"kernel\":\"" << ptx::jsonEscape(kernel) << "\",\"grid\":" << dim(grid)
       << ",\"block\":" << dim(block) << ",\"status\":\"" << r.status
       << "\",\"error\":" << (r.error.empty() ? "null" : "\"" + r.error + "\"")
-      << ",\"thread_instructions\":" << r.threadInstructions
-      << ",\"warp_instructions\":" << r.warpInstructions << ",\"wall_seconds\":" << r.wallSeconds
+      << ",\"thread_instructions\":" << r.stats.threadInstructions
+      << ",\"warp_instructions\":" << r.stats.warpInstructions << ",\"wall_seconds\":" << r.wallSeconds
       << ",\"divergent_branches\":" << r.stats.divergentBranches << "}";
   return out.str();
 }

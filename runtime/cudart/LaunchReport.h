@@ -3,8 +3,8 @@
 // "diagnostics": [...]}.
 #pragma once
 
-#include "emulator/Device.h"
 #include "ptx/Diagnostic.h"
+#include "runtime/Device.h"
 
 #include <string>
 #include <string_view>
@@ -13,7 +13,8 @@
 namespace cudart {
 
 /// One launch as a JSON object: kernel, grid, block, status, error, instruction counts, time.
-std::string launchJson(std::string_view kernel, emu::Dim3 grid, emu::Dim3 block, const emu::LaunchResult &r);
+std::string launchJson(std::string_view kernel, runtime::Dim3 grid, runtime::Dim3 block,
+                       const runtime::LaunchResult &r);
 
 /// The whole report, from launch objects made by launchJson.
 std::string reportJson(const std::vector<std::string> &launches, const ptx::DiagnosticList &diags);

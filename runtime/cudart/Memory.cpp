@@ -28,22 +28,19 @@ using namespace cudart;
 
 namespace {
 
-/// Device memory: an emulator allocation.
+/// Device memory: an allocation of the device.
 cudaError_t deviceAlloc(Runtime &rt, void **p, size_t size) {
   if (!p) return cudaErrorInvalidValue;
   if (size == 0) {
     *p = nullptr;
     return cudaSuccess;
   }
-  if (size > rt.totalMemory() - std::min(rt.totalMemory(), rt.device->global.liveBytes()))
+  if (size > rt.totalMemory() - std::min(rt.totalMemory(), rt.device->liveBytes()))
     return cudaErrorMemoryAllocation;
-  try {
-    uint64_t address = rt.device->global.allocate(size);
-    rt.allocations[address] = {Allocation::Kind::Device, size, 0};
-    *p = reinterpret_cast<void *>(address);
-  } catch (const std::bad_alloc &) {
-    return cudaErrorMemoryAllocation;
-  }
+  uint64_t address = rt.device->allocate(size);
+  if (!address) return cudaErrorMemoryAllocation;
+  rt.allocations[address] = {Allocation::Kind::Device, size, 0};
+  *p = reinterpret_cast<void *>(address);
   return cudaSuccess;
 }
 
@@ -53,7 +50,7 @@ cudaError_t sharedAlloc(Runtime &rt, void **p, size_t size, Allocation::Kind kin
   void *memory = std::aligned_alloc(4096, rounded);
   if (!memory) return cudaErrorMemoryAllocation;
   std::memset(memory, 0, rounded);
-  if (!rt.device->global.adopt(memory, size)) {
+  if (!rt.device->mapHost(memory, size)) {
     std::free(memory);
     return cudaErrorMemoryAllocation;
   }
@@ -70,10 +67,10 @@ cudaError_t freeAt(Runtime &rt, void *p, bool host) {
   Allocation::Kind kind = it->second.kind;
   if (host != (kind == Allocation::Kind::Host)) return cudaErrorInvalidValue;
   switch (kind) {
-  case Allocation::Kind::Device: rt.device->global.free(address); break;
+  case Allocation::Kind::Device: rt.device->free(address); break;
   case Allocation::Kind::Managed:
   case Allocation::Kind::Host:
-    rt.device->global.release(address);
+    rt.device->unmapHost(address);
     std::free(p);
     break;
   case Allocation::Kind::ManagedVariable:
@@ -85,6 +82,15 @@ cudaError_t freeAt(Runtime &rt, void *p, bool host) {
 
 uint64_t pitchOf(size_t width) {
   return (width + limits::kPitchAlignment - 1) / limits::kPitchAlignment * limits::kPitchAlignment;
+}
+
+/// The bytes of a pitched allocation of `rows` rows (and `depth` slices), or
+/// false when the size overflows (cudaErrorInvalidValue, as the H100's
+/// runtime answers; never a wrapped-around small allocation).
+bool pitchedBytes(size_t width, size_t rows, size_t depth, uint64_t &pitch, uint64_t &bytes) {
+  if (width > UINT64_MAX - limits::kPitchAlignment) return false;
+  pitch = pitchOf(width);
+  return !__builtin_mul_overflow(pitch, rows, &bytes) && !__builtin_mul_overflow(bytes, depth, &bytes);
 }
 
 /// The one memory pool: stream-ordered allocations come from device memory.
@@ -112,17 +118,21 @@ CUDART_EXPORT cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t w
   Api api("cudaMallocPitch");
   if (api.blocked()) return api.sticky();
   if (!pitch) return api(cudaErrorInvalidValue);
-  *pitch = pitchOf(width);
-  return api(deviceAlloc(api.rt, devPtr, *pitch * height));
+  uint64_t rowBytes = 0, bytes = 0;
+  if (!pitchedBytes(width, height, 1, rowBytes, bytes)) return api(cudaErrorInvalidValue);
+  *pitch = rowBytes;
+  return api(deviceAlloc(api.rt, devPtr, bytes));
 }
 
 CUDART_EXPORT cudaError_t cudaMalloc3D(cudaPitchedPtr *pitchedDevPtr, cudaExtent extent) {
   Api api("cudaMalloc3D");
   if (api.blocked()) return api.sticky();
   if (!pitchedDevPtr) return api(cudaErrorInvalidValue);
-  size_t pitch = pitchOf(extent.width);
+  uint64_t pitch = 0, bytes = 0;
+  if (!pitchedBytes(extent.width, extent.height, extent.depth, pitch, bytes))
+    return api(cudaErrorInvalidValue);
   void *p = nullptr;
-  if (cudaError_t e = deviceAlloc(api.rt, &p, pitch * extent.height * extent.depth)) return api(e);
+  if (cudaError_t e = deviceAlloc(api.rt, &p, bytes)) return api(e);
   *pitchedDevPtr = {p, pitch, extent.width, extent.height};
   return cudaSuccess;
 }
@@ -165,7 +175,7 @@ CUDART_EXPORT cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int 
   uint64_t address = reinterpret_cast<uint64_t>(ptr);
   if (api.rt.allocationAt(address, 1) || api.rt.allocationAt(address + size - 1, 1))
     return api(cudaErrorHostMemoryAlreadyRegistered);
-  if (!api.rt.device->global.adopt(ptr, size)) return api(cudaErrorHostMemoryAlreadyRegistered);
+  if (!api.rt.device->mapHost(ptr, size)) return api(cudaErrorHostMemoryAlreadyRegistered);
   api.rt.allocations[address] = {Allocation::Kind::Registered, size, flags};
   return cudaSuccess;
 }
@@ -176,7 +186,7 @@ CUDART_EXPORT cudaError_t cudaHostUnregister(void *ptr) {
   auto it = api.rt.allocations.find(reinterpret_cast<uint64_t>(ptr));
   if (!ptr || it == api.rt.allocations.end() || it->second.kind != Allocation::Kind::Registered)
     return api(cudaErrorHostMemoryNotRegistered);
-  api.rt.device->global.release(it->first);
+  api.rt.device->unmapHost(it->first);
   api.rt.allocations.erase(it);
   return cudaSuccess;
 }
@@ -206,7 +216,7 @@ CUDART_EXPORT cudaError_t cudaMemGetInfo(size_t *free, size_t *total) {
   if (api.blocked()) return api.sticky();
   if (!free || !total) return api(cudaErrorInvalidValue);
   *total = api.rt.totalMemory();
-  *free = *total - std::min<uint64_t>(*total, api.rt.device->global.liveBytes());
+  *free = *total - std::min<uint64_t>(*total, api.rt.device->liveBytes());
   return cudaSuccess;
 }
 
@@ -218,7 +228,7 @@ CUDART_EXPORT cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *attrib
   void *p = const_cast<void *>(ptr);
   uint64_t address = reinterpret_cast<uint64_t>(ptr);
   const Allocation *a = api.rt.allocationAt(address, 1);
-  auto global = api.rt.device->global.allocationAt(address);
+  auto global = api.rt.device->allocationAt(address);
   if (a) {
     attributes->device = 0;
     switch (a->kind) {
@@ -237,7 +247,7 @@ CUDART_EXPORT cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *attrib
       attributes->devicePointer = attributes->hostPointer = p;
       break;
     }
-  } else if (global && global->live && !global->adopted) {
+  } else if (global && global->live && !global->hostMapped) {
     // Device memory the program did not cudaMalloc: a __device__ variable
     // (cudaGetSymbolAddress) or device-side malloc.
     attributes->type = cudaMemoryTypeDevice;
@@ -257,7 +267,7 @@ CUDART_EXPORT cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream
   if (api.blocked()) return api.sticky();
   if (!api.rt.validStream(stream)) return api(cudaErrorInvalidResourceHandle);
   cudaError_t e = deviceAlloc(api.rt, devPtr, size);
-  g_pool.usedHigh = std::max(g_pool.usedHigh, api.rt.device->global.liveBytes());
+  g_pool.usedHigh = std::max(g_pool.usedHigh, api.rt.device->liveBytes());
   return api(e);
 }
 
@@ -328,7 +338,7 @@ CUDART_EXPORT cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, cudaMem
 CUDART_EXPORT cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, cudaMemPoolAttr attr, void *value) {
   Api api("cudaMemPoolGetAttribute");
   if (memPool != poolHandle() || !value) return api(cudaErrorInvalidValue);
-  uint64_t used = api.rt.device->global.liveBytes();
+  uint64_t used = api.rt.device->liveBytes();
   switch (attr) {
   case cudaMemPoolAttrReleaseThreshold:
     *static_cast<uint64_t *>(value) = g_pool.releaseThreshold;

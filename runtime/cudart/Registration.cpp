@@ -141,7 +141,7 @@ bool Runtime::load(FatbinImage &img) {
   // __managed__ variables: the host reaches them through these pointers.
   for (VariableInfo *v : img.variables)
     if (v->managedPointer)
-      if (const emu::SymbolLocation *at = device->symbol(*img.module, img.module->names.find(v->name)))
+      if (std::optional<runtime::Symbol> at = device->symbol(*img.module, img.module->names.find(v->name)))
         *v->managedPointer = reinterpret_cast<void *>(at->address);
   return true;
 }
@@ -171,13 +171,13 @@ cudaError_t Runtime::decode(KernelInfo &k) {
     return cudaErrorInvalidDeviceFunction;
   }
   bool ok = materializeReachable(m, *root, diags);
-  if (ok) k.decoded = device->decode(m, k.name, diags);
+  if (ok) k.decoded = device->loadKernel(m, k.name, diags);
   for (const ptx::Diagnostic &d : diags.all()) note(d);
   if (!ok || !k.decoded) return cudaErrorInvalidPtx;
   return cudaSuccess;
 }
 
-cudaError_t Runtime::symbol(const void *hostVariable, VariableInfo *&info, emu::SymbolLocation &where) {
+cudaError_t Runtime::symbol(const void *hostVariable, VariableInfo *&info, runtime::Symbol &where) {
   auto it = variables.find(hostVariable);
   if (it == variables.end()) {
     // A __managed__ variable may be named by the address it lives at.
@@ -189,7 +189,8 @@ cudaError_t Runtime::symbol(const void *hostVariable, VariableInfo *&info, emu::
   if (!load(*info->image)) return cudaErrorInvalidSymbol;
   ptx::Module &m = *info->image->module;
   ptx::Name name = m.names.find(info->name);
-  const emu::SymbolLocation *at = name == ptx::kNoName ? nullptr : device->symbol(m, name);
+  std::optional<runtime::Symbol> at;
+  if (name != ptx::kNoName) at = device->symbol(m, name);
   if (!at) return cudaErrorInvalidSymbol;
   where = *at;
   return cudaSuccess;

@@ -49,11 +49,21 @@ Runtime::Runtime() {
 }
 
 void Runtime::createDevice() {
-  device = std::make_unique<emu::Device>();
+  std::string error;
+  device = runtime::createDevice(config.device, error);
+  if (!device) {
+    // As on a machine without the GPU asked for: every call that needs a
+    // device answers cudaErrorNoDevice. An emulator stays behind it so that
+    // nothing the program does can reach a missing device.
+    // (Config has said why.)
+    std::fprintf(stderr, "ptxvm: no device to run on: CUDA calls return cudaErrorNoDevice\n");
+    sticky = cudaErrorNoDevice;
+    device = runtime::createDevice("emulator", error);
+  }
   services.install(*device);
-  // __managed__ variables live in host memory adopted by the device, so
-  // that the host (through the pointer __cudaInitModule gives it) and
-  // kernels use the same address.
+  // __managed__ variables live in host memory the device maps, so that the
+  // host (through the pointer __cudaInitModule gives it) and kernels use
+  // the same address.
   device->placeGlobal = [this](const ptx::Module &m, const ptx::Variable &v, uint64_t bytes) -> uint64_t {
     auto it = imageOf.find(&m);
     if (it == imageOf.end()) return 0;
@@ -64,7 +74,7 @@ void Runtime::createDevice() {
     if (!managed) return 0;
     void *&memory = img.managedMemory[std::string(name)];
     if (!memory) memory = managedBytes(bytes);
-    if (!memory || !device->global.adopt(memory, std::max<uint64_t>(bytes, 1))) return 0;
+    if (!memory || !device->mapHost(memory, std::max<uint64_t>(bytes, 1))) return 0;
     uint64_t address = reinterpret_cast<uint64_t>(memory);
     allocations[address] = {Allocation::Kind::ManagedVariable, bytes, 0};
     return address;
@@ -83,6 +93,11 @@ void Runtime::reset() {
   streams.clear();
   events.clear();
   services.resetHeap();
+  // A fresh context, as on a GPU: a kernel fault (pending or sticky) is gone.
+  pendingFault = cudaSuccess;
+  sticky = cudaSuccess;
+  stickyAnnounced = false;
+  lastError() = cudaSuccess;
   device.reset();
   createDevice();
   // Modules load again on their next use; __managed__ variables keep their

@@ -1,12 +1,13 @@
-// The state behind the CUDA runtime replacement: one emulated device, the program's registered
+// The state behind the CUDA runtime replacement: one device (runtime/Device.h: the emulator
+// unless PTXVM_DEVICE names another), the program's registered
 // fatbins with their kernels and variables, memory, streams and events, the error state, and the
 // report. Every exported function enters through Api, which serialises calls, applies the sticky
 // error of a faulted kernel, and records the last error.
 #pragma once
 
-#include "emulator/Device.h"
 #include "ptx/Diagnostic.h"
 #include "ptx/IR.h"
+#include "runtime/Device.h"
 #include "runtime/cudart/Config.h"
 #include "runtime/cudart/CudaTypes.h"
 #include "runtime/cudart/DeviceServices.h"
@@ -33,9 +34,9 @@ struct KernelInfo {
   FatbinImage *image = nullptr;
   std::string name;
   const void *hostFunction = nullptr;
-  std::unique_ptr<emu::Kernel> decoded; // on first launch or query
-  int maxDynamicShared = -1;            // cudaFuncAttributeMaxDynamicSharedMemorySize; -1: the default
-  int carveout = -1;                    // cudaFuncAttributePreferredSharedMemoryCarveout
+  std::unique_ptr<runtime::Kernel> decoded; // loaded on the device on first launch or query
+  int maxDynamicShared = -1;                // cudaFuncAttributeMaxDynamicSharedMemorySize; -1: the default
+  int carveout = -1;                        // cudaFuncAttributePreferredSharedMemoryCarveout
 };
 
 /// A __device__, __constant__ or __managed__ variable: its host shadow and PTX name.
@@ -90,7 +91,7 @@ public:
 
   std::recursive_mutex mutex;
   Config config;
-  std::unique_ptr<emu::Device> device;
+  std::unique_ptr<runtime::Device> device;
   DeviceServices services;
 
   // Registration (Registration.cpp).
@@ -107,7 +108,7 @@ public:
   /// The decoded kernel (parsing its body and its callees' on first use); an error otherwise.
   cudaError_t decode(KernelInfo &k);
   /// Where a registered variable lives on the device.
-  cudaError_t symbol(const void *hostVariable, VariableInfo *&info, emu::SymbolLocation &where);
+  cudaError_t symbol(const void *hostVariable, VariableInfo *&info, runtime::Symbol &where);
 
   // Memory (Memory.cpp).
   std::map<uint64_t, Allocation> allocations; // by address

@@ -35,7 +35,7 @@ std::string spaceTag(std::string_view space) {
 /// "x,y,z" -> "(x,y,z)".
 std::string triple(std::string_view commaSeparated) { return "(" + std::string(commaSeparated) + ")"; }
 
-std::string threadTriple(uint64_t linear, emu::Dim3 block) {
+std::string threadTriple(uint64_t linear, runtime::Dim3 block) {
   uint64_t x = linear % block.x, y = linear / block.x % block.y, z = linear / (uint64_t{block.x} * block.y);
   return "(" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z) + ")";
 }

@@ -3,8 +3,8 @@
 // warp in which block, and the address and nearest allocation for memory errors.
 #pragma once
 
-#include "emulator/Cta.h"
 #include "ptx/Diagnostic.h"
+#include "runtime/Device.h"
 
 #include <string>
 #include <string_view>
@@ -13,7 +13,7 @@ namespace cudart {
 
 /// What the renderer needs to know about the launch a diagnostic came from.
 struct SanitizerContext {
-  emu::Dim3 block; // block dimensions, to name threads as (x,y,z)
+  runtime::Dim3 block; // block dimensions, to name threads as (x,y,z)
 };
 
 /// One diagnostic as a compute-sanitizer block (each line starts with "=========").

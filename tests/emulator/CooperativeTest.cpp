@@ -4,6 +4,7 @@
 // null and the kernel traps, as on a GPU.
 #include "emulator/Device.h"
 #include "ptx/Parser.h"
+#include "runtime/Device.h"
 
 #include <gtest/gtest.h>
 
@@ -73,7 +74,7 @@ TEST(Cooperative, TwoDimensionalGridAndBlock) {
 TEST(Cooperative, GridSyncWithoutACooperativeLaunchTraps) {
   GridSyncRun run = runGridSync(false, 1, {2, 1, 1}, {32, 1, 1}, 1);
   EXPECT_FALSE(run.result.ok);
-  EXPECT_EQ(run.result.error, "cudaErrorLaunchFailure");
+  EXPECT_EQ(runtime::launchError(run.diags), "cudaErrorLaunchFailure");
   bool trapped = false;
   for (const ptx::Diagnostic &d : run.diags.all()) trapped |= d.kind == ptx::DiagKind::Trap;
   EXPECT_TRUE(trapped) << run.diags.renderText();

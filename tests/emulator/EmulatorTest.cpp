@@ -58,8 +58,29 @@ TEST(Emulator, VectorAddMatchesTheHost) {
     ASSERT_TRUE(r.result.ok) << r.diags.renderText();
     auto out = r.buffer<uint32_t>(2);
     for (uint32_t i = 0; i < 1024; ++i) ASSERT_EQ(out[i], i < n ? a[i] + b[i] : 7u) << i;
-    EXPECT_GT(r.result.threadInstructions, 0u);
+    EXPECT_GT(r.result.stats.threadInstructions, 0u);
   }
+}
+
+TEST(Emulator, WarpSzIsThirtyTwo) {
+  // nvcc reads CUDA's warpSize as PTX's predefined WARP_SZ; loops such as
+  // `for (i = warpSize / 2; i > 0; i /= 2)` depend on it.
+  const char *body = R"(
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, WARP_SZ;
+  shr.u32 %r2, %r1, 1;
+  mul.lo.u32 %r3, %r2, WARP_SZ;
+  st.global.v2.u32 [%rd1], {%r1, %r3};
+  ret;
+}
+)";
+  EmuRun r = runKernel(ptxModule(body), "k", {1}, {1}, {Arg::array(std::vector<uint32_t>(2, 0))});
+  ASSERT_TRUE(r.result.ok) << r.diags.renderText();
+  EXPECT_EQ(r.buffer<uint32_t>(0), (std::vector<uint32_t>{32, 512}));
 }
 
 TEST(Emulator, DivergentBranchesReconverge) {
@@ -92,7 +113,7 @@ JOIN:
   auto out = r.buffer<uint32_t>(0);
   for (uint32_t i = 0; i < 64; ++i) EXPECT_EQ(out[i], i + (i % 2 ? 100 : 1) + 1000) << i;
   // The reconverged tail ran once per warp, not once per side.
-  EXPECT_LT(r.result.warpInstructions, 2u * 16);
+  EXPECT_LT(r.result.stats.warpInstructions, 2u * 16);
 }
 
 TEST(Emulator, SharedMemoryReductionWithBarriers) {
@@ -546,7 +567,7 @@ TEST(Emulator, UseAfterFreeIsReported) {
   std::memcpy(config.params.data(), &buffer, 8);
   emu::LaunchResult r = device.launch(*k, config, diags);
   EXPECT_FALSE(r.ok);
-  EXPECT_EQ(r.error, "cudaErrorIllegalAddress");
+  EXPECT_EQ(runtime::launchError(diags), "cudaErrorIllegalAddress");
   ASSERT_FALSE(diags.all().empty());
   const ptx::Diagnostic &d = diags.all()[0];
   EXPECT_NE(d.message.find("use-after-free"), std::string::npos) << d.renderText();

@@ -44,6 +44,7 @@
 #include "ptx/Diagnostic.h"
 #include "ptx/Parser.h"
 #include "ptx/Verifier.h"
+#include "runtime/EmulatorDevice.h"
 #include "runtime/cudart/DeviceServices.h"
 #include "tests/emulator/CaseLaunch.h"
 #include "tools/gpu-record/gpu_case.h"
@@ -150,6 +151,7 @@ std::string runtimeErrorName(const std::string &driverName) {
 struct EmuResult {
   bool parsed = false, decoded = false;
   emu::LaunchResult result;
+  std::string error; // of a failed launch: the CUDA error a GPU would give (runtime::launchError)
   ptx::DiagnosticList diags;
   std::vector<std::vector<uint8_t>> buffers; // final contents, per buffer argument
   std::vector<std::vector<uint8_t>> inputs;  // initial contents, per buffer argument
@@ -176,7 +178,7 @@ struct EmuResult {
     else if (result.ok)
       s = "emulator: completed";
     else
-      s = "emulator: launch failed with '" + result.error + "'";
+      s = "emulator: launch failed with '" + error + "'";
     std::string kinds;
     for (DiagKind k : errorKinds())
       kinds += std::string(kinds.empty() ? "" : ", ") + std::string(ptx::kindName(k));
@@ -255,10 +257,11 @@ EmuResult runCase(const gpucase::Case &c, const std::string &ptxText, bool racec
   ptx::verifyModule(*module, run.diags);
   if (run.diags.hasErrors()) return run;
   run.parsed = true;
-  emu::Device device;
+  runtime::EmulatorDevice served;
+  emu::Device &device = served.emulator();
   // Device printf, malloc and assert as `ptxvm exec` serves them.
   cudart::DeviceServices services;
-  services.install(device);
+  services.install(served);
   auto kernel = device.decode(*module, c.kernel, run.diags);
   if (!kernel) return run;
   run.decoded = true;
@@ -267,8 +270,9 @@ EmuResult runCase(const gpucase::Case &c, const std::string &ptxText, bool racec
   config.maxInstructions = kMaxInstructions;
   config.threads = 0;
   config.racecheck = racecheck;
-  services.beginLaunch(config.grid);
+  services.beginLaunch({config.grid.x, config.grid.y, config.grid.z});
   run.result = device.launch(*kernel, config, run.diags);
+  if (!run.result.ok) run.error = runtime::launchError(run.diags);
   services.endLaunch();
   run.printed = printedLines(services);
   run.buffers = ptxvm::test::readBuffers(device, buffers);
@@ -525,7 +529,7 @@ TEST_P(GpuTruth, MatchesTheRecordedGpuRun) {
   const std::set<DiagKind> errorKinds = run.errorKinds();
   const std::optional<Alternative> alt = designAlternative(c.name);
   auto isAlternative = [&] {
-    return alt && !run.result.ok && (alt->error.empty() || run.result.error == alt->error) &&
+    return alt && !run.result.ok && (alt->error.empty() || run.error == alt->error) &&
            errorKinds.count(alt->kind);
   };
   SCOPED_TRACE("case " + c.name + ": GPU recorded '" + outcome + "'");
@@ -550,7 +554,7 @@ TEST_P(GpuTruth, MatchesTheRecordedGpuRun) {
         << "the GPU hung: expected barrier-deadlock (or instruction-limit)"
         << (alt ? std::string(" or ") + std::string(ptx::kindName(alt->kind)) + " (" + alt->why + ")" : "")
         << "; " << run.describe();
-    EXPECT_EQ(run.result.error, "cudaErrorLaunchTimeout") << run.describe();
+    EXPECT_EQ(run.error, "cudaErrorLaunchTimeout") << run.describe();
   } else if (outcome.rfind("error:", 0) == 0) {
     if (isAlternative()) return;
     const std::string driverError = outcome.substr(6);
@@ -565,7 +569,7 @@ TEST_P(GpuTruth, MatchesTheRecordedGpuRun) {
     ASSERT_FALSE(expected.empty()) << "no runtime error name for " << driverError;
     ASSERT_TRUE(run.parsed && run.decoded) << run.describe();
     EXPECT_FALSE(run.result.ok) << "the GPU failed with " << driverError << "; " << run.describe();
-    EXPECT_EQ(run.result.error, expected) << run.describe();
+    EXPECT_EQ(run.error, expected) << run.describe();
   } else {
     FAIL() << "unknown recorded outcome '" << outcome << "'";
   }

@@ -2,6 +2,7 @@
 
 #include "ptx/Parser.h"
 #include "ptx/Verifier.h"
+#include "runtime/EmulatorDevice.h"
 
 namespace ptxvm::test {
 
@@ -33,36 +34,37 @@ EmuRun runKernel(const std::string &ptxText, const std::string &kernel, emu::Dim
   ptx::verifyModule(*m, run.diags);
   if (run.diags.hasErrors()) return run;
   run.parsed = true;
-  emu::Device device;
-  auto k = device.decode(*m, kernel, run.diags);
+  runtime::EmulatorDevice device;
+  auto k = device.loadKernel(*m, kernel, run.diags);
   if (!k) return run;
-  emu::LaunchConfig config;
-  config.grid = grid;
-  config.block = block;
+  const runtime::KernelAttributes &abi = k->attributes();
+  runtime::LaunchConfig config;
+  config.grid = {grid.x, grid.y, grid.z};
+  config.block = {block.x, block.y, block.z};
   config.threads = hostThreads;
   config.dynamicShared = dynamicShared;
   config.maxInstructions = maxInstructions;
   config.randomSchedule = randomSchedule;
   config.seed = seed;
   config.racecheck = racecheck;
-  config.params.assign(k->paramBytes, 0);
+  config.params.assign(abi.paramBytes, 0);
   std::vector<std::pair<uint64_t, size_t>> buffers;
-  for (size_t i = 0; i < args.size() && i < k->paramOffsets.size(); ++i) {
+  for (size_t i = 0; i < args.size() && i < abi.paramOffsets.size(); ++i) {
     std::vector<uint8_t> bytes = args[i].bytes;
     if (args[i].buffer) {
-      uint64_t address = device.global.allocate(std::max<size_t>(bytes.size(), 1));
-      device.global.write(address, bytes.data(), bytes.size());
+      uint64_t address = device.allocate(std::max<size_t>(bytes.size(), 1));
+      device.write(address, bytes.data(), bytes.size());
       buffers.emplace_back(address, bytes.size());
       bytes.resize(8);
       std::memcpy(bytes.data(), &address, 8);
     }
-    std::memcpy(config.params.data() + k->paramOffsets[i], bytes.data(),
-                std::min<size_t>(bytes.size(), k->paramSizes[i]));
+    std::memcpy(config.params.data() + abi.paramOffsets[i], bytes.data(),
+                std::min<size_t>(bytes.size(), abi.paramSizes[i]));
   }
   run.result = device.launch(*k, config, run.diags);
   for (auto [address, size] : buffers) {
     std::vector<uint8_t> data(size);
-    device.global.read(address, data.data(), size);
+    device.read(address, data.data(), size);
     run.buffers.push_back(std::move(data));
   }
   // Keep the module alive as long as the diagnostics refer to it: they are

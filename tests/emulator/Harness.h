@@ -1,8 +1,10 @@
-// Runs PTX kernels on the emulator from tests: parse, verify, decode, launch,
-// and read the buffers back.
+// Runs PTX kernels on the emulator from tests: parse, verify, load, launch,
+// and read the buffers back — through the device interface
+// (runtime/EmulatorDevice), as the runtime and `ptxvm run` do.
 #pragma once
 
 #include "emulator/Device.h"
+#include "runtime/Device.h"
 
 #include <cstring>
 #include <string>
@@ -32,7 +34,7 @@ struct Arg {
 };
 
 struct EmuRun {
-  emu::LaunchResult result;
+  runtime::LaunchResult result; // error: the CUDA error a GPU would give
   ptx::DiagnosticList diags;
   std::vector<std::vector<uint8_t>> buffers; // per buffer argument, in order
   bool parsed = false;

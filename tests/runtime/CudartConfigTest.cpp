@@ -60,15 +60,16 @@ TEST(CudartConfig, MalformedValuesKeepDefaultsAndWarn) {
                                {"PTXVM_SEED", "-1"}},
                               warnings);
   ASSERT_EQ(warnings.size(), 6u);
-  EXPECT_EQ(warnings[0],
-            "ignoring PTXVM_DEVICE='gpu' (expected 'emulator', the only device this build serves)");
+  EXPECT_EQ(warnings[0], "device 'gpu' is not built into this ptxvm (built in: emulator)");
   EXPECT_EQ(warnings[1], "ignoring PTXVM_THREADS='many' (expected a number of host threads, 1 to 4096)");
   EXPECT_EQ(c.threads, 0u);
   EXPECT_FALSE(c.racecheck);
   EXPECT_EQ(c.maxInstructions, 20'000'000'000ull);
   EXPECT_FALSE(c.randomSchedule);
   EXPECT_EQ(c.seed, 1u);
-  EXPECT_EQ(c.device, "emulator");
+  // A device that is not built in is kept, not replaced by the emulator: the
+  // runtime then serves no device (cudaErrorNoDevice) instead of another one.
+  EXPECT_EQ(c.device, "gpu");
 }
 
 TEST(CudartConfig, RacecheckAcceptsWordsAndZero) {

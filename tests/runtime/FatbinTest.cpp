@@ -332,6 +332,13 @@ TEST(FatbinWrapper, BadWrappersAreErrors) {
   std::vector<uint64_t> notAContainer(4, 0x1111111111111111ull);
   w.data = reinterpret_cast<const unsigned long long *>(notAContainer.data());
   failsWith(&w, "container magic");
+  // A header size that would take the reader past the container (0xffff):
+  // refused before anything is read behind the 16-byte header.
+  std::vector<uint64_t> bigHeader(2);
+  const uint8_t header[16] = {0x50, 0xed, 0x55, 0xba, 1, 0, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0};
+  std::memcpy(bigHeader.data(), header, sizeof header);
+  w.data = reinterpret_cast<const unsigned long long *>(bigHeader.data());
+  failsWith(&w, "header size of 65535 bytes");
   // A prelinked entry that is not a container.
   w.data = reinterpret_cast<const unsigned long long *>(data.data());
   w.version = 2;

@@ -1,8 +1,9 @@
-// Host functions served to device code (emulator/HostFunctions), host memory adopted by the
-// device (GlobalMemory::adopt), device-side frees during a launch (retire), and the host's
-// access to constant banks and global placement: the emulator pieces the CUDA runtime uses.
+// The device interface (runtime/Device.h) on the emulator: host functions served to device
+// code, host memory mapped into the device, frees while a launch runs, the host's access to
+// constant banks and global placement — the pieces the CUDA runtime uses.
 #include "emulator/Device.h"
 #include "ptx/Parser.h"
+#include "runtime/EmulatorDevice.h"
 
 #include <gtest/gtest.h>
 
@@ -88,18 +89,18 @@ const char kPtx[] = R"(
 struct HostFunctions : ::testing::Test {
   ptx::DiagnosticList diags;
   std::unique_ptr<ptx::Module> module = ptx::parseModule(kPtx, "host.ptx", diags);
-  emu::Device device;
+  runtime::EmulatorDevice device;
 
-  emu::LaunchResult run(const char *kernel, uint32_t threads, const std::vector<uint64_t> &args,
-                        ptx::DiagnosticList &out) {
-    auto k = device.decode(*module, kernel, out);
+  runtime::LaunchResult run(const char *kernel, uint32_t threads, const std::vector<uint64_t> &args,
+                            ptx::DiagnosticList &out) {
+    auto k = device.loadKernel(*module, kernel, out);
     if (!k) return {};
-    emu::LaunchConfig config;
+    runtime::LaunchConfig config;
     config.block = {threads, 1, 1};
     config.threads = 2;
-    config.params.assign(k->paramBytes, 0);
+    config.params.assign(k->attributes().paramBytes, 0);
     for (size_t i = 0; i < args.size(); ++i)
-      std::memcpy(config.params.data() + k->paramOffsets[i], &args[i], 8);
+      std::memcpy(config.params.data() + k->attributes().paramOffsets[i], &args[i], 8);
     return device.launch(*k, config, out);
   }
 };
@@ -108,19 +109,19 @@ TEST_F(HostFunctions, HostFunctionGetsEachLanesArgumentsAndReturnsItsResult) {
   ASSERT_FALSE(diags.hasErrors()) << diags.renderText();
   std::mutex m;
   std::vector<unsigned> order;
-  device.setHostFunction("combine", [&](emu::HostCall &call) {
+  device.setHostFunction("combine", [&](runtime::HostCall &call) {
     EXPECT_EQ(call.numArguments(), 2u);
     EXPECT_EQ(call.threadIndex().x, call.argument(0));
     std::lock_guard lock(m);
     order.push_back(static_cast<unsigned>(call.argument(0)));
     call.setResult(call.argument(0) * 2 + call.argument(1));
   });
-  uint64_t out = device.global.allocate(48 * 4);
+  uint64_t out = device.allocate(48 * 4);
   ptx::DiagnosticList d;
-  emu::LaunchResult r = run("calls", 48, {out}, d);
+  runtime::LaunchResult r = run("calls", 48, {out}, d);
   ASSERT_TRUE(r.ok) << d.renderText();
   std::vector<uint32_t> values(48);
-  ASSERT_TRUE(device.global.read(out, values.data(), values.size() * 4));
+  ASSERT_TRUE(device.read(out, values.data(), values.size() * 4));
   for (uint32_t t = 0; t < 48; ++t) EXPECT_EQ(values[t], 2 * t + 1000) << t;
   // Every thread called once; within a warp, in lane order.
   ASSERT_EQ(order.size(), 48u);
@@ -131,23 +132,23 @@ TEST_F(HostFunctions, HostFunctionGetsEachLanesArgumentsAndReturnsItsResult) {
 
 TEST_F(HostFunctions, HostFunctionReadsDeviceMemoryThroughGenericAddresses) {
   std::string seen;
-  device.setHostFunction("note_string",
-                         [&](emu::HostCall &call) { EXPECT_TRUE(call.readString(call.argument(0), seen)); });
-  const emu::SymbolLocation *g = device.symbol(*module, module->names.find("greeting"));
-  ASSERT_NE(g, nullptr);
+  device.setHostFunction(
+      "note_string", [&](runtime::HostCall &call) { EXPECT_TRUE(call.readString(call.argument(0), seen)); });
+  std::optional<runtime::Symbol> g = device.symbol(*module, module->names.find("greeting"));
+  ASSERT_TRUE(g);
   ptx::DiagnosticList d;
-  emu::LaunchResult r = run("strings", 1, {g->address}, d);
+  runtime::LaunchResult r = run("strings", 1, {g->address}, d);
   ASSERT_TRUE(r.ok) << d.renderText();
   EXPECT_EQ(seen, "hello");
 }
 
 TEST_F(HostFunctions, ABadAddressInAHostFunctionIsReportedAndFailsTheLaunch) {
-  device.setHostFunction("note_string", [&](emu::HostCall &call) {
+  device.setHostFunction("note_string", [&](runtime::HostCall &call) {
     std::string s;
     EXPECT_FALSE(call.readString(call.argument(0), s));
   });
   ptx::DiagnosticList d;
-  emu::LaunchResult r = run("strings", 1, {0x123}, d);
+  runtime::LaunchResult r = run("strings", 1, {0x123}, d);
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.error, "cudaErrorIllegalAddress");
   ASSERT_FALSE(d.all().empty());
@@ -155,13 +156,13 @@ TEST_F(HostFunctions, ABadAddressInAHostFunctionIsReportedAndFailsTheLaunch) {
 }
 
 TEST_F(HostFunctions, AHostFunctionCanFailTheLaunchWithItsOwnError) {
-  device.setHostFunction("combine", [&](emu::HostCall &call) {
+  device.setHostFunction("combine", [&](runtime::HostCall &call) {
     if (call.threadIndex().x == 5)
       call.fail(ptx::DiagKind::Trap, "thread 5 gave up", {{"cuda_error", "cudaErrorAssert"}});
   });
-  uint64_t out = device.global.allocate(32 * 4);
+  uint64_t out = device.allocate(32 * 4);
   ptx::DiagnosticList d;
-  emu::LaunchResult r = run("calls", 32, {out}, d);
+  runtime::LaunchResult r = run("calls", 32, {out}, d);
   EXPECT_FALSE(r.ok);
   ASSERT_EQ(d.all().size(), 1u);
   const ptx::Diagnostic &diag = d.all()[0];
@@ -178,7 +179,7 @@ TEST_F(HostFunctions, AHostFunctionCanFailTheLaunchWithItsOwnError) {
 
 TEST_F(HostFunctions, AnExternFunctionWithoutAHostFunctionStaysUnsupported) {
   ptx::DiagnosticList d;
-  emu::LaunchResult r = run("unserved", 1, {}, d);
+  runtime::LaunchResult r = run("unserved", 1, {}, d);
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.error, "cudaErrorNotSupported");
   ASSERT_FALSE(d.all().empty());
@@ -188,35 +189,35 @@ TEST_F(HostFunctions, AnExternFunctionWithoutAHostFunctionStaysUnsupported) {
 
 TEST_F(HostFunctions, AdoptedHostMemoryIsReachedThroughTheHostPointer) {
   std::vector<uint32_t> host(64, 0xdeadbeef);
-  ASSERT_TRUE(device.global.adopt(host.data(), host.size() * 4));
+  ASSERT_TRUE(device.mapHost(host.data(), host.size() * 4));
   // The same range cannot be adopted twice, nor overlap.
-  EXPECT_FALSE(device.global.adopt(host.data() + 8, 16));
-  auto info = device.global.allocationAt(reinterpret_cast<uint64_t>(host.data() + 3));
+  EXPECT_FALSE(device.mapHost(host.data() + 8, 16));
+  auto info = device.allocationAt(reinterpret_cast<uint64_t>(host.data() + 3));
   ASSERT_TRUE(info);
-  EXPECT_TRUE(info->adopted && info->live);
+  EXPECT_TRUE(info->hostMapped && info->live);
   EXPECT_EQ(info->size, 256u);
   ptx::DiagnosticList d;
-  emu::LaunchResult r = run("scaled", 64, {reinterpret_cast<uint64_t>(host.data())}, d);
+  runtime::LaunchResult r = run("scaled", 64, {reinterpret_cast<uint64_t>(host.data())}, d);
   ASSERT_TRUE(r.ok) << d.renderText();
   for (uint32_t t = 0; t < 64; ++t) EXPECT_EQ(host[t], 3 * t);
   // Adopted memory is not heap memory.
-  uint64_t before = device.global.liveBytes();
-  EXPECT_TRUE(device.global.release(reinterpret_cast<uint64_t>(host.data())));
-  EXPECT_EQ(device.global.liveBytes(), before);
+  uint64_t before = device.liveBytes();
+  EXPECT_TRUE(device.unmapHost(reinterpret_cast<uint64_t>(host.data())));
+  EXPECT_EQ(device.liveBytes(), before);
   ptx::DiagnosticList after;
   r = run("scaled", 64, {reinterpret_cast<uint64_t>(host.data())}, after);
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.error, "cudaErrorIllegalAddress");
   // Released memory may be adopted again (the host reuses its memory).
-  EXPECT_TRUE(device.global.adopt(host.data(), 64));
+  EXPECT_TRUE(device.mapHost(host.data(), 64));
 }
 
-TEST_F(HostFunctions, AdoptionRefusesTheGenericWindowsAndTheSyntheticHeap) {
-  EXPECT_FALSE(device.global.adopt(reinterpret_cast<void *>(emu::kSharedWindow + 64), 16));
-  EXPECT_FALSE(device.global.adopt(reinterpret_cast<void *>(emu::kLocalWindow), 16));
-  uint64_t a = device.global.allocate(64);
-  EXPECT_FALSE(device.global.adopt(reinterpret_cast<void *>(a), 16));
-  EXPECT_FALSE(device.global.adopt(nullptr, 16));
+TEST_F(HostFunctions, MappingRefusesTheGenericWindowsAndTheDeviceHeap) {
+  EXPECT_FALSE(device.mapHost(reinterpret_cast<void *>(emu::kSharedWindow + 64), 16));
+  EXPECT_FALSE(device.mapHost(reinterpret_cast<void *>(emu::kLocalWindow), 16));
+  uint64_t a = device.allocate(64);
+  EXPECT_FALSE(device.mapHost(reinterpret_cast<void *>(a), 16));
+  EXPECT_FALSE(device.mapHost(nullptr, 16));
 }
 
 TEST_F(HostFunctions, TheConstantBankIsWritableBetweenLaunchesAndGlobalsCanBePlaced) {
@@ -224,40 +225,82 @@ TEST_F(HostFunctions, TheConstantBankIsWritableBetweenLaunchesAndGlobalsCanBePla
   device.placeGlobal = [&](const ptx::Module &, const ptx::Variable &v, uint64_t bytes) -> uint64_t {
     if (module->str(v.name) != "placed") return 0;
     EXPECT_EQ(bytes, 16u);
-    return device.global.adopt(placed.data(), bytes) ? reinterpret_cast<uint64_t>(placed.data()) : 0;
+    return device.mapHost(placed.data(), bytes) ? reinterpret_cast<uint64_t>(placed.data()) : 0;
   };
-  const emu::SymbolLocation *factor = device.symbol(*module, module->names.find("factor"));
-  ASSERT_NE(factor, nullptr);
-  EXPECT_EQ(factor->space, emu::Space::Const);
+  std::optional<runtime::Symbol> factor = device.symbol(*module, module->names.find("factor"));
+  ASSERT_TRUE(factor);
+  EXPECT_EQ(factor->space, runtime::Symbol::Space::Const);
+  EXPECT_EQ(factor->size, 4u);
+  // The bank lives in device memory: host copies reach it at the symbol's address.
   uint32_t seven = 7;
-  EXPECT_TRUE(device.writeConstBank(*module, factor->address, &seven, 4));
-  EXPECT_FALSE(device.writeConstBank(*module, factor->address + 2, &seven, 4)); // past the bank
-  uint64_t out = device.global.allocate(8 * 4);
+  EXPECT_TRUE(device.write(factor->address, &seven, 4));
+  EXPECT_FALSE(device.write(factor->address + 2, &seven, 4)); // past the bank
+  uint64_t out = device.allocate(8 * 4);
   ptx::DiagnosticList d;
-  emu::LaunchResult r = run("scaled", 8, {out}, d);
+  runtime::LaunchResult r = run("scaled", 8, {out}, d);
   ASSERT_TRUE(r.ok) << d.renderText();
   uint32_t values[8];
-  ASSERT_TRUE(device.global.read(out, values, sizeof values));
+  ASSERT_TRUE(device.read(out, values, sizeof values));
   EXPECT_EQ(values[5], 35u);
   EXPECT_EQ(placed[0], 7u); // the kernel's `st.global [placed]` went to the host's array
 }
 
-TEST(GlobalMemoryRetire, ARetiredAllocationIsDeadAtOnceAndFreedBetweenLaunches) {
+TEST(GlobalMemoryFree, AFreeDuringALaunchIsDeadAtOnceAndReleasedWhenTheLaunchEnds) {
   emu::GlobalMemory memory;
   uint64_t a = memory.allocate(128);
   ASSERT_TRUE(memory.write(a, "abc", 3));
   emu::GlobalMemory::Range range = memory.rangeOf(a);
   ASSERT_NE(range.bytes, nullptr);
-  EXPECT_TRUE(memory.retire(a));
-  EXPECT_FALSE(memory.retire(a)); // twice
+  memory.beginLaunch();
+  memory.beginLaunch(); // two launches at once (streams): the bytes stay until both end
+  EXPECT_TRUE(memory.free(a));
+  EXPECT_FALSE(memory.free(a)); // twice
   char c;
   EXPECT_FALSE(memory.read(a, &c, 1));
   EXPECT_EQ(range.bytes[1], 'b'); // another CTA's cached view stays readable until the launch ends
   auto info = memory.allocationAt(a + 5);
   ASSERT_TRUE(info);
   EXPECT_FALSE(info->live);
-  memory.releaseRetired();
+  memory.endLaunch();
+  EXPECT_EQ(range.bytes[2], 'c');
+  memory.endLaunch();
   EXPECT_EQ(memory.liveBytes(), 0u);
+}
+
+TEST(DeviceRegistry, TheEmulatorIsBuiltInAndOtherDevicesAreNamedInTheError) {
+  std::string error;
+  auto emulator = runtime::createDevice("", error);
+  ASSERT_TRUE(emulator);
+  EXPECT_EQ(emulator->name(), "emulator");
+  EXPECT_TRUE(runtime::createDevice("emulator", error));
+  EXPECT_FALSE(runtime::createDevice("gpu", error));
+  EXPECT_EQ(error, "device 'gpu' is not built into this ptxvm (built in: emulator)");
+  EXPECT_FALSE(runtime::createDevice("tpu", error));
+  EXPECT_EQ(error, "unknown device 'tpu' (built in: emulator)");
+}
+
+TEST(DeviceErrors, ALaunchErrorComesFromTheFirstFatalDiagnostic) {
+  auto diag = [](ptx::DiagKind kind, ptx::Severity severity = ptx::Severity::Error) {
+    ptx::Diagnostic d;
+    d.kind = kind;
+    d.severity = severity;
+    return d;
+  };
+  ptx::DiagnosticList list;
+  EXPECT_EQ(runtime::launchError(list), "cudaErrorLaunchFailure");
+  list.add(diag(ptx::DiagKind::DivergentBarrier, ptx::Severity::Warning));
+  list.add(diag(ptx::DiagKind::SharedRace)); // a checker's finding, not a fault
+  list.add(diag(ptx::DiagKind::MisalignedAccess));
+  list.add(diag(ptx::DiagKind::OutOfBounds));
+  EXPECT_EQ(runtime::launchError(list), "cudaErrorMisalignedAddress");
+  ptx::DiagnosticList asked;
+  ptx::Diagnostic trap = diag(ptx::DiagKind::Trap);
+  trap.fields.emplace_back("cuda_error", "cudaErrorAssert");
+  asked.add(trap);
+  EXPECT_EQ(runtime::launchError(asked), "cudaErrorAssert");
+  EXPECT_EQ(runtime::cudaErrorFor(ptx::DiagKind::BarrierDeadlock), "cudaErrorLaunchTimeout");
+  EXPECT_EQ(runtime::cudaErrorFor(ptx::DiagKind::BarrierCountMismatch), "cudaErrorIllegalInstruction");
+  EXPECT_EQ(runtime::cudaErrorFor(ptx::DiagKind::Unsupported), "cudaErrorNotSupported");
 }
 
 } // namespace

@@ -33,6 +33,14 @@ __global__ void bigShared(int *out, int words) {
   }
 }
 
+// warpSize is PTX's WARP_SZ; a reduction that halves it must reach 1.
+__global__ void warpSizes(int *out) {
+  int steps = 0;
+  for (int i = warpSize / 2; i > 0; i /= 2) ++steps;
+  out[0] = warpSize;
+  out[1] = steps;
+}
+
 int main() {
   int count = 0, device = -1, runtime = 0, driver = 0;
   EXPECT_OK(cudaGetDeviceCount(&count));
@@ -88,7 +96,7 @@ int main() {
   cudaFuncAttributes attr;
   EXPECT_OK(cudaFuncGetAttributes(&attr, bounded));
   EXPECT(attr.maxThreadsPerBlock == 256 && attr.sharedSizeBytes == 0 && attr.binaryVersion == 80);
-  EXPECT(attr.ptxVersion >= 80 && attr.numRegs > 0 && attr.maxDynamicSharedSizeBytes == 48 * 1024);
+  EXPECT(attr.ptxVersion == 80 && attr.numRegs > 0 && attr.maxDynamicSharedSizeBytes == 48 * 1024);
   EXPECT_OK(cudaFuncGetAttributes(&attr, withStatic));
   EXPECT(attr.sharedSizeBytes == 4096 && attr.maxDynamicSharedSizeBytes == 48 * 1024 - 4096);
   const char *kernelName = nullptr;
@@ -149,6 +157,9 @@ int main() {
   EXPECT_OK(cudaLaunchKernel(reinterpret_cast<const void *>(handle), dim3(1), dim3(64), args, 0, 0));
   EXPECT_OK(cudaDeviceSynchronize());
   EXPECT(out[0] == 63 && out[63] == 0);
+  warpSizes<<<1, 1>>>(out);
+  EXPECT_OK(cudaDeviceSynchronize());
+  EXPECT(out[0] == 32 && out[1] == 5);
   EXPECT_OK(cudaFree(out));
   return finish("device");
 }

@@ -16,7 +16,7 @@
 // OOB-NEXT: then cudaGetLastError returned cudaErrorIllegalAddress
 // OOB-NEXT: an illegal memory access was encountered
 // OOB-ERR: ========= Invalid __global__ write of size 4 bytes
-// OOB-ERR-NEXT: =========     at writePast(int*, int) in {{.*}}faults.cu:[[#@LINE+50]] (PTX line {{[0-9]+}} of faults.cu.sm_80.ptx)
+// OOB-ERR-NEXT: =========     at writePast(int*, int) in {{.*}}faults.cu:[[#@LINE+61]] (PTX line {{[0-9]+}} of faults.cu.sm_80.ptx)
 // OOB-ERR-NEXT: =========     by thread (100,0,0) in block (0,0,0)
 // OOB-ERR-NEXT: =========     Address 0x{{[0-9a-f]+}} is 0 bytes after the nearest allocation at 0x{{[0-9a-f]+}} of size 400 bytes
 // OOB-ERR: ========= Kernel writePast(int*, int) (launched by cudaLaunchKernel) failed: cudaErrorIllegalAddress
@@ -24,16 +24,16 @@
 // OOB-ERR-NEXT: ========= ERROR SUMMARY: 1 error
 // OOB-JSON: {"launches":[{"kernel":"_Z9writePastPii","grid":[1,1,1],"block":[128,1,1],"status":"failed","error":"cudaErrorIllegalAddress",
 // OOB-JSON-SAME: "diagnostics":[{"kind":"out-of-bounds","severity":"error","message":"out-of-bounds write of 4 bytes
-// OOB-JSON-SAME: "source":{"file":"{{.*}}faults.cu","line":[[#@LINE+42]]}
+// OOB-JSON-SAME: "source":{"file":"{{.*}}faults.cu","line":[[#@LINE+53]]}
 // OOB-JSON-SAME: "thread":"100"
 //
 // RUN: %ptxvm exec -- %bin/faults assert > %t.assert.out 2> %t.assert.err
 // RUN: FileCheck %s --check-prefix=ASSERT < %t.assert.out
 // RUN: FileCheck %s --check-prefix=ASSERT-ERR < %t.assert.err
 // ASSERT: synchronize returned cudaErrorAssert
-// ASSERT-ERR: {{.*}}faults.cu:[[#@LINE+40]]: void checkAll(const int *, int): block: [1,0,0], thread: [5,0,0] Assertion `values[i] >= 0` failed.
-// ASSERT-ERR-NEXT: ========= device-side assertion `values[i] >= 0` failed in void checkAll(const int *, int) at {{.*}}faults.cu:[[#@LINE+39]]
-// ASSERT-ERR-NEXT: =========     at checkAll(int const*, int) in {{.*}}faults.cu:[[#@LINE+38]]
+// ASSERT-ERR: {{.*}}faults.cu:[[#@LINE+51]]: void checkAll(const int *, int): block: [1,0,0], thread: [5,0,0] Assertion `values[i] >= 0` failed.
+// ASSERT-ERR-NEXT: ========= device-side assertion `values[i] >= 0` failed in void checkAll(const int *, int) at {{.*}}faults.cu:[[#@LINE+50]]
+// ASSERT-ERR-NEXT: =========     at checkAll(int const*, int) in {{.*}}faults.cu:[[#@LINE+49]]
 // ASSERT-ERR-NEXT: =========     by thread (5,0,0) in block (1,0,0)
 //
 // RUN: %ptxvm exec -- %bin/faults trap | FileCheck %s --check-prefix=TRAP
@@ -54,6 +54,17 @@
 // TIMEOUT: synchronize returned cudaErrorLaunchTimeout
 // RUN: env LD_LIBRARY_PATH=%libdir PTXVM_RACECHECK=1 %bin/faults race 2>&1 | FileCheck %s --check-prefix=RACE
 // RUN: %ptxvm exec -- %bin/faults race 2>&1 | FileCheck %s --check-prefix=NORACE
+// RUN: %ptxvm exec -- %bin/faults reset | FileCheck %s --check-prefix=RESET
+// RESET: synchronize returned cudaErrorIllegalAddress
+// RESET-NEXT: after cudaDeviceReset: cudaMalloc returned cudaSuccess, cudaGetLastError returned cudaSuccess
+// RESET-NEXT: a launch after the reset: cudaSuccess
+// A device that is not built in: the program sees none (started directly; ptxvm exec refuses it).
+// RUN: env LD_LIBRARY_PATH=%libdir PTXVM_DEVICE=gpu %bin/faults race > %t.nodevice.out 2> %t.nodevice.err || true
+// RUN: FileCheck %s --check-prefix=NODEVICE < %t.nodevice.out
+// RUN: FileCheck %s --check-prefix=NODEVICE-ERR < %t.nodevice.err
+// NODEVICE: synchronize returned cudaErrorNoDevice
+// NODEVICE-ERR: ptxvm: device 'gpu' is not built into this ptxvm (built in: emulator)
+// NODEVICE-ERR: ptxvm: no device to run on: CUDA calls return cudaErrorNoDevice
 // RACE: Race hazard detected: shared-memory race on byte 0
 // RACE: synchronize returned cudaSuccess
 // NORACE-NOT: Race hazard
@@ -141,6 +152,9 @@ int main(int argc, char **argv) {
   } else if (!std::strcmp(mode, "race")) {
     racy<<<1, 64>>>(data);
     expected = cudaSuccess;
+  } else if (!std::strcmp(mode, "reset")) {
+    writePast<<<1, 128>>>(data, 100);
+    expected = cudaErrorIllegalAddress;
   }
   cudaError_t e = cudaDeviceSynchronize();
   std::printf("synchronize returned %s\n", name(e));
@@ -153,6 +167,16 @@ int main(int argc, char **argv) {
     std::printf("then cudaGetLastError returned %s\n", name(cudaGetLastError()));
     std::printf("then cudaGetLastError returned %s\n", name(cudaGetLastError()));
     std::printf("%s\n", cudaGetErrorString(e));
+  }
+  if (!std::strcmp(mode, "reset")) {
+    // A reset is a fresh context: the fault is gone, memory and launches work again.
+    cudaDeviceReset();
+    int *fresh = nullptr;
+    cudaError_t malloced = cudaMalloc(&fresh, 128 * sizeof(int));
+    std::printf("after cudaDeviceReset: cudaMalloc returned %s, cudaGetLastError returned %s\n", name(malloced),
+                name(cudaGetLastError()));
+    writePast<<<1, 128>>>(fresh, 128);
+    std::printf("a launch after the reset: %s\n", name(cudaDeviceSynchronize()));
   }
   return e == expected ? 0 : 1;
 }

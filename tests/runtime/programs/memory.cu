@@ -179,6 +179,26 @@ int main() {
   p.kind = cudaMemcpyDeviceToHost;
   EXPECT_OK(cudaMemcpy3D(&p));
   EXPECT(std::memcmp(cube, cubeBack, sizeof cube) == 0);
+  // A 3D copy whose rows leave the slice (height 4 of a 3-row slice) is refused before any
+  // byte moves.
+  int untouched[2][3][4] = {};
+  p.dstPtr = make_cudaPitchedPtr(untouched, 4 * sizeof(int), 4, 3);
+  p.extent = make_cudaExtent(4 * sizeof(int), 4, 2);
+  EXPECT_ERR(cudaMemcpy3D(&p), cudaErrorInvalidValue);
+  p.extent = make_cudaExtent(4 * sizeof(int), 3, 2);
+  p.dstPos = make_cudaPos(8, 0, 0); // 8 + 16 bytes > the 16-byte pitch
+  EXPECT_ERR(cudaMemcpy3D(&p), cudaErrorInvalidValue);
+  p.dstPos = make_cudaPos(0, 0, 0);
+  int zeros[2][3][4] = {};
+  EXPECT(std::memcmp(untouched, zeros, sizeof zeros) == 0);
+  // Sizes that overflow are invalid values, never a small allocation.
+  void *wrapped = nullptr;
+  size_t wrappedPitch = 0;
+  EXPECT_ERR(cudaMallocPitch(&wrapped, &wrappedPitch, SIZE_MAX - 8, 2), cudaErrorInvalidValue);
+  EXPECT_ERR(cudaMallocPitch(&wrapped, &wrappedPitch, size_t(1) << 40, size_t(1) << 40), cudaErrorInvalidValue);
+  cudaPitchedPtr wrappedVolume;
+  EXPECT_ERR(cudaMalloc3D(&wrappedVolume, make_cudaExtent(size_t(1) << 30, size_t(1) << 20, size_t(1) << 20)),
+             cudaErrorInvalidValue);
 
   // What a GPU refuses.
   EXPECT_ERR(cudaMemcpy(back.data(), a, (n + 1) * sizeof(float), cudaMemcpyDeviceToHost),

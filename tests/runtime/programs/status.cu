@@ -10,7 +10,7 @@
 // RUN: %ptxvm exec -- %bin/status print --help | FileCheck %s
 // RUN: not %ptxvm exec --device gpu -- %bin/status 0 2>&1 | FileCheck %s --check-prefix=DEVICE
 // CHECK: device: ptxvm emulator (sm_80), arguments: print --help
-// DEVICE: ptxvm exec: PTXVM_DEVICE='gpu' (expected 'emulator', the only device this build serves)
+// DEVICE: ptxvm exec: device 'gpu' is not built into this ptxvm (built in: emulator)
 //
 // Built with --default-stream per-thread, the program calls the _ptds/_ptsz entry points.
 // RUN: %status 5 %ptxvm exec -- %bin/status_ptds 5

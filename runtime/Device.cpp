@@ -1,0 +1,56 @@
+// The device registry and the launch-error rules every device shares.
+#include "runtime/Device.h"
+
+#include "runtime/EmulatorDevice.h"
+
+namespace runtime {
+
+std::string_view cudaErrorFor(ptx::DiagKind kind) {
+  using K = ptx::DiagKind;
+  switch (kind) {
+  case K::OutOfBounds: return "cudaErrorIllegalAddress";
+  case K::MisalignedAccess: return "cudaErrorMisalignedAddress";
+  case K::BarrierCountMismatch:
+  case K::BarrierMixedOps: return "cudaErrorIllegalInstruction"; // measured: tests/gpu bt14
+  case K::BarrierDeadlock:
+  case K::InstructionLimit: return "cudaErrorLaunchTimeout";
+  case K::Unsupported: return "cudaErrorNotSupported";
+  default: return "cudaErrorLaunchFailure";
+  }
+}
+
+std::string launchError(const ptx::DiagnosticList &diags) {
+  for (const ptx::Diagnostic &d : diags.all()) {
+    // Races are findings of a checker: the kernel itself ran on.
+    if (d.severity != ptx::Severity::Error || d.kind == ptx::DiagKind::SharedRace ||
+        d.kind == ptx::DiagKind::GlobalRace)
+      continue;
+    for (const auto &[key, value] : d.fields)
+      if (key == "cuda_error") return value;
+    return std::string(cudaErrorFor(d.kind));
+  }
+  return "cudaErrorLaunchFailure";
+}
+
+std::vector<std::string_view> deviceNames() { return {"emulator"}; }
+
+bool deviceBuiltIn(std::string_view name, std::string &error) {
+  std::string builtIn;
+  for (std::string_view n : deviceNames()) {
+    if (n == name) return true;
+    builtIn += (builtIn.empty() ? "" : ", ") + std::string(n);
+  }
+  if (name == "cpu" || name == "gpu")
+    error = "device '" + std::string(name) + "' is not built into this ptxvm (built in: " + builtIn + ")";
+  else
+    error = "unknown device '" + std::string(name) + "' (built in: " + builtIn + ")";
+  return false;
+}
+
+std::unique_ptr<Device> createDevice(std::string_view name, std::string &error) {
+  if (name.empty()) name = "emulator";
+  if (!deviceBuiltIn(name, error)) return nullptr;
+  return std::make_unique<EmulatorDevice>();
+}
+
+} // namespace runtime

@@ -1,0 +1,46 @@
+// The SIMT emulator as a device (runtime/Device.h): memory is the emulator's
+// checked global heap, kernels are decoded for the interpreter, launches run
+// on the emulator's CTA scheduler. The only place outside emulator/ that
+// knows emu:: types.
+#pragma once
+
+#include "emulator/Device.h"
+#include "runtime/Device.h"
+
+namespace runtime {
+
+class EmulatorDevice final : public Device {
+public:
+  EmulatorDevice();
+  std::string_view name() const override { return "emulator"; }
+
+  uint64_t allocate(uint64_t bytes, uint64_t alignment = 256) override;
+  bool free(uint64_t address) override;
+  bool mapHost(void *host, uint64_t bytes) override;
+  bool unmapHost(uint64_t address) override;
+  std::optional<AllocationInfo> allocationAt(uint64_t address) const override;
+  bool inDeviceHeap(uint64_t address) const override;
+  uint64_t liveBytes() const override;
+  bool write(uint64_t address, const void *data, uint64_t size) override;
+  bool read(uint64_t address, void *data, uint64_t size) const override;
+  bool copy(uint64_t to, uint64_t from, uint64_t size) override;
+  bool fill(uint64_t address, uint8_t value, uint64_t size) override;
+
+  std::optional<Symbol> symbol(const ptx::Module &m, ptx::Name name) override;
+  std::unique_ptr<Kernel> loadKernel(const ptx::Module &m, std::string_view name,
+                                     ptx::DiagnosticList &diags) override;
+  void setHostFunction(std::string name, HostFunction function) override;
+
+  LaunchResult launch(const Kernel &k, const LaunchConfig &config, ptx::DiagnosticList &diags) override;
+
+  /// The emulator behind this device, for tests and tools that look inside.
+  emu::Device &emulator() { return device_; }
+
+private:
+  mutable emu::Device device_;
+};
+
+/// The emulator's decoded kernel behind a device kernel.
+const emu::Kernel &emulatorKernel(const Kernel &k);
+
+} // namespace runtime
