@@ -30,7 +30,8 @@ Runs one kernel on a device (the SIMT emulator unless --device names another).
                              INIT: zeros (default), iota.u32, iota.f32, fill.u32=V, fill.f32=V,
                                    random=SEED (bytes), file=PATH
                              >OUT: write the buffer to OUT after the run
-  --device NAME          the device to run on (built in: emulator)
+  --device NAME          the device to run on: emulator (default), gpu (the real GPU through its
+                         driver: the PTX as ptxvm writes it, JIT-compiled by the driver)
   --threads N            host threads (default: all cores)
   --racecheck            report shared-memory accesses of different threads not ordered by a
                          barrier, __syncwarp or mbarrier (lanes of a warp included)
@@ -328,7 +329,13 @@ int runKernelCommand(const std::vector<std::string> &args) {
     return kDiagnostics;
   }
   std::unique_ptr<runtime::Device> device = runtime::createDevice(deviceName, error);
-  if (!device) return fail(error);
+  if (!device) {
+    std::string notBuiltIn;
+    if (!runtime::deviceBuiltIn(deviceName.empty() ? "emulator" : deviceName, notBuiltIn)) return fail(error);
+    // A device this ptxvm has but this machine lacks (no GPU, no driver).
+    std::fprintf(stderr, "ptxvm run: %s\n", error.c_str());
+    return kDiagnostics;
+  }
   auto kernel = device->loadKernel(*m, kernelName, diags);
   if (!kernel) {
     printDiagnostics(diags, in.json);

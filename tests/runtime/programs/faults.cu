@@ -58,12 +58,12 @@
 // RESET: synchronize returned cudaErrorIllegalAddress
 // RESET-NEXT: after cudaDeviceReset: cudaMalloc returned cudaSuccess, cudaGetLastError returned cudaSuccess
 // RESET-NEXT: a launch after the reset: cudaSuccess
-// A device that is not built in: the program sees none (started directly; ptxvm exec refuses it).
-// RUN: env LD_LIBRARY_PATH=%libdir PTXVM_DEVICE=gpu %bin/faults race > %t.nodevice.out 2> %t.nodevice.err || true
+// A device that is not built in, or a GPU without a driver: the program sees none.
+// RUN: env LD_LIBRARY_PATH=%libdir PTXVM_DEVICE=gpu PTXVM_CUDA_DRIVER=/nonexistent/libcuda.so.1 %bin/faults race > %t.nodevice.out 2> %t.nodevice.err || true
 // RUN: FileCheck %s --check-prefix=NODEVICE < %t.nodevice.out
 // RUN: FileCheck %s --check-prefix=NODEVICE-ERR < %t.nodevice.err
 // NODEVICE: synchronize returned cudaErrorNoDevice
-// NODEVICE-ERR: ptxvm: device 'gpu' is not built into this ptxvm (built in: emulator)
+// NODEVICE-ERR: ptxvm: cannot load the CUDA driver
 // NODEVICE-ERR: ptxvm: no device to run on: CUDA calls return cudaErrorNoDevice
 // RACE: Race hazard detected: shared-memory race on byte 0
 // RACE: synchronize returned cudaSuccess
