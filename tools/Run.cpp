@@ -376,6 +376,10 @@ int runKernelCommand(const std::vector<std::string> &args) {
         r.wallSeconds);
   }
   if (stats) {
+    std::fprintf(stderr, "  device: %s\n", std::string(device->name()).c_str());
+    if (abi.registers >= 0)
+      std::fprintf(stderr, "  registers per thread: %d, local memory per thread: %u bytes\n", abi.registers,
+                   abi.localBytes);
     std::fprintf(stderr, "  divergent branches: %llu\n", (unsigned long long)r.stats.divergentBranches);
     for (size_t w = 0; w < r.stats.perWarp.size(); ++w) {
       auto [warpInstrs, threadInstrs] = r.stats.perWarp[w];
