@@ -252,6 +252,7 @@ int runKernelCommand(const std::vector<std::string> &args) {
                   std::to_string(kernel->paramSizes[i]));
     std::memcpy(config.params.data() + kernel->paramOffsets[i], bytes.data(), bytes.size());
   }
+  config.statistics = stats || !reportPath.empty(); // the report has divergent_branches
   emu::LaunchResult r = device.launch(*kernel, config, diags);
   for (const Buffer &b : buffers) {
     if (b.out.empty()) continue;
