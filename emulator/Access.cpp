@@ -239,8 +239,8 @@ uint8_t *accessBytes(Exec &x, Space space, uint64_t address, unsigned size, unsi
   if (!p)
     reportFault(x, fault, lane, write);
   else if (c.observeMemory)
-    c.events->memoryAccess(
-        {x.warp.index, lane, x.pc, x.warp.warpInstructions, space, address, size, write, atomic, distributed, rank});
+    c.events->memoryAccess({x.warp.index, lane, x.pc, x.warp.warpInstructions, space, address, size, write,
+                            atomic, distributed, rank});
   return p;
 }
 

@@ -46,7 +46,8 @@ BarrierUnit::Outcome BarrierUnit::execute(const BarrierOp &op) {
   };
   if (id >= 16)
     return reject(ptx::DiagKind::BarrierInvalidOperand,
-                  "barrier id " + std::to_string(id) + " is out of range 0..15", {{"barrier", std::to_string(id)}});
+                  "barrier id " + std::to_string(id) + " is out of range 0..15",
+                  {{"barrier", std::to_string(id)}});
   if (op.hasCount && (count == 0 || count % 32 != 0))
     return reject(ptx::DiagKind::BarrierInvalidOperand,
                   "barrier thread count " + std::to_string(count) + " is not a positive multiple of 32",
@@ -85,7 +86,8 @@ BarrierUnit::Outcome BarrierUnit::execute(const BarrierOp &op) {
                     {{"barrier", std::to_string(id)}});
     if ((b.op == NamedBarrier::Op::Red) != (op.kind == NamedBarrier::Op::Red))
       return reject(ptx::DiagKind::BarrierMixedOps,
-                    "barrier " + std::to_string(id) + " mixes bar.red with bar.sync/bar.arrive in one generation",
+                    "barrier " + std::to_string(id) +
+                        " mixes bar.red with bar.sync/bar.arrive in one generation",
                     {{"barrier", std::to_string(id)}});
   } else if (b.expected == 0) {
     b.expected = op.hasCount ? static_cast<uint32_t>(count) : expectedAll();

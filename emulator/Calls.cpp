@@ -57,7 +57,8 @@ bool Interpreter::call(Cta &cta, Warp &w, const DInstr &in, uint32_t mask, uint3
     return unsupported("recursive call to '" + std::string(kernel.module->str(callee.function->name)) +
                        "', which has .local variables: per-call local frames are not modelled yet");
   if (w.calls.size() >= 1024) {
-    cta.report(ptx::DiagKind::Trap, ptx::Severity::Error, pc, w, mask, "call depth exceeds 1024: stack overflow");
+    cta.report(ptx::DiagKind::Trap, ptx::Severity::Error, pc, w, mask,
+               "call depth exceeds 1024: stack overflow");
     return false;
   }
   const CodeRegion &here = kernel.regions[w.region];

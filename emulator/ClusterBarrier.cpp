@@ -36,7 +36,8 @@ void Cta::clusterArrive(Warp &w, uint32_t lanes, uint32_t pc) {
   Cluster &cluster = clusterOf(*this, soloCluster_);
   // Observers see it as a barrier of this CTA (racecheck orders this CTA's
   // warps by it as by a named barrier).
-  if (events) events->barrierArrived({w.index, lanes, kClusterBarrier, cluster.phase, pc, BarrierEvent::Kind::Cluster});
+  if (events)
+    events->barrierArrived({w.index, lanes, kClusterBarrier, cluster.phase, pc, BarrierEvent::Kind::Cluster});
   w.clusterPhase = cluster.phase;
   cluster.arrived += static_cast<uint64_t>(std::popcount(lanes));
   cluster.tryComplete();

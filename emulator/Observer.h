@@ -54,7 +54,7 @@ struct BarrierEvent {
 class CtaObserver {
 public:
   /// Events that cost the core something per instruction or per access:
-  /// delivered only to CTAs where some observer asks for them.
+  /// delivered only to observers that ask for them.
   enum Interest : unsigned { kInstructions = 1, kMemory = 2 };
   virtual ~CtaObserver() = default;
   virtual unsigned interests() const { return 0; }
@@ -67,7 +67,8 @@ public:
   /// Instruction `pc` ran for warp `w`: `active` are the lanes at it,
   /// `executed` those whose guard held (for a branch: the lanes that take
   /// it). Destination registers hold their new values. (kInstructions)
-  virtual void instructionExecuted(const Warp &, uint32_t /*pc*/, uint32_t /*active*/, uint32_t /*executed*/) {}
+  virtual void instructionExecuted(const Warp &, uint32_t /*pc*/, uint32_t /*active*/,
+                                   uint32_t /*executed*/) {}
   /// A lane accessed memory. (kMemory)
   virtual void memoryAccess(const MemoryAccess &) {}
 
@@ -87,18 +88,24 @@ public:
   virtual void warpSynced(uint32_t /*warp*/, uint32_t /*lanes*/, uint32_t /*pc*/) {}
   /// A lane arrived at (or completed transaction bytes on) the mbarrier
   /// `mbarrier` (a key naming it): what it did before is released there.
-  virtual void mbarrierReleased(uint32_t /*warp*/, unsigned /*lane*/, uint64_t /*mbarrier*/, uint32_t /*pc*/) {}
+  virtual void mbarrierReleased(uint32_t /*warp*/, unsigned /*lane*/, uint64_t /*mbarrier*/,
+                                uint32_t /*pc*/) {}
   /// A lane's wait saw a phase of the mbarrier complete: it acquires what
   /// was released there.
-  virtual void mbarrierAcquired(uint32_t /*warp*/, unsigned /*lane*/, uint64_t /*mbarrier*/, uint32_t /*pc*/) {}
+  virtual void mbarrierAcquired(uint32_t /*warp*/, unsigned /*lane*/, uint64_t /*mbarrier*/,
+                                uint32_t /*pc*/) {}
 };
 
 /// Several observers of one CTA as one: each event goes to each of them, in
-/// the order they were added.
+/// the order they were added; instruction and memory events only to those
+/// that asked for them.
 class ObserverList final : public CtaObserver {
 public:
   void add(std::unique_ptr<CtaObserver> o) {
-    interests_ |= o->interests();
+    const unsigned wants = o->interests();
+    interests_ |= wants;
+    if (wants & kInstructions) instructions_.push_back(o.get());
+    if (wants & kMemory) memory_.push_back(o.get());
     list_.push_back(std::move(o));
   }
   size_t size() const { return list_.size(); }
@@ -112,10 +119,10 @@ public:
     for (auto &o : list_) o->ctaFinished(c);
   }
   void instructionExecuted(const Warp &w, uint32_t pc, uint32_t active, uint32_t executed) override {
-    for (auto &o : list_) o->instructionExecuted(w, pc, active, executed);
+    for (CtaObserver *o : instructions_) o->instructionExecuted(w, pc, active, executed);
   }
   void memoryAccess(const MemoryAccess &a) override {
-    for (auto &o : list_) o->memoryAccess(a);
+    for (CtaObserver *o : memory_) o->memoryAccess(a);
   }
   void branchDiverged(const Warp &w, uint32_t pc, unsigned groups) override {
     for (auto &o : list_) o->branchDiverged(w, pc, groups);
@@ -144,6 +151,7 @@ public:
 
 private:
   std::vector<std::unique_ptr<CtaObserver>> list_;
+  std::vector<CtaObserver *> instructions_, memory_;
   unsigned interests_ = 0;
 };
 

@@ -101,14 +101,15 @@ namespace {
 class PerCta final : public CtaObserver {
 public:
   explicit PerCta(Cta &cta)
-      : cta_(cta), checker_(static_cast<uint32_t>(cta.shared.size()), static_cast<uint32_t>(cta.warps.size())) {}
+      : cta_(cta),
+        checker_(static_cast<uint32_t>(cta.shared.size()), static_cast<uint32_t>(cta.warps.size())) {}
 
   unsigned interests() const override { return kMemory; }
 
   void memoryAccess(const MemoryAccess &a) override {
     if (a.space != Space::Shared || a.distributed) return; // other CTAs' shared memory is not checked
-    auto race = checker_.access({a.warp, a.lane, static_cast<uint32_t>(a.address), a.size, a.write, a.atomic,
-                                 a.pc, a.instance});
+    auto race = checker_.access(
+        {a.warp, a.lane, static_cast<uint32_t>(a.address), a.size, a.write, a.atomic, a.pc, a.instance});
     if (race) report(*race);
   }
   void barrierArrived(const BarrierEvent &e) override { checker_.arrive(e.warp, open_[slot(e.id)]); }
@@ -139,9 +140,10 @@ private:
         std::to_string(k.line(race.pc)) + ") is not ordered with " + what(race.otherWrite) + " by warp " +
         std::to_string(race.otherWarp) + " lane " + std::to_string(race.otherLane) + " (line " +
         std::to_string(k.line(race.otherPc)) + ") by any barrier" +
-        (race.otherWarp == race.warp ? " or bar.warp.sync (lanes of a warp run independently on sm_70+)" : "");
-    cta_.report(ptx::DiagKind::SharedRace, ptx::Severity::Error, race.pc, cta_.warps[race.warp], 1u << race.lane,
-                msg,
+        (race.otherWarp == race.warp ? " or bar.warp.sync (lanes of a warp run independently on sm_70+)"
+                                     : "");
+    cta_.report(ptx::DiagKind::SharedRace, ptx::Severity::Error, race.pc, cta_.warps[race.warp],
+                1u << race.lane, msg,
                 {{"offset", std::to_string(race.offset)},
                  {"other_warp", std::to_string(race.otherWarp)},
                  {"other_lane", std::to_string(race.otherLane)},

@@ -28,7 +28,8 @@ void Cta::divergeIndexed(Warp &w, uint32_t pc, const std::vector<std::pair<uint3
   w.stack.back().pc = reconverge;
   if (events) events->branchDiverged(w, pc, static_cast<unsigned>(groups.size()) + (inactive ? 1 : 0));
   if (inactive) w.stack.push_back({pc + 1, inactive, reconverge});
-  for (auto it = groups.rbegin(); it != groups.rend(); ++it) w.stack.push_back({it->first, it->second, reconverge});
+  for (auto it = groups.rbegin(); it != groups.rend(); ++it)
+    w.stack.push_back({it->first, it->second, reconverge});
 }
 
 void Cta::exitLanes(Warp &w, uint32_t lanes, uint32_t pc) {
