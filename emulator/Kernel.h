@@ -1,9 +1,11 @@
-// The decoded form of a kernel: the IR turned once into a flat array of
-// instructions with resolved registers, inline immediates, resolved symbol
-// addresses, branch targets with their reconvergence points, and a handler
-// chosen per (opcode, types, modifiers). Execution never looks at the IR.
+// The decoded form of a kernel for the interpreter: the IR turned once into
+// a flat array of instructions with resolved registers, inline immediates,
+// resolved symbol addresses, branch targets with their reconvergence points,
+// and a handler chosen per (opcode, types, modifiers). Execution never looks
+// at the IR. The ABI layout (KernelLayout.h) is shared with other engines.
 #pragma once
 
+#include "emulator/KernelLayout.h"
 #include "emulator/Memory.h"
 #include "ptx/IR.h"
 
@@ -55,7 +57,7 @@ struct DInstr {
   uint32_t reconverge = 0; // immediate post-dominator pc of a branch
   uint32_t irIndex = 0;    // into its function's instrs, for diagnostics
   uint32_t desc = 0;       // into Module::descs
-  uint16_t function = 0;   // into Kernel::functions
+  uint16_t function = 0;   // into Kernel::regions: the function it belongs to
   // call: operand positions of the result list, the target, the argument
   // list (-1 when absent).
   int8_t callResults = -1, callTarget = -1, callArgs = -1;
@@ -76,31 +78,20 @@ struct CodeRegion {
 /// Bytes of alloca stack per thread (CUDA's default cudaLimitStackSize).
 constexpr uint32_t kAllocaStackBytes = 1024;
 
-/// A kernel ready to run.
-struct Kernel {
+/// A kernel ready to run on the interpreter: its ABI layout (the base) and
+/// its decoded code.
+struct Kernel : KernelLayout {
   const ptx::Module *module = nullptr;
   const ptx::Function *function = nullptr; // the kernel
   std::vector<CodeRegion> regions;         // [0] is the kernel, then device functions
   std::vector<uint32_t> regionOfFunction;  // module function index -> region (UINT32_MAX: none)
-  std::string name;
   std::vector<DInstr> code;
   std::vector<DOp> ops;
   std::vector<uint32_t> targetTables; // brx.idx targets, as pcs
   uint32_t numRegisters = 0;
-  uint32_t staticShared = 0; // bytes of .shared declared by the kernel and module
-  uint32_t localBytes = 0;   // per thread, including the alloca stack
-  // alloca's stack (kernels that use it): local offsets [stackBase, localBytes),
-  // growing down from localBytes.
-  uint32_t stackBase = 0;
-  // The module's constant bank: its generic address, size and bytes.
-  uint64_t constAddress = 0;
-  uint32_t constSize = 0;
-  uint8_t *constBytes = nullptr;
-  uint32_t paramBytes = 0;
-  std::vector<uint32_t> paramOffsets;
-  std::vector<uint32_t> paramSizes;
   uint32_t exitPc = 0; // one past the last instruction: reconvergence at exit
 
+  const KernelLayout &layout() const { return *this; }
   const DOp &op(const DInstr &in, unsigned i) const { return ops[in.firstOp + i]; }
   const ptx::InstrDesc &desc(const DInstr &in) const { return module->descs[in.desc]; }
   const ptx::Function &functionOf(const DInstr &in) const { return *regions[in.function].function; }

@@ -356,6 +356,7 @@ int runKernelCommand(const std::vector<std::string> &args) {
                   std::to_string(abi.paramSizes[i]));
     std::memcpy(config.params.data() + abi.paramOffsets[i], bytes.data(), bytes.size());
   }
+  config.statistics = stats || !reportPath.empty(); // the report has divergent_branches
   runtime::LaunchResult r = device->launch(*kernel, config, diags);
   for (const Buffer &b : buffers) {
     if (b.out.empty()) continue;

@@ -44,19 +44,19 @@ struct MbarrierState {
   }
 };
 
-/// Applies `f` to the mbarrier of each executing lane, in lane order.
-/// How an mbarrier operation orders memory for --racecheck: an arrival (or
-/// completed transaction bytes) releases what the lane did before it; a wait
-/// that sees the phase complete acquires what was released.
+/// How an mbarrier operation orders memory (for observers such as
+/// racecheck): an arrival (or completed transaction bytes) releases what the
+/// lane did before it; a wait that sees the phase complete acquires what was
+/// released.
 enum class Order : uint8_t { None, Release, Acquire };
 
 void orderAtMbarrier(Exec &x, unsigned lane, const uint8_t *mbarrier, Order order) {
-  if (!x.cta.racecheck || order == Order::None) return;
+  if (!x.cta.events || order == Order::None) return;
   const auto key = reinterpret_cast<uintptr_t>(mbarrier);
   if (order == Order::Release)
-    x.cta.racecheck->mbarrierRelease(x.warp.index, lane, key);
+    x.cta.events->mbarrierReleased(x.warp.index, lane, key, x.pc);
   else
-    x.cta.racecheck->mbarrierAcquire(x.warp.index, lane, key);
+    x.cta.events->mbarrierAcquired(x.warp.index, lane, key, x.pc);
 }
 
 /// Applies `f` to the mbarrier of each executing lane, in lane order; `f`

@@ -209,8 +209,8 @@ void activemask(Exec &x, const DInstr &in) {
 /// checks that every live lane of the mask reached it.
 void barWarpSync(Exec &x, const DInstr &in) {
   uint32_t members[32];
-  if (memberMasks(x, in, opnd(x, in, 0), members) && x.cta.racecheck)
-    x.cta.racecheck->warpSync(x.warp.index, x.mask);
+  if (memberMasks(x, in, opnd(x, in, 0), members) && x.cta.events)
+    x.cta.events->warpSynced(x.warp.index, x.mask, x.pc);
 }
 
 /// elect.sync d|p, membermask: the leader is the lowest lane of the member

@@ -247,7 +247,7 @@ TEST(Emulator, IndexedBranchesSplitTheWarpPerTarget) {
   for (bool random : {false, true}) {
     EmuRun r = runKernel(readSource("kernels/ptx/brx_idx.ptx"), "jt_dispatch", {2}, {128},
                          {Arg::array(ops), Arg::array(vals), Arg::array(out), Arg::scalar(n)}, random ? 2 : 1,
-                         0, 100'000'000, random, 7);
+                         0, 100'000'000, random, 7, false, /*statistics=*/true);
     ASSERT_TRUE(r.result.ok) << r.diags.renderText();
     auto got = r.buffer<int32_t>(2);
     for (uint32_t i = 0; i < 256; ++i) {
