@@ -10,9 +10,8 @@
 
 namespace ptxvm {
 
-void addInputOptions(CLI::App &command, InputOptions &in, bool fileRequired) {
-  CLI::Option *file = command.add_option("FILE", in.file, "the PTX file to read");
-  if (fileRequired) file->required();
+void addInputOptions(CLI::App &command, InputOptions &in) {
+  command.add_option("FILE", in.file, "the PTX file to read")->required();
   command
       .add_option_function<std::string>(
           "--parser",

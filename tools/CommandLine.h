@@ -35,9 +35,8 @@ struct InputOptions {
   bool json = false; // diagnostics as JSON on stdout
 };
 
-/// Adds FILE (required unless `fileRequired` is false), --parser and
-/// --diagnostics to `command`, bound to `in`.
-void addInputOptions(CLI::App &command, InputOptions &in, bool fileRequired = true);
+/// Adds FILE (required), --parser and --diagnostics to `command`, bound to `in`.
+void addInputOptions(CLI::App &command, InputOptions &in);
 
 /// A CLI11 check for X[,Y,Z]: one to three positive 32-bit integers whose
 /// product is at most `maxProduct` (0: any).

@@ -119,11 +119,11 @@ Command addExecCommand(CLI::App &ptxvm, const std::vector<std::string> *afterDas
   auto o = std::make_shared<ExecOptions>();
   CLI::App *cmd = ptxvm.add_subcommand("exec", "run a CUDA program (nvcc -cudart shared) on a ptxvm device");
   cmd->footer(paragraph(
-      "ptxvm exec [OPTIONS] [--] PROGRAM [ARGS...]\n\nRuns a CUDA program built with `nvcc -cudart shared` "
-      "on a ptxvm device: ptxvm's libcudart.so.13 is "
-      "found first, reads the PTX from the program's fatbin and serves the CUDA runtime API. Kernel "
-      "faults are reported as compute-sanitizer does, and return the error a GPU would. The program's "
-      "exit status is passed through (a signal N: 128+N).\n\n"
+      "ptxvm exec [OPTIONS] [--] PROGRAM [ARGS...]\n\n"
+      "Runs a CUDA program built with `nvcc -cudart shared` on a ptxvm device: ptxvm's libcudart.so.13 is "
+      "found first, reads the PTX from the program's fatbin and serves the CUDA runtime API. Kernel faults "
+      "are reported as compute-sanitizer does, and return the error a GPU would. The program's exit status "
+      "is passed through (a signal N: 128+N).\n\n"
       "The same settings reach programs started some other way through the environment:\n"
       "PTXVM_DEVICE, PTXVM_THREADS, PTXVM_RACECHECK=1, PTXVM_MAX_INSTRUCTIONS, PTXVM_SCHEDULE,\n"
       "PTXVM_SEED, PTXVM_REPORT, PTXVM_SAVE_PTX; with LD_LIBRARY_PATH naming the directory of\n"
