@@ -4,6 +4,8 @@
 #include "ptx/Verifier.h"
 #include "ptx/Parser.h"
 
+#include <boost/json/parse.hpp>
+
 #include <gtest/gtest.h>
 
 using namespace ptx;
@@ -142,9 +144,18 @@ TEST(Verifier, RendersKindInTextAndJson) {
   EXPECT_FALSE(verify(kernel("bar.arrive 1, 0;\nret;"), diags));
   const Diagnostic &d = only(diags);
   std::string json = d.renderJson();
-  EXPECT_NE(json.find("\"verify-error\""), std::string::npos) << json;
-  EXPECT_NE(json.find("non-zero multiple of 32"), std::string::npos) << json;
-  EXPECT_NE(diags.renderJson().find("\"verify-error\""), std::string::npos);
+  boost::json::object parsed = boost::json::parse(json).as_object();
+  EXPECT_EQ(parsed.at("kind"), "verify-error") << json;
+  EXPECT_EQ(parsed.at("severity"), "error") << json;
+  EXPECT_NE(std::string_view(parsed.at("message").as_string()).find("non-zero multiple of 32"),
+            std::string::npos)
+      << json;
+  EXPECT_EQ(parsed.at("location").at("file"), "test.ptx") << json;
+  EXPECT_EQ(parsed.at("location").at("line"), 7) << json;
+  EXPECT_EQ(parsed.at("location").at("column"), 1) << json;
+  boost::json::array list = boost::json::parse(diags.renderJson()).as_array();
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0], parsed);
   std::string text = d.renderText();
   EXPECT_EQ(text.rfind("test.ptx:7:1: error: ", 0), 0u) << text;
   EXPECT_NE(text.find("[verify-error]"), std::string::npos) << text;
