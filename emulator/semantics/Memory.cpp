@@ -216,8 +216,7 @@ void store(Exec &x, const DInstr &in) {
 /// the other way.
 void cvta(Exec &x, const DInstr &in) {
   const Kernel &k = x.kernel();
-  const ptx::InstrDesc &desc = k.desc(in);
-  bool toSpace = desc.has(ptx::Mod::MemTo);
+  bool toSpace = in.mods & dmod::To;
   forLanes(x.mask, [&](unsigned l) {
     uint64_t a = readOperand(x, k.op(in, 1), l);
     uint64_t window = in.space == Space::Shared  ? kSharedWindow
@@ -281,19 +280,23 @@ void getctarank(Exec &x, const DInstr &in) {
   });
 }
 
+Handler pickLoad(const DInstr &in) { return ptx::bitWidth(in.type) <= 64 ? load : nullptr; }
+Handler pickStore(const DInstr &in) { return ptx::bitWidth(in.type) <= 64 ? store : nullptr; }
+
+// .b128 loads and stores: Wide.cpp.
+constexpr uint16_t kNotWide = tclass::All & ~tclass::Wide;
+constexpr HandlerRow kRows[] = {
+    row(Opcode::Ld, kNotWide, pickLoad),
+    row(Opcode::Ldu, kNotWide, pickLoad),
+    row(Opcode::St, kNotWide, pickStore),
+    row(Opcode::Cvta, tclass::All, cvta),
+    row(Opcode::Isspacep, tclass::All, isspacep),
+    row(Opcode::Mapa, tclass::All, mapa),
+    row(Opcode::Getctarank, tclass::All, getctarank),
+};
+
 } // namespace
 
-Handler selectMemory(const DInstr &in) {
-  switch (in.opcode) {
-  case Opcode::Ld:
-  case Opcode::Ldu: return ptx::bitWidth(in.type) <= 64 ? load : nullptr;
-  case Opcode::St: return ptx::bitWidth(in.type) <= 64 ? store : nullptr;
-  case Opcode::Cvta: return cvta;
-  case Opcode::Isspacep: return isspacep;
-  case Opcode::Mapa: return mapa;
-  case Opcode::Getctarank: return getctarank;
-  default: return nullptr;
-  }
-}
+std::span<const HandlerRow> memoryHandlers() { return kRows; }
 
 } // namespace emu
