@@ -164,24 +164,22 @@ void Interpreter::branchIndexed(Cta &cta, Warp &w, const DInstr &in, uint32_t ac
   cta.divergeIndexed(w, pc, groups, active & ~mask, in.reconverge);
 }
 
-/// The barrier instructions as values for the CTA's barrier units. The kind
-/// comes from the opcode's name: bar.* is barrier.*.aligned; barrier.*
-/// without .aligned may be reached by divergent lanes.
+/// The barrier instructions as values for the CTA's barrier units; the
+/// kind, alignment and operand positions come from the instruction table.
 void Interpreter::barrier(Cta &cta, Warp &w, const DInstr &in, uint32_t mask, uint32_t pc) {
-  if (in.opcode == ptx::Opcode::BarrierClusterArrive) return cta.clusterArrive(w, mask, pc);
-  if (in.opcode == ptx::Opcode::BarrierClusterWait) return cta.clusterWait(w, mask, pc);
+  if (in.barrier == ptx::BarrierKind::ClusterArrive) return cta.clusterArrive(w, mask, pc);
+  if (in.barrier == ptx::BarrierKind::ClusterWait) return cta.clusterWait(w, mask, pc);
   const Kernel &kernel = cta.kernel;
-  std::string_view name = ptx::InstrTable::get().info(in.opcode).name;
-  bool isArrive = name.ends_with(".arrive"), isRed = name.ends_with(".red");
+  bool isArrive = in.barrier == ptx::BarrierKind::Arrive, isRed = in.barrier == ptx::BarrierKind::Reduce;
   Exec x{cta, w, mask, pc};
   unsigned first = static_cast<unsigned>(std::countr_zero(mask));
-  unsigned idIndex = isRed ? 1 : 0;
+  unsigned idIndex = in.barrierIdOperand;
   BarrierOp op;
   op.kind = isRed ? NamedBarrier::Op::Red : isArrive ? NamedBarrier::Op::Arrive : NamedBarrier::Op::Sync;
-  op.aligned = name.starts_with("bar.") || kernel.desc(in).has(ptx::Mod::Aligned);
+  op.aligned = in.aligned;
   op.warp = w.index;
   op.id = readOperand(x, kernel.op(in, idIndex), first);
-  op.hasCount = isRed ? in.numOps == 4 : in.numOps >= 2;
+  op.hasCount = in.numOps >= idIndex + 2u + (isRed ? 1u : 0u); // id, count[, predicate]
   op.count = op.hasCount ? readOperand(x, kernel.op(in, idIndex + 1), first) & 0xFFFFFFFFu : 0;
   op.lanes = mask;
   op.pc = pc;
