@@ -614,6 +614,48 @@ TEST(Emulator, UnresolvedSymbolsAreReportedByTheDecoder) {
   EXPECT_NE(mov.message.find("'nowhere'"), std::string::npos) << mov.message;
 }
 
+// The barrier facts of the table's BARRIER rows, decoded once into each
+// instruction for the barrier unit (kind, .aligned, where the id is).
+TEST(Emulator, TheDecoderCopiesTheTablesBarrierFacts) {
+  ptx::DiagnosticList diags;
+  auto m = ptx::parseModule(ptxModule(R"(
+.visible .entry k()
+{
+  .reg .b32 %r<2>;
+  .reg .pred %p<2>;
+  bar.sync 1;
+  barrier.sync 1, 64;
+  barrier.sync.aligned 2;
+  bar.arrive 3, 64;
+  barrier.red.popc.u32 %r1, 4, %p1;
+  barrier.cluster.arrive.aligned;
+  add.u32 %r1, %r1, 1;
+  ret;
+}
+)",
+                                      "sm_90"),
+                            "barriers.ptx", diags);
+  ASSERT_FALSE(diags.hasErrors()) << diags.renderText();
+  emu::Device device;
+  auto k = device.decode(*m, "k", diags);
+  ASSERT_NE(k, nullptr) << diags.renderText();
+  using ptx::BarrierKind;
+  struct Want {
+    BarrierKind kind;
+    bool aligned;
+    uint8_t idOperand;
+  } want[] = {{BarrierKind::Sync, true, 0},    {BarrierKind::Sync, false, 0},
+              {BarrierKind::Sync, true, 0},    {BarrierKind::Arrive, true, 0},
+              {BarrierKind::Reduce, false, 1}, {BarrierKind::ClusterArrive, true, 0},
+              {BarrierKind::None, false, 0}};
+  for (size_t i = 0; i < std::size(want); ++i) {
+    const emu::DInstr &d = k->code[i];
+    EXPECT_EQ(d.barrier, want[i].kind) << i;
+    EXPECT_EQ(d.aligned, want[i].aligned) << i;
+    EXPECT_EQ(d.barrierIdOperand, want[i].idOperand) << i;
+  }
+}
+
 // Names that are not values stay out of it: labels, functions, prototypes.
 TEST(Emulator, LabelsFunctionsAndPrototypesAreNotUnresolvedSymbols) {
   ptx::DiagnosticList diags;
