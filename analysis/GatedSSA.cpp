@@ -66,12 +66,12 @@ GatedSSA::GatedSSA(const Cfg &cfg, const DominatorTree &postDom, const LoopFores
   exitedBegin_.push_back(0);
   wrappedBegin_.push_back(0);
   for (uint32_t br = 0; br < branches_.size(); ++br) propagate(br);
-  regionStamp_ = {};
-  local_ = {};
-  nodes_ = {};
+  for (std::vector<uint32_t> *v :
+       {&regionStamp_, &local_, &nodes_, &order_, &pending_, &labels_, &succBegin_, &predBegin_, &preds_})
+    *v = {};
   edges_ = {};
-  order_ = {};
-  pending_ = {};
+  joinFlags_ = {};
+  sideFlags_ = {};
 
   std::vector<std::pair<uint32_t, uint32_t>> pairs;
   for (uint32_t br = 0; br < branches_.size(); ++br)
@@ -123,9 +123,9 @@ void GatedSSA::propagate(uint32_t br) {
   for (uint32_t k = 0; k + 1 < size; ++k)
     for (uint32_t w : cfg.succs(nodes[k]))
       if (passes(nodes[k], w)) edges_.emplace_back(k + 1, local_[w]);
-  std::vector<uint32_t> label(size, kNone);
-  std::vector<char> join(size, 0);
-  labelRegion(size, label, join);
+  labelRegion(size);
+  const std::vector<uint32_t> &label = labels_;
+  const std::vector<char> &join = joinFlags_;
 
   // A node whose label is a join is reached by threads of several sides.
   auto succ = sides(br);
@@ -169,19 +169,39 @@ void GatedSSA::propagate(uint32_t br) {
   wrappedBegin_.push_back(static_cast<uint32_t>(wrapped_.size()));
 }
 
-void GatedSSA::labelRegion(uint32_t size, std::vector<uint32_t> &label, std::vector<char> &join) {
+void GatedSSA::labelRegion(uint32_t size) {
   // Each side is a definition of the label, each join a new one (a φ);
   // a node's label is the one definition reaching it. The side nodes are
-  // the successors of local node 0.
-  Graph g(size, edges_);
-  std::vector<char> side(size, 0);
-  for (uint32_t s : g.succs(0)) side[s] = 1;
+  // the successors of local node 0. edges_ is ordered by source.
+  std::vector<uint32_t> &label = labels_, &succBegin = succBegin_, &predBegin = predBegin_, &preds = preds_;
+  std::vector<char> &join = joinFlags_, &side = sideFlags_;
+  label.assign(size, kNone);
+  join.assign(size, 0);
+  side.assign(size, 0);
+  succBegin.assign(size + 1, 0);
+  predBegin.assign(size + 1, 0);
+  for (auto [from, to] : edges_) {
+    ++succBegin[from + 1];
+    ++predBegin[to + 1];
+  }
+  for (uint32_t v = 0; v < size; ++v) {
+    succBegin[v + 1] += succBegin[v];
+    predBegin[v + 1] += predBegin[v];
+  }
+  preds.resize(edges_.size());
+  {
+    std::vector<uint32_t> &next = pending_;
+    next.assign(predBegin.begin(), predBegin.end() - 1);
+    for (auto [from, to] : edges_) preds[next[to]++] = from;
+  }
+  for (uint32_t k = succBegin[0]; k < succBegin[1]; ++k) side[edges_[k].second] = 1;
+
   // A node's label from its predecessors: the single label they carry (an
   // edge from the branch carries the side's own), or the node itself.
   auto rule = [&](uint32_t v) {
     uint32_t l = kNone;
-    for (uint32_t p : g.preds(v)) {
-      uint32_t incoming = p == 0 ? v : label[p];
+    for (uint32_t k = predBegin[v]; k < predBegin[v + 1]; ++k) {
+      uint32_t incoming = preds[k] == 0 ? v : label[preds[k]];
       if (incoming == kNone) continue;
       if (l == kNone)
         l = incoming;
@@ -194,12 +214,11 @@ void GatedSSA::labelRegion(uint32_t size, std::vector<uint32_t> &label, std::vec
   // (Kahn's topological order).
   std::vector<uint32_t> &order = order_, &pending = pending_;
   order.clear();
-  pending.assign(size, 0);
-  for (uint32_t v = 0; v < size; ++v) pending[v] = static_cast<uint32_t>(g.preds(v).size());
+  for (uint32_t v = 0; v < size; ++v) pending[v] = predBegin[v + 1] - predBegin[v];
   order.push_back(0);
   for (size_t k = 0; k < order.size(); ++k)
-    for (uint32_t w : g.succs(order[k]))
-      if (--pending[w] == 0) order.push_back(w);
+    for (uint32_t e = succBegin[order[k]]; e < succBegin[order[k] + 1]; ++e)
+      if (--pending[edges_[e].second] == 0) order.push_back(edges_[e].second);
   if (order.size() == size) {
     for (size_t k = 1; k < order.size(); ++k) rule(order[k]);
     return;
@@ -208,31 +227,106 @@ void GatedSSA::labelRegion(uint32_t size, std::vector<uint32_t> &label, std::vec
   // sides (minimal SSA), and a node's label is the nearest definition
   // among its dominators. A side is a join when a label other than its own
   // comes back to it.
-  DominatorTree tree(g, 0);
-  DominanceFrontier frontier(g, tree);
-  std::vector<uint32_t> work;
+  std::vector<uint32_t> &idom = idom_, &rpo = rpo_;
+  dominators(size);
+  // Dominance frontiers by the runner walk, as (node, member) pairs.
+  std::vector<std::pair<uint32_t, uint32_t>> &frontier = frontier_;
+  frontier.clear();
+  std::vector<uint32_t> &seen = pending_;
+  seen.assign(size, kNone);
+  for (uint32_t v = 1; v < size; ++v) {
+    if (predBegin[v + 1] - predBegin[v] < 2) continue;
+    for (uint32_t k = predBegin[v]; k < predBegin[v + 1]; ++k)
+      for (uint32_t r = preds[k]; r != idom[v] && seen[r] != v; r = idom[r]) {
+        seen[r] = v;
+        frontier.emplace_back(r, v);
+      }
+  }
+  std::sort(frontier.begin(), frontier.end());
+  std::vector<uint32_t> &work = order;
+  work.clear();
   for (uint32_t v = 1; v < size; ++v)
     if (side[v]) work.push_back(v);
   while (!work.empty()) {
     uint32_t v = work.back();
     work.pop_back();
-    for (uint32_t f : frontier.of(v))
-      if (!side[f] && !join[f]) {
-        join[f] = 1;
-        work.push_back(f);
+    auto it = std::lower_bound(frontier.begin(), frontier.end(), std::pair(v, 0u));
+    for (; it != frontier.end() && it->first == v; ++it)
+      if (!side[it->second] && !join[it->second]) {
+        join[it->second] = 1;
+        work.push_back(it->second);
       }
   }
-  for (uint32_t v : tree.preorder()) {
+  // Reverse post-order puts every dominator before the nodes it dominates.
+  for (uint32_t v : rpo) {
     if (v == 0) continue;
-    uint32_t d = tree.idom(v);
     // Below the root only a side or a node reached from several sides.
-    if (!side[v] && !join[v] && d == 0) join[v] = 1;
-    label[v] = side[v] || join[v] ? v : label[d];
+    if (!side[v] && !join[v] && idom[v] == 0) join[v] = 1;
+    label[v] = side[v] || join[v] ? v : label[idom[v]];
   }
   for (uint32_t v = 1; v < size; ++v)
     if (side[v])
-      for (uint32_t p : g.preds(v))
-        if (p != 0 && label[p] != v) join[v] = 1;
+      for (uint32_t k = predBegin[v]; k < predBegin[v + 1]; ++k)
+        if (preds[k] != 0 && label[preds[k]] != v) join[v] = 1;
+}
+
+void GatedSSA::dominators(uint32_t size) {
+  std::vector<uint32_t> &idom = idom_, &rpo = rpo_, &rpoIndex = rpoIndex_;
+  idom.assign(size, kNone);
+  rpo.clear();
+  if (size > kSmallRegion) {
+    // Lengauer and Tarjan on large regions.
+    Graph g(size, edges_);
+    DominatorTree tree(g, 0);
+    for (uint32_t v = 0; v < size; ++v) idom[v] = v == 0 ? 0 : tree.idom(v);
+    // Pre-order of the tree: dominators first, as reverse post-order.
+    rpo.assign(tree.preorder().begin(), tree.preorder().end());
+    return;
+  }
+  // Small regions: Cooper, Harvey and Kennedy's iteration over the reverse
+  // post-order, in scratch that every branch reuses.
+  rpoIndex.assign(size, kNone);
+  std::vector<std::pair<uint32_t, uint32_t>> &stack = dfs_;
+  stack.assign(1, {0, succBegin_[0]});
+  rpoIndex[0] = 0;
+  while (!stack.empty()) {
+    auto &[v, e] = stack.back();
+    if (e < succBegin_[v + 1]) {
+      uint32_t w = edges_[e++].second;
+      if (rpoIndex[w] == kNone) {
+        rpoIndex[w] = 0;
+        stack.emplace_back(w, succBegin_[w]);
+      }
+      continue;
+    }
+    rpo.push_back(v);
+    stack.pop_back();
+  }
+  std::reverse(rpo.begin(), rpo.end());
+  for (uint32_t k = 0; k < rpo.size(); ++k) rpoIndex[rpo[k]] = k;
+  auto intersect = [&](uint32_t a, uint32_t b) {
+    while (a != b) {
+      while (rpoIndex[a] > rpoIndex[b]) a = idom[a];
+      while (rpoIndex[b] > rpoIndex[a]) b = idom[b];
+    }
+    return a;
+  };
+  idom[0] = 0;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (uint32_t k = 1; k < rpo.size(); ++k) {
+      uint32_t v = rpo[k], d = kNone;
+      for (uint32_t j = predBegin_[v]; j < predBegin_[v + 1]; ++j) {
+        uint32_t p = preds_[j];
+        if (idom[p] == kNone) continue;
+        d = d == kNone ? p : intersect(p, d);
+      }
+      if (d != idom[v]) {
+        idom[v] = d;
+        changed = true;
+      }
+    }
+  }
 }
 
 GateKind GatedSSA::kind(uint32_t phi) const {

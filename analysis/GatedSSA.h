@@ -105,9 +105,15 @@ private:
     return {data.data() + begin[i], begin[i + 1] - begin[i]};
   }
   void propagate(uint32_t branch);
-  /// Labels of the region graph in edges_ (node 0: the branch), and which
-  /// nodes are joins.
-  void labelRegion(uint32_t size, std::vector<uint32_t> &label, std::vector<char> &join);
+  /// Labels (labels_) of the region graph in edges_ (node 0: the branch),
+  /// and which nodes are joins (joinFlags_).
+  void labelRegion(uint32_t size);
+  /// Immediate dominators (idom_) of the region graph from node 0, and an
+  /// order with every dominator first (rpo_).
+  void dominators(uint32_t size);
+  /// Regions up to this size get their dominators by iteration in scratch
+  /// (no allocation per branch); larger ones by Lengauer and Tarjan.
+  static constexpr uint32_t kSmallRegion = 256;
 
   const Cfg *cfg_;
   const LoopForest *loops_;
@@ -123,6 +129,9 @@ private:
   // Scratch of the region walks, reused by every branch.
   std::vector<uint32_t> regionStamp_, local_, nodes_, order_, pending_;
   std::vector<std::pair<uint32_t, uint32_t>> edges_;
+  std::vector<uint32_t> labels_, succBegin_, predBegin_, preds_, idom_, rpo_, rpoIndex_;
+  std::vector<std::pair<uint32_t, uint32_t>> frontier_, dfs_;
+  std::vector<char> joinFlags_, sideFlags_;
   uint32_t stamp_ = 0;
 };
 
