@@ -6,9 +6,14 @@
 #include "tests/analysis/ReferenceGates.h"
 #include "tests/analysis/TestUtil.h"
 
+#include "analysis/Analyses.h"
+#include "analysis/BarrierCheck.h"
+#include "analysis/Divergence.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <ctime>
 
 namespace analysis::test {
 namespace {
@@ -103,6 +108,105 @@ TEST(IrreducibleGates, RandomGraphsOnlyLoseJoinsLeftBehindByTheWorklist) {
   // Most branches agree exactly; the test is not vacuous.
   EXPECT_GT(branches, 1000u);
   EXPECT_GT(same * 10, branches * 8);
+}
+
+// Timing bounds only where the build is optimized and not instrumented.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kTimed = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+constexpr bool kTimed = false;
+#elif defined(NDEBUG)
+constexpr bool kTimed = true;
+#else
+constexpr bool kTimed = false;
+#endif
+#elif defined(NDEBUG)
+constexpr bool kTimed = true;
+#else
+constexpr bool kTimed = false;
+#endif
+
+double cpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+/// CPU seconds for the whole chain `ptxvm analyze` runs on kernel `irr` or
+/// `r` of `m`: the analyses, divergence and the barrier checks.
+double analyzeSeconds(const ptx::Module &m, DivergenceResult &result) {
+  double t0 = cpuSeconds();
+  result = analyzeDivergence(m, m.functions[0]);
+  checkBarriers(m, result);
+  return cpuSeconds() - t0;
+}
+
+// 20,000 irreducible blocks of each family: the whole chain takes a few
+// hundred milliseconds. The bound is generous (shared, loaded machines):
+// a guard against quadratic behaviour coming back, not a benchmark.
+TEST(IrreducibleComplexity, TwentyThousandBlocksAnalyseInLinearTime) {
+  const uint32_t blocks = kTimed ? 20000 : 2000;
+  for (IrreducibleShape shape : kIrreducibleShapes) {
+    SCOPED_TRACE(std::string(irreducibleShapeName(shape)));
+    auto m = parse(irreducibleKernel(shape, blocks));
+    auto small = parse(irreducibleKernel(shape, blocks / 10));
+    DivergenceResult result, smallResult;
+    double t = analyzeSeconds(*m, result);
+    double tSmall = analyzeSeconds(*small, smallResult);
+    // Right answers too: the thread id is divergent, the CTA id is not,
+    // and both kinds of branches are there.
+    const ptx::Function &fn = m->functions[0];
+    EXPECT_EQ(result.value(fn, instrContaining(*m, fn, "mov.u32 %r1, %tid.x"), 0), Uniformity::Divergent);
+    EXPECT_EQ(result.value(fn, instrContaining(*m, fn, "mov.u32 %r3, %ctaid.x"), 0), Uniformity::CtaUniform);
+    const FunctionDivergence *d = result.find(fn);
+    ASSERT_NE(d, nullptr);
+    size_t divergent = 0, uniform = 0;
+    for (uint32_t br = 0; br < d->gated().branches().size(); ++br)
+      ++(d->branchLevel(br) == Uniformity::Divergent ? divergent : uniform);
+    EXPECT_GT(divergent, blocks / 20);
+    // The ladder is one loop: its divergent branches leave threads in
+    // different trips around it, so every branch in it is divergent.
+    if (shape != IrreducibleShape::Ladder) {
+      EXPECT_GT(uniform, blocks / 20);
+    }
+    if (kTimed) {
+      EXPECT_LT(t, 5.0) << "seconds for " << blocks << " blocks";
+      // Ten times the blocks: far less than a hundred times the time.
+      EXPECT_LT(t, 30 * tSmall + 0.5) << tSmall << " s for a tenth of the blocks";
+    }
+  }
+}
+
+// With uniform conditions only, nothing is divergent but the thread id.
+TEST(IrreducibleComplexity, UniformConditionsLeaveEveryBranchUniform) {
+  for (IrreducibleShape shape : kIrreducibleShapes) {
+    SCOPED_TRACE(std::string(irreducibleShapeName(shape)));
+    auto m = parse(irreducibleKernel(shape, 500, Conditions::Uniform));
+    DivergenceResult result;
+    analyzeSeconds(*m, result);
+    const FunctionDivergence *d = result.find(m->functions[0]);
+    ASSERT_NE(d, nullptr);
+    ASSERT_GT(d->gated().branches().size(), 100u);
+    for (uint32_t br = 0; br < d->gated().branches().size(); ++br)
+      EXPECT_EQ(d->branchLevel(br), Uniformity::CtaUniform)
+          << "branch in bb" << d->gated().branches()[br].block;
+  }
+}
+
+// A random graph of 3,000 blocks: most branches reconverge only at the
+// exit, so their regions are large; labelling each costs its size once
+// (the worklist took seconds).
+TEST(IrreducibleComplexity, RandomGraphWithLargeRegions) {
+  std::mt19937 rng(3);
+  auto m = parse(randomProgram(kTimed ? 3000 : 300, rng));
+  DivergenceResult result;
+  double t = analyzeSeconds(*m, result);
+  ASSERT_NE(result.find(m->functions[0]), nullptr);
+  EXPECT_FALSE(result.find(m->functions[0])->gated().branches().empty());
+  if (kTimed) {
+    EXPECT_LT(t, 5.0);
+  }
 }
 
 } // namespace
