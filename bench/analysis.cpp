@@ -1,7 +1,7 @@
 // bench_analysis: how the analyses scale. Generates kernels of growing size
-// (straight-line code, nested branches, loops, and three families of
-// irreducible control flow from tests/analysis/Generators.h; 1k to 100k
-// instructions), runs each analysis on them and prints microseconds per
+// (straight-line code, nested branches, loops, three families of
+// irreducible control flow from tests/analysis/Generators.h and random
+// graphs; 1k to 100k instructions), runs each analysis on them and prints microseconds per
 // instruction. A near-linear analysis keeps its column flat as the size
 // grows.
 //   bench_analysis [SHAPE...]          only these shapes
@@ -17,6 +17,7 @@
 #include <ctime>
 #include <functional>
 #include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -135,18 +136,36 @@ double seconds(const std::function<void()> &f) {
 
 constexpr const char *kIrreduciblePrefix = "irr-";
 
+/// The random CFG family: test::randomProgram with a fixed seed and the
+/// thread id as every brx.idx index, so its branches are divergent. Most of
+/// its branches reconverge only at the exit: a branch's region (every block
+/// it reaches before reconverging) is a sizeable part of the function, and
+/// the regions' total grows with the square of the size.
+constexpr const char *kRandom = "irr-random";
+
 /// A kernel of about `size` instructions of the named shape: the reducible
-/// ones above, or `irr-` and an IrreducibleShape name.
+/// ones above, `irr-` and an IrreducibleShape name, or kRandom.
 std::string kernelOf(const std::string &shape, size_t size) {
   if (shape.rfind(kIrreduciblePrefix, 0) != 0) return Generator().kernel(shape, size);
-  auto irr = test::irreducibleShapeNamed(shape.substr(4));
-  if (!irr) return {};
+  std::function<std::string(uint32_t)> byBlocks;
+  if (shape == kRandom) {
+    byBlocks = [](uint32_t blocks) {
+      std::mt19937 rng(1);
+      std::string text = test::randomProgram(blocks, rng);
+      size_t body = text.find("L0:");
+      return text.insert(body, "\tmov.u32 %r7, %tid.x;\n");
+    };
+  } else if (auto irr = test::irreducibleShapeNamed(shape.substr(4))) {
+    byBlocks = [irr](uint32_t blocks) { return test::irreducibleKernel(*irr, blocks); };
+  } else {
+    return {};
+  }
   // Instructions per block, from a small sample of the same shape.
   ptx::DiagnosticList diags;
   const uint32_t sample = 1000;
-  auto m = ptx::parseModule(test::irreducibleKernel(*irr, sample), "sample.ptx", diags);
+  auto m = ptx::parseModule(byBlocks(sample), "sample.ptx", diags);
   double perBlock = static_cast<double>(m->functions[0].instrs.size()) / sample;
-  return test::irreducibleKernel(*irr, static_cast<uint32_t>(static_cast<double>(size) / perBlock));
+  return byBlocks(static_cast<uint32_t>(static_cast<double>(size) / perBlock));
 }
 
 } // namespace
@@ -156,6 +175,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> shapes = {"straight", "branches", "loops"};
   for (test::IrreducibleShape s : test::kIrreducibleShapes)
     shapes.push_back(kIrreduciblePrefix + std::string(test::irreducibleShapeName(s)));
+  shapes.push_back(kRandom);
   auto known = [&](const std::string &s) {
     return std::find(shapes.begin(), shapes.end(), s) != shapes.end();
   };
@@ -186,6 +206,13 @@ int main(int argc, char **argv) {
   for (const std::string &shape : shapes) {
     bool tooSlow = false;
     for (size_t size : {1000, 10000, 100000}) {
+      // Regions quadratic in the size (see kRandom): a tenth of the
+      // largest size already holds millions of region nodes.
+      if (shape == kRandom && size > 10000) {
+        std::printf("%-13s %7zu   (not run: its regions alone are quadratic in the size)\n", shape.c_str(),
+                    size);
+        continue;
+      }
       if (tooSlow) {
         std::printf("%-13s %7zu   (skipped: the previous size took over %.0f s)\n", shape.c_str(), size,
                     kSkipAbove);
