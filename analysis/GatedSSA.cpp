@@ -242,7 +242,17 @@ void GatedSSA::labelRegion(uint32_t size) {
         frontier.emplace_back(r, v);
       }
   }
-  std::sort(frontier.begin(), frontier.end());
+  // In rows by node (a counting sort).
+  std::vector<uint32_t> &frontierBegin = frontierBegin_, &frontierOf = frontierOf_;
+  frontierBegin.assign(size + 1, 0);
+  for (auto [v, f] : frontier) ++frontierBegin[v + 1];
+  for (uint32_t v = 0; v < size; ++v) frontierBegin[v + 1] += frontierBegin[v];
+  frontierOf.resize(frontier.size());
+  {
+    std::vector<uint32_t> &next = seen;
+    next.assign(frontierBegin.begin(), frontierBegin.end() - 1);
+    for (auto [v, f] : frontier) frontierOf[next[v]++] = f;
+  }
   std::vector<uint32_t> &work = order;
   work.clear();
   for (uint32_t v = 1; v < size; ++v)
@@ -250,12 +260,13 @@ void GatedSSA::labelRegion(uint32_t size) {
   while (!work.empty()) {
     uint32_t v = work.back();
     work.pop_back();
-    auto it = std::lower_bound(frontier.begin(), frontier.end(), std::pair(v, 0u));
-    for (; it != frontier.end() && it->first == v; ++it)
-      if (!side[it->second] && !join[it->second]) {
-        join[it->second] = 1;
-        work.push_back(it->second);
+    for (uint32_t k = frontierBegin[v]; k < frontierBegin[v + 1]; ++k) {
+      uint32_t f = frontierOf[k];
+      if (!side[f] && !join[f]) {
+        join[f] = 1;
+        work.push_back(f);
       }
+    }
   }
   // Reverse post-order puts every dominator before the nodes it dominates.
   for (uint32_t v : rpo) {

@@ -129,7 +129,8 @@ private:
   // Scratch of the region walks, reused by every branch.
   std::vector<uint32_t> regionStamp_, local_, nodes_, order_, pending_;
   std::vector<std::pair<uint32_t, uint32_t>> edges_;
-  std::vector<uint32_t> labels_, succBegin_, predBegin_, preds_, idom_, rpo_, rpoIndex_;
+  std::vector<uint32_t> labels_, succBegin_, predBegin_, preds_, idom_, rpo_, rpoIndex_, frontierBegin_,
+      frontierOf_;
   std::vector<std::pair<uint32_t, uint32_t>> frontier_, dfs_;
   std::vector<char> joinFlags_, sideFlags_;
   uint32_t stamp_ = 0;
