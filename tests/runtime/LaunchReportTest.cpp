@@ -12,13 +12,13 @@
 
 namespace {
 
-emu::LaunchResult failedLaunch() {
-  emu::LaunchResult r;
+runtime::LaunchResult failedLaunch() {
+  runtime::LaunchResult r;
   r.ok = false;
   r.status = "failed";
   r.error = "cudaErrorIllegalAddress";
-  r.warpInstructions = 12;
-  r.threadInstructions = 300;
+  r.stats.warpInstructions = 12;
+  r.stats.threadInstructions = 300;
   r.wallSeconds = 0.00125;
   r.stats.divergentBranches = 2;
   return r;
@@ -27,7 +27,7 @@ emu::LaunchResult failedLaunch() {
 } // namespace
 
 TEST(LaunchReport, LaunchObject) {
-  emu::LaunchResult ok;
+  runtime::LaunchResult ok;
   ok.ok = true;
   ok.status = "completed";
   boost::json::object o = cudart::launchJson("k\"1", {2, 1, 1}, {64, 2, 1}, ok);
