@@ -150,7 +150,7 @@ CUDART_EXPORT cudaError_t cudaGetKernel(cudaKernel_t *kernel, const void *functi
 
 namespace {
 cudaError_t launchVia(const char *name, const void *function, dim3 grid, dim3 block, void **args,
-                      size_t shared, cudaStream_t stream, bool cooperative, dim3 cluster = dim3(1, 1, 1)) {
+                      size_t shared, cudaStream_t stream, bool cooperative, dim3 cluster = dim3{1, 1, 1}) {
   Api api(name);
   if (api.blocked()) return api.sticky();
   return api(api.rt.launch(name, function, grid, block, args, shared, stream, cooperative, cluster));
@@ -195,12 +195,12 @@ CUDART_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, 
     return api(cudaErrorInvalidValue);
   }
   bool cooperative = false;
-  dim3 cluster(1, 1, 1);
+  dim3 cluster{1, 1, 1};
   for (unsigned i = 0; i < config->numAttrs && config->attrs; ++i) {
     const cudaLaunchAttribute &a = config->attrs[i];
     if (a.id == cudaLaunchAttributeCooperative) cooperative = a.val.cooperative != 0;
     if (a.id == cudaLaunchAttributeClusterDimension)
-      cluster = dim3(a.val.clusterDim.x, a.val.clusterDim.y, a.val.clusterDim.z);
+      cluster = dim3{a.val.clusterDim.x, a.val.clusterDim.y, a.val.clusterDim.z};
   }
   return launchVia("cudaLaunchKernelExC", func, config->gridDim, config->blockDim, args,
                    config->dynamicSmemBytes, config->stream, cooperative, cluster);

@@ -142,7 +142,7 @@ public:
   // Launches (Launch.cpp).
   /// `cluster`: the launch's cluster shape (cudaLaunchAttributeClusterDimension), 1x1x1 for none.
   cudaError_t launch(const char *api, const void *function, dim3 grid, dim3 block, void **args,
-                     size_t sharedMem, cudaStream_t stream, bool cooperative, dim3 cluster = dim3(1, 1, 1));
+                     size_t sharedMem, cudaStream_t stream, bool cooperative, dim3 cluster = dim3{1, 1, 1});
 
   /// Flushes device printf output (CUDA's synchronisation points).
   void synchronize();

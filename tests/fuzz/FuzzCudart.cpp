@@ -15,6 +15,7 @@
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -521,6 +522,10 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   size_t free = 0, total = 0;
   if (cudaMemGetInfo(&free, &total) != cudaSuccess) std::abort();
   g_deviceBytes = total;
+  // The runtime takes the fatal signals nobody handles yet (to flush a
+  // program's output); libFuzzer, which sets its handlers after this and
+  // only where none is set, must get them to save the input that crashed.
+  for (int sig : {SIGABRT, SIGILL, SIGINT, SIGTERM, SIGHUP}) std::signal(sig, SIG_DFL);
   return 0;
 }
 
