@@ -371,8 +371,8 @@ std::pair<Uniformity, Affine> DivergenceSolver::transfer(uint32_t i, uint32_t sl
     break;
   case AffineOp::Shl:
     if (auto k = constantOf(operand(i, 2, width).form))
-      form = *k >= static_cast<int64_t>(width) ? Affine::constant(0, width)
-                                               : scale(operand(i, 1, width).form, int64_t{1} << *k);
+      form = static_cast<uint64_t>(*k) >= width ? Affine::constant(0, width)
+                                                : scale(operand(i, 1, width).form, int64_t{1} << *k);
     break;
   case AffineOp::Neg: form = neg(operand(i, 1, width).form); break;
   case AffineOp::Convert: {

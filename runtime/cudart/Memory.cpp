@@ -46,6 +46,10 @@ cudaError_t deviceAlloc(Runtime &rt, void **p, size_t size) {
 
 /// Host memory the device adopts (pinned, managed).
 cudaError_t sharedAlloc(Runtime &rt, void **p, size_t size, Allocation::Kind kind, unsigned flags) {
+  // Refused before the host is asked: a size beyond the device's memory
+  // (which is host memory here, as this is) cannot be had, and rounding it
+  // up to whole pages must not wrap.
+  if (size > rt.totalMemory()) return cudaErrorMemoryAllocation;
   uint64_t rounded = (size + 4095) / 4096 * 4096;
   void *memory = std::aligned_alloc(4096, rounded);
   if (!memory) return cudaErrorMemoryAllocation;

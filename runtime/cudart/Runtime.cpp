@@ -90,6 +90,10 @@ void Runtime::reset() {
       std::free(reinterpret_cast<void *>(address));
   allocations.clear();
   for (auto &[stub, k] : kernels) k->decoded.reset();
+  // Stream and event handles are the runtime's allocations (Streams.cpp):
+  // the reset ends them.
+  for (auto &[stream, state] : streams) ::operator delete(reinterpret_cast<void *>(stream));
+  for (auto &[event, state] : events) ::operator delete(reinterpret_cast<void *>(event));
   streams.clear();
   events.clear();
   services.resetHeap();

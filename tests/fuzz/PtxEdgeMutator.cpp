@@ -24,7 +24,9 @@ using Rng = std::mt19937_64;
 
 uint64_t pick(Rng &rng, uint64_t n) { return std::uniform_int_distribution<uint64_t>(0, n - 1)(rng); }
 
-template <typename T, size_t N> const T &oneOf(Rng &rng, const T (&values)[N]) { return values[pick(rng, N)]; }
+template <typename T, size_t N> const T &oneOf(Rng &rng, const T (&values)[N]) {
+  return values[pick(rng, N)];
+}
 
 std::string hex(uint64_t v) {
   char text[24];
@@ -42,10 +44,10 @@ uint64_t edge(Rng &rng, uint64_t base, uint64_t bytes, unsigned width) {
   case 0: return base - 1;
   case 9: return base - 2 * width;
   case 1: return base - width;
-  case 2: return base + bytes - width; // the last access that fits
+  case 2: return base + bytes - width;                        // the last access that fits
   case 3: return base + bytes - width + 1 + pick(rng, width); // straddles the end (misaligned)
   case 4: return base + bytes;
-  case 5: return uint64_t{0} - width; // 2^64 - size
+  case 5: return uint64_t{0} - width;        // 2^64 - size
   case 6: return uint64_t{0} - width + base; // wraps to just below the base
   case 7: return base + (uint64_t{1} << (32 + pick(rng, 32)));
   default: return base + (pick(rng, bytes + 64) & ~uint64_t{width - 1});
@@ -56,8 +58,8 @@ struct Access {
   const char *type;
   unsigned width;
 };
-constexpr Access kAccesses[] = {{"u8", 1},   {"u16", 2},     {"u32", 4},     {"u64", 8},
-                                {"f32", 4},  {"v2.u32", 8},  {"v4.u32", 16}, {"v2.u64", 16}};
+constexpr Access kAccesses[] = {{"u8", 1},  {"u16", 2},    {"u32", 4},     {"u64", 8},
+                                {"f32", 4}, {"v2.u32", 8}, {"v4.u32", 16}, {"v2.u64", 16}};
 
 /// The destination or source operand of an access of type `a`.
 std::string regs(const Access &a) {
@@ -136,12 +138,13 @@ std::string edgeKernel(Rng &rng) {
            ";\n  add.s64 %rd3, %rd2, %rd5;\n" + accessAt(rng, "param");
       break;
     case 6: // a symbol plus a signed immediate
-      s += "  ld.shared.u32 %r4, [smem+" + std::to_string(static_cast<int32_t>(edge(rng, 0, sharedBytes, 4))) +
-           "];\n";
+      s += "  ld.shared.u32 %r4, [smem+" +
+           std::to_string(static_cast<int32_t>(edge(rng, 0, sharedBytes, 4))) + "];\n";
       break;
     case 7: // cvta of an edge offset, then a generic access
       s += "  mov.u64 %rd2, " + hex(edge(rng, 0, sharedBytes, width)) + ";\n";
-      s += std::string("  cvta.") + (pick(rng, 2) ? "shared" : "local") + ".u64 %rd3, %rd2;\n" + accessAt(rng, "");
+      s += std::string("  cvta.") + (pick(rng, 2) ? "shared" : "local") + ".u64 %rd3, %rd2;\n" +
+           accessAt(rng, "");
       break;
     default: // global, past the buffer the harness passes (4096 bytes)
       s += "  mov.u64 %rd2, %rd1;\n  mov.u64 %rd5, " + hex(edge(rng, 0, 4096, width)) +
