@@ -57,6 +57,12 @@ bool directionFits(cudaMemcpyKind kind, Side dst, Side src) {
   return false;
 }
 
+/// `p` + `offset` as an address: rows of made-up pitches may wrap past 2^64
+/// (classify then refuses them), which pointer arithmetic may not.
+uint8_t *at(const void *p, uint64_t offset) {
+  return reinterpret_cast<uint8_t *>(reinterpret_cast<uintptr_t>(p) + offset);
+}
+
 bool validKind(cudaMemcpyKind kind) { return kind >= cudaMemcpyHostToHost && kind <= cudaMemcpyDefault; }
 
 /// Copies `rows` rows of `width` bytes between pitched ranges.
@@ -67,8 +73,8 @@ cudaError_t copyRows(Runtime &rt, void *dst, size_t dpitch, const void *src, siz
   if (!dst || !src) return cudaErrorInvalidValue;
   for (size_t r = 0; r < rows; ++r) {
     Side ds, ss;
-    uint8_t *to = static_cast<uint8_t *>(dst) + r * dpitch;
-    const uint8_t *from = static_cast<const uint8_t *>(src) + r * spitch;
+    uint8_t *to = at(dst, r * dpitch);
+    const uint8_t *from = at(src, r * spitch);
     if (!classify(rt, to, width, ds) || !classify(rt, from, width, ss) || !directionFits(kind, ds, ss) ||
         !transfer(rt, to, ds, from, ss, width))
       return cudaErrorInvalidValue;
@@ -85,7 +91,7 @@ cudaError_t fillRows(Runtime &rt, void *dst, size_t pitch, int value, size_t wid
   if (width == 0 || rows == 0) return cudaSuccess;
   for (size_t r = 0; r < rows; ++r) {
     Side side;
-    uint8_t *to = static_cast<uint8_t *>(dst) + r * pitch;
+    uint8_t *to = at(dst, r * pitch);
     if (!classify(rt, to, width, side) || side == Side::Host) return cudaErrorInvalidValue;
     if (side == Side::Shared)
       std::memset(to, value, width);
@@ -135,13 +141,12 @@ cudaError_t copy3D(Runtime &rt, const cudaMemcpy3DParms *p) {
       !span3D(d, p->dstPos, e, dstFirst, dstBytes))
     return cudaErrorInvalidValue;
   Side ss, ds;
-  if (!classify(rt, static_cast<const uint8_t *>(s.ptr) + srcFirst, srcBytes, ss) ||
-      !classify(rt, static_cast<uint8_t *>(d.ptr) + dstFirst, dstBytes, ds) ||
+  if (!classify(rt, at(s.ptr, srcFirst), srcBytes, ss) || !classify(rt, at(d.ptr, dstFirst), dstBytes, ds) ||
       !directionFits(p->kind, ds, ss))
     return cudaErrorInvalidValue;
   for (size_t z = 0; z < e.depth; ++z) {
-    auto *dstRow = static_cast<uint8_t *>(d.ptr) + dstFirst + z * d.ysize * d.pitch;
-    auto *srcRow = static_cast<const uint8_t *>(s.ptr) + srcFirst + z * s.ysize * s.pitch;
+    uint8_t *dstRow = at(d.ptr, dstFirst + z * d.ysize * d.pitch);
+    const uint8_t *srcRow = at(s.ptr, srcFirst + z * s.ysize * s.pitch);
     if (cudaError_t err = copyRows(rt, dstRow, d.pitch, srcRow, s.pitch, e.width, e.height, p->kind))
       return err;
   }
@@ -150,9 +155,19 @@ cudaError_t copy3D(Runtime &rt, const cudaMemcpy3DParms *p) {
 
 cudaError_t fill3D(Runtime &rt, cudaPitchedPtr p, int value, cudaExtent e) {
   if (e.width > p.pitch) return cudaErrorInvalidValue;
+  if (e.width == 0 || e.height == 0 || e.depth == 0) return cudaSuccess;
+  // The whole span is checked before any byte is written, as for copies:
+  // a fill that fails leaves memory as it was, and the slices and rows,
+  // all inside one allocation, are as many as it can hold (a made-up depth
+  // over a slice height of 0 looped for ever).
+  uint64_t first = 0, bytes = 0;
+  Side side;
+  if (!p.ptr || !span3D(p, cudaPos{0, 0, 0}, e, first, bytes) ||
+      !classify(rt, at(p.ptr, first), bytes, side) || side == Side::Host)
+    return cudaErrorInvalidValue;
   for (size_t z = 0; z < e.depth; ++z)
-    if (cudaError_t err = fillRows(rt, static_cast<uint8_t *>(p.ptr) + z * p.ysize * p.pitch, p.pitch, value,
-                                   e.width, e.height))
+    if (cudaError_t err =
+            fillRows(rt, at(p.ptr, first + z * p.ysize * p.pitch), p.pitch, value, e.width, e.height))
       return err;
   return cudaSuccess;
 }
