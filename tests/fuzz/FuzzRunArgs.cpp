@@ -3,7 +3,8 @@
 // hang or allocate without bound: every spec gives its bytes or a usage error. The device is
 // the emulator behind a cap on live bytes (kDeviceBudget), so that buffers up to the parser's
 // 16 GiB limit are refused the way a full device refuses them, and -rss_limit_mb holds.
-// Files named by specs (file=, >OUT) are confined to a scratch folder, the working directory.
+// Files named by specs (file=, >OUT) are confined to a scratch folder: their names may not hold
+// a '/', and the harness puts the folder in front of them.
 #include "tools/ArgumentSpec.h"
 
 #include <cstdint>
@@ -76,6 +77,18 @@ bool possible(std::string_view spec) {
   return spec.find('/') == std::string_view::npos && spec.find('\0') == std::string_view::npos;
 }
 
+std::filesystem::path g_scratch;
+
+/// The spec with the scratch folder in front of the paths it names.
+std::string inScratch(std::string_view spec) {
+  std::string out, folder = g_scratch.string() + "/";
+  for (size_t i = 0; i < spec.size(); ++i) {
+    out += spec[i];
+    if (spec[i] == '>' || (spec.substr(0, i + 1).ends_with("file="))) out += folder;
+  }
+  return out;
+}
+
 void check(bool ok) {
   if (!ok) std::abort();
 }
@@ -93,7 +106,10 @@ void checkBuilt(const std::string &spec, const std::vector<uint8_t> &bytes,
     check(address == b.address && b.size > 0 && b.size <= ptxvm::kMaxBufferBytes);
     auto info = dev.allocationAt(b.address);
     check(info && info->live && info->base == b.address && info->size >= b.size);
-    if (spec.substr(0, spec.find('>')).ends_with(":iota.u32") && b.size >= 8) {
+    // buf:SIZE:INIT>OUT, INIT running from the second colon to the '>'.
+    std::string body = spec.substr(0, spec.find('>')), sizeAndInit = body.substr(4);
+    size_t colon = sizeAndInit.find(':');
+    if (colon != std::string::npos && sizeAndInit.substr(colon + 1) == "iota.u32" && b.size >= 8) {
       uint32_t second = 0;
       check(dev.read(b.address + 4, &second, 4) && second == 1);
     }
@@ -106,10 +122,12 @@ void checkBuilt(const std::string &spec, const std::vector<uint8_t> &bytes,
 } // namespace
 
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
-  // A scratch folder as the working directory, with one file for file= to read.
+  // The scratch folder, with one file for file= to read. (Not the working
+  // directory: libFuzzer's own paths may be relative to it.)
   std::string dir = (std::filesystem::temp_directory_path() / "fuzz_run_args.XXXXXX").string();
-  if (!mkdtemp(dir.data()) || chdir(dir.c_str()) != 0) std::abort();
-  std::ofstream(kSeedFile, std::ios::binary) << "0123456789abcdef";
+  if (!mkdtemp(dir.data())) std::abort();
+  g_scratch = dir;
+  std::ofstream(g_scratch / kSeedFile, std::ios::binary) << "0123456789abcdef";
   return 0;
 }
 
@@ -120,7 +138,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     size_t nl = input.find('\n', at);
     std::string_view line = input.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl - at);
     if (!possible(line)) return -1; // not added to the corpus
-    specs.emplace_back(line);
+    specs.push_back(inScratch(line));
     if (nl == std::string_view::npos) break;
     at = nl + 1;
   }
@@ -141,7 +159,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (const ptxvm::Buffer &b : buffers) check(dev.free(b.address));
   // Outputs named by specs (created when found writable) go, the seed file stays.
   std::error_code ec;
-  for (const auto &entry : std::filesystem::directory_iterator(".", ec))
+  for (const auto &entry : std::filesystem::directory_iterator(g_scratch, ec))
     if (entry.path().filename() != kSeedFile) std::filesystem::remove_all(entry.path(), ec);
   return 0;
 }
