@@ -80,7 +80,9 @@ for t in "${targets[@]}"; do
   execs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | awk '{ s += $2 } END { print s + 0 }')
   last=$(grep -E '^#[0-9]+' "$log" | tail -n 1)
   [[ -z $execs || $execs == 0 ]] && execs=$(sed -nE 's/^#([0-9]+).*/\1/p' <<<"$last")
-  speed=$(sed -nE 's/.*exec\/s: ([0-9]+).*/\1/p' <<<"$last")
+  # The average over the run (fork mode's lines give the last few seconds' rate only).
+  took=$(sed -nE 's/.* time: ([0-9]+)s.*/\1/p' <<<"$last")
+  speed=$([[ -n $execs && -n $took && $took -gt 0 ]] && echo $((execs / took)))
   cov=$(sed -nE 's/.*cov: ([0-9]+).*/\1/p' <<<"$last")
   line="$t: ${execs:-?} inputs run, ${speed:-?} exec/s, coverage ${cov:-?}, corpus $(find "$corpus" -type f | wc -l), $found new finding(s)"
   ((found > 0)) && line+=" in $findings/ (fix, then add to ${regressions[$t]}/)"
