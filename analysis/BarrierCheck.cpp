@@ -14,35 +14,21 @@ namespace {
 
 using ptx::Opcode;
 
-/// The CTA barrier instructions: which operation, whether always .aligned
-/// (bar.* is barrier.*.aligned), and where the barrier id operand is (the
-/// thread count, when present, follows it).
+/// A named-barrier instruction as the table's BARRIER row describes it (the
+/// cluster barriers have no id and are not checked here).
 struct BarrierForm {
-  Opcode opcode;
   BarrierOpKind kind;
-  bool alwaysAligned;
   uint8_t idOperand;
 };
 
-constexpr BarrierForm kBarrierForms[] = {
-    {Opcode::BarSync, BarrierOpKind::Sync, true, 0},
-    {Opcode::BarArrive, BarrierOpKind::Arrive, true, 0},
-    {Opcode::BarRed, BarrierOpKind::Reduce, true, 1},
-    {Opcode::BarCtaSync, BarrierOpKind::Sync, true, 0},
-    {Opcode::BarCtaArrive, BarrierOpKind::Arrive, true, 0},
-    {Opcode::BarCtaRed, BarrierOpKind::Reduce, true, 1},
-    {Opcode::BarrierSync, BarrierOpKind::Sync, false, 0},
-    {Opcode::BarrierArrive, BarrierOpKind::Arrive, false, 0},
-    {Opcode::BarrierRed, BarrierOpKind::Reduce, false, 1},
-    {Opcode::BarrierCtaSync, BarrierOpKind::Sync, false, 0},
-    {Opcode::BarrierCtaArrive, BarrierOpKind::Arrive, false, 0},
-    {Opcode::BarrierCtaRed, BarrierOpKind::Reduce, false, 1},
-};
-
-const BarrierForm *barrierForm(Opcode op) {
-  for (const BarrierForm &f : kBarrierForms)
-    if (f.opcode == op) return &f;
-  return nullptr;
+std::optional<BarrierForm> barrierForm(Opcode op) {
+  const ptx::BarrierInfo &b = ptx::InstrTable::get().barrier(op);
+  switch (b.kind) {
+  case ptx::BarrierKind::Sync: return BarrierForm{BarrierOpKind::Sync, b.idOperand};
+  case ptx::BarrierKind::Arrive: return BarrierForm{BarrierOpKind::Arrive, b.idOperand};
+  case ptx::BarrierKind::Reduce: return BarrierForm{BarrierOpKind::Reduce, b.idOperand};
+  default: return std::nullopt;
+  }
 }
 
 struct OperandFact {
@@ -153,12 +139,13 @@ void Checker::collect() {
     if (!cfg_.reachable(b)) continue;
     const ptx::BasicBlock &block = fn_.blocks[b];
     for (uint32_t i = block.firstInstr; i < block.firstInstr + block.numInstrs; ++i) {
-      const BarrierForm *form = barrierForm(fn_.instrs[i].opcode);
+      std::optional<BarrierForm> form = barrierForm(fn_.instrs[i].opcode);
       if (!form) continue;
       BarrierOp op;
       op.instr = i;
       op.kind = form->kind;
-      op.aligned = form->alwaysAligned || m_.desc(fn_.instrs[i]).has(ptx::Mod::Aligned);
+      op.aligned =
+          ptx::InstrTable::get().alignedBarrier(fn_.instrs[i].opcode, m_.desc(fn_.instrs[i]).modifiers());
       std::string role;
       for (auto [br, side] : roleOf_[b]) role += (role.empty() ? "" : " and ") + decision(m_, g_, br, side);
       op.role = role.empty() ? "all warps" : "warps where " + role;

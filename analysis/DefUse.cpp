@@ -19,9 +19,6 @@ bool isComponent(ptx::Selector s) {
   return s == ptx::Selector::X || s == ptx::Selector::Y || s == ptx::Selector::Z || s == ptx::Selector::W;
 }
 
-/// Opcodes that read the carry flag an earlier `.cc` instruction wrote.
-constexpr ptx::Opcode kReadsCarry[] = {ptx::Opcode::Addc, ptx::Opcode::Subc, ptx::Opcode::Madc};
-
 /// How many leading operand positions of `form` are destinations.
 size_t destinationPositions(const ptx::Form &form) {
   size_t position = 0, defs = 0;
@@ -149,7 +146,8 @@ void DefUse::collect(uint32_t i) {
   const ptx::Instruction &in = fn_->instrs[i];
   const ptx::InstrTable &table = ptx::InstrTable::get();
   const ptx::InstrDesc &desc = m_->desc(in);
-  const uint32_t flags = table.info(in.opcode).flags;
+  // The opcode's facts and those its modifiers add (.cc: writes the carry).
+  const uint32_t flags = table.flags(in.opcode, desc.modifiers());
   auto ops = fn_->operandsOf(in);
   const bool guarded = in.hasGuard;
   uint16_t k = 0;
@@ -185,7 +183,8 @@ void DefUse::collect(uint32_t i) {
     if (j < destinations) {
       addRegisterDefs(ops[j], guarded || accumulates, j, k);
     } else {
-      UseRole role = in.opcode == ptx::Opcode::BrxIdx && j == 0 ? UseRole::Index : UseRole::Source;
+      // A branch's register operand is brx.idx's index (bra names only a label).
+      UseRole role = (flags & ptx::iflag::Branch) && j == 0 ? UseRole::Index : UseRole::Source;
       addRegisterUses(ops[j], role, j);
     }
   }
@@ -204,9 +203,9 @@ void DefUse::collect(uint32_t i) {
         addUse(var, UseRole::Param, j);
     }
   }
-  for (ptx::Opcode op : kReadsCarry)
-    if (in.opcode == op) addUse(carryVar(), UseRole::Carry, Use::kNoOperand);
-  if (desc.has(ptx::Mod::Cc)) defs_.push_back({carryVar(), guarded, Def::kNotRegister, Use::kNoOperand});
+  if (flags & ptx::iflag::CarryIn) addUse(carryVar(), UseRole::Carry, Use::kNoOperand);
+  if (flags & ptx::iflag::CarryOut)
+    defs_.push_back({carryVar(), guarded, Def::kNotRegister, Use::kNoOperand});
 }
 
 } // namespace analysis

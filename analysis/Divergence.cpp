@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <deque>
 #include <set>
+#include <utility>
 
 namespace analysis {
 
@@ -290,13 +291,17 @@ void ModuleDivergenceSolver::markPartial(size_t s) {
   };
   if (st.calledPartially)
     for (uint32_t b = 0; b < cfg.numBlocks(); ++b) mark(b, FunctionDivergence::kCalledPartially);
+  // A loop marked whole once has a cause in every block: many branches
+  // leave the same loop.
+  std::vector<char> loopMarked(g.loops().loops().size(), 0);
   for (uint32_t br = 0; br < g.branches().size(); ++br) {
     if (r.branchLevels_[br] != Uniformity::Divergent) continue;
     for (const RegionNode &node : g.region(br))
       if (node.node != g.branches()[br].floor) mark(node.node, br);
     for (auto loopsOf : {g.exitedLoops(br), g.wrappedLoops(br)})
       for (uint32_t l : loopsOf)
-        for (uint32_t b : g.loops().loop(l).blocks) mark(b, br);
+        if (!std::exchange(loopMarked[l], 1))
+          for (uint32_t b : g.loops().loop(l).blocks) mark(b, br);
   }
 }
 

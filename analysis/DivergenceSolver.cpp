@@ -44,6 +44,7 @@ DivergenceSolver::DivergenceSolver(const ptx::Module &m, const GatedSSA &gated, 
   out_.forms_.assign(ssa_.values().size(), Affine::bottom());
   out_.branchLevels_.assign(g_.branches().size(), Uniformity::CtaUniform);
   floor_.assign(cfg_.size(), Uniformity::CtaUniform);
+  loopFloor_.assign(loops_.loops().size(), Uniformity::CtaUniform);
   misaligning_.assign(g_.branches().size(), 0);
   descFacts_.resize(m.descs.size());
   descKnown_.assign(m.descs.size(), 0);
@@ -112,6 +113,14 @@ void DivergenceSolver::raiseFloor(uint32_t block, Uniformity level) {
   if (level <= floor_[block]) return;
   floor_[block] = level;
   pushBlock(block);
+}
+
+void DivergenceSolver::raiseLoopFloor(uint32_t loop, Uniformity level) {
+  // Many branches can leave or wrap one loop: each level raises its blocks
+  // once.
+  if (level <= loopFloor_[loop]) return;
+  loopFloor_[loop] = level;
+  for (uint32_t b : loops_.loop(loop).blocks) raiseFloor(b, level);
 }
 
 bool DivergenceSolver::update(ValueId v, Uniformity level, Affine form) {
@@ -479,8 +488,7 @@ void DivergenceSolver::processBranch(uint32_t br) {
       for (uint32_t p : ssa_.phisOf(e)) push(kPhi | p);
   // Threads that reach the reconvergence point after different numbers of
   // trips around a loop: every value of the loop.
-  for (uint32_t l : g_.wrappedLoops(br))
-    for (uint32_t b : loops_.loop(l).blocks) raiseFloor(b, level);
+  for (uint32_t l : g_.wrappedLoops(br)) raiseLoopFloor(l, level);
   // Warps that take different sides inside a loop execute the blocks the
   // branch decides a different number of times: at best warp-uniform there.
   const Branch &branch = g_.branches()[br];
@@ -490,8 +498,7 @@ void DivergenceSolver::processBranch(uint32_t br) {
     for (const RegionNode &r : g_.region(br))
       if (r.node != branch.floor && r.node < cfg_.numBlocks() && loops_.outermostLoopOf(r.node) == outer)
         raiseFloor(r.node, Uniformity::WarpUniform);
-    for (uint32_t l : g_.exitedLoops(br))
-      for (uint32_t b : loops_.loop(l).blocks) raiseFloor(b, Uniformity::WarpUniform);
+    for (uint32_t l : g_.exitedLoops(br)) raiseLoopFloor(l, Uniformity::WarpUniform);
   }
 }
 

@@ -40,6 +40,7 @@ private:
   void processPhi(uint32_t p);
   void processBranch(uint32_t br);
   void raiseFloor(uint32_t block, Uniformity level);
+  void raiseLoopFloor(uint32_t loop, Uniformity level);
   bool update(ValueId v, Uniformity level, Affine form);
 
   /// (uniformity, form) of one write of instruction i, before guards and floors.
@@ -64,8 +65,9 @@ private:
   std::vector<uint32_t> userBegin_, users_;
   std::vector<char> queued_; // per item
   std::deque<uint32_t> work_;
-  std::vector<Uniformity> floor_; // per block
-  std::vector<char> misaligning_; // per branch: its blocks got their floor
+  std::vector<Uniformity> floor_;     // per block
+  std::vector<Uniformity> loopFloor_; // per loop: every block's floor is at least this
+  std::vector<char> misaligning_;     // per branch: its blocks got their floor
   std::vector<InstrFacts> descFacts_;
   std::vector<char> descKnown_;
 };

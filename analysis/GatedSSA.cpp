@@ -1,4 +1,4 @@
-// Gates of the φ-nodes: joins of each branch by label propagation (the
+// Gates of the φ-nodes: joins of each branch by labelling its region (the
 // "sync dependence" of LLVM's uniformity analysis), the loops whose exits a
 // branch decides, and the kind of each φ-node.
 #include "analysis/GatedSSA.h"
@@ -59,19 +59,19 @@ GatedSSA::GatedSSA(const Cfg &cfg, const DominatorTree &postDom, const LoopFores
     condBegin_.push_back(static_cast<uint32_t>(conds_.size()));
   }
 
-  label_.assign(nodes, kNone);
-  labelStamp_.assign(nodes, 0);
-  joinStamp_.assign(nodes, 0);
-  queuedStamp_.assign(nodes, 0);
+  regionStamp_.assign(nodes, 0);
+  local_.assign(nodes, 0);
   regionBegin_.push_back(0);
   joinBegin_.push_back(0);
   exitedBegin_.push_back(0);
   wrappedBegin_.push_back(0);
   for (uint32_t br = 0; br < branches_.size(); ++br) propagate(br);
-  label_ = {};
-  labelStamp_ = {};
-  joinStamp_ = {};
-  queuedStamp_ = {};
+  for (std::vector<uint32_t> *v :
+       {&regionStamp_, &local_, &nodes_, &order_, &pending_, &labels_, &succBegin_, &predBegin_, &preds_})
+    *v = {};
+  edges_ = {};
+  joinFlags_ = {};
+  sideFlags_ = {};
 
   std::vector<std::pair<uint32_t, uint32_t>> pairs;
   for (uint32_t br = 0; br < branches_.size(); ++br)
@@ -91,8 +91,7 @@ void GatedSSA::propagate(uint32_t br) {
   const Cfg &cfg = *cfg_;
   const Branch &branch = branches_[br];
   const uint32_t x = branch.block, stamp = ++stamp_;
-  auto labeled = [&](uint32_t v) { return labelStamp_[v] == stamp; };
-  auto isJoin = [&](uint32_t v) { return joinStamp_[v] == stamp; };
+  auto inRegion = [&](uint32_t v) { return regionStamp_[v] == stamp; };
   // Labels stop at the reconvergence point, at the exit, and at headers of
   // loops around the branch (threads there start another iteration).
   auto stops = [&](uint32_t v) {
@@ -100,58 +99,46 @@ void GatedSSA::propagate(uint32_t br) {
     uint32_t l = loops_->headerOf(v);
     return l != kNone && loops_->contains(l, x);
   };
-  std::vector<uint32_t> work;
-  const size_t regionStart = region_.size();
-  auto push = [&](uint32_t v) {
-    if (queuedStamp_[v] == stamp) return;
-    queuedStamp_[v] = stamp;
-    work.push_back(v);
+  // Whether edge v -> w carries v's label: the branch's own edges carry
+  // the successor's label instead, and stops pass nothing on.
+  auto passes = [&](uint32_t v, uint32_t w) { return v != x && !stops(v) && !cfg.isFakeEdge(v, w); };
+
+  // The region: every node a label reaches. Local numbers: 0 stands for the
+  // branch's edges, k + 1 for nodes[k].
+  std::vector<uint32_t> &nodes = nodes_;
+  nodes.clear();
+  auto reach = [&](uint32_t v) {
+    if (inRegion(v)) return;
+    regionStamp_[v] = stamp;
+    local_[v] = static_cast<uint32_t>(nodes.size() + 1);
+    nodes.push_back(v);
   };
-  for (uint32_t s : sides(br)) push(s);
-  while (!work.empty()) {
-    uint32_t v = work.back();
-    work.pop_back();
-    queuedStamp_[v] = 0;
-    // A node's label: the one label all its labelled predecessors carry, or
-    // the node itself when they differ. The edge from the branch carries the
-    // successor's own label.
-    uint32_t label = kNone;
-    bool join = false;
-    for (uint32_t p : cfg.preds(v)) {
-      if (cfg.isFakeEdge(p, v)) continue;
-      uint32_t incoming = p == x ? v : (labeled(p) && !stops(p) ? label_[p] : kNone);
-      if (incoming == kNone) continue;
-      if (label == kNone)
-        label = incoming;
-      else if (label != incoming)
-        join = true;
-    }
-    if (label == kNone) continue;
-    if (join) label = v;
-    bool changed = !labeled(v) || label_[v] != label;
-    if (!labeled(v)) {
-      labelStamp_[v] = stamp;
-      region_.push_back({v, 0});
-    }
-    if (join && !isJoin(v)) {
-      joinStamp_[v] = stamp;
-      joins_.push_back(v);
-    }
-    label_[v] = label;
-    if (changed && !stops(v))
-      for (uint32_t s : cfg.succs(v))
-        if (!cfg.isFakeEdge(v, s)) push(s);
-  }
-  // Sides: a label that is a join node means threads of several sides.
+  for (uint32_t s : sides(br)) reach(s);
+  for (size_t k = 0; k < nodes.size(); ++k)
+    for (uint32_t w : cfg.succs(nodes[k]))
+      if (passes(nodes[k], w)) reach(w);
+  const uint32_t size = static_cast<uint32_t>(nodes.size() + 1);
+  edges_.clear();
+  for (uint32_t s : sides(br)) edges_.emplace_back(0, local_[s]);
+  for (uint32_t k = 0; k + 1 < size; ++k)
+    for (uint32_t w : cfg.succs(nodes[k]))
+      if (passes(nodes[k], w)) edges_.emplace_back(k + 1, local_[w]);
+  labelRegion(size);
+  const std::vector<uint32_t> &label = labels_;
+  const std::vector<char> &join = joinFlags_;
+
+  // A node whose label is a join is reached by threads of several sides.
   auto succ = sides(br);
-  for (size_t r = regionStart; r < region_.size(); ++r) {
-    uint32_t l = label_[region_[r].node];
-    if (isJoin(l)) {
-      region_[r].side = RegionNode::kMixed;
-    } else {
-      auto it = std::find(succ.begin(), succ.end(), l);
-      region_[r].side = it == succ.end() ? RegionNode::kMixed : static_cast<uint32_t>(it - succ.begin());
+  const size_t regionStart = region_.size();
+  for (uint32_t k = 1; k < size; ++k) {
+    uint32_t l = label[k];
+    uint32_t side = RegionNode::kMixed;
+    if (!join[l]) {
+      auto it = std::find(succ.begin(), succ.end(), nodes[l - 1]);
+      if (it != succ.end()) side = static_cast<uint32_t>(it - succ.begin());
     }
+    region_.push_back({nodes[k - 1], side});
+    if (join[k]) joins_.push_back(nodes[k - 1]);
   }
   std::sort(region_.begin() + static_cast<std::ptrdiff_t>(regionStart), region_.end(),
             [](const RegionNode &a, const RegionNode &b) { return a.node < b.node; });
@@ -180,6 +167,177 @@ void GatedSSA::propagate(uint32_t br) {
     if (l != kNone && loops_->contains(l, x) && loops_->contains(l, branch.floor)) wrapped_.push_back(l);
   }
   wrappedBegin_.push_back(static_cast<uint32_t>(wrapped_.size()));
+}
+
+void GatedSSA::labelRegion(uint32_t size) {
+  // Each side is a definition of the label, each join a new one (a φ);
+  // a node's label is the one definition reaching it. The side nodes are
+  // the successors of local node 0. edges_ is ordered by source.
+  std::vector<uint32_t> &label = labels_, &succBegin = succBegin_, &predBegin = predBegin_, &preds = preds_;
+  std::vector<char> &join = joinFlags_, &side = sideFlags_;
+  label.assign(size, kNone);
+  join.assign(size, 0);
+  side.assign(size, 0);
+  succBegin.assign(size + 1, 0);
+  predBegin.assign(size + 1, 0);
+  for (auto [from, to] : edges_) {
+    ++succBegin[from + 1];
+    ++predBegin[to + 1];
+  }
+  for (uint32_t v = 0; v < size; ++v) {
+    succBegin[v + 1] += succBegin[v];
+    predBegin[v + 1] += predBegin[v];
+  }
+  preds.resize(edges_.size());
+  {
+    std::vector<uint32_t> &next = pending_;
+    next.assign(predBegin.begin(), predBegin.end() - 1);
+    for (auto [from, to] : edges_) preds[next[to]++] = from;
+  }
+  for (uint32_t k = succBegin[0]; k < succBegin[1]; ++k) side[edges_[k].second] = 1;
+
+  // A node's label from its predecessors: the single label they carry (an
+  // edge from the branch carries the side's own), or the node itself.
+  auto rule = [&](uint32_t v) {
+    uint32_t l = kNone;
+    for (uint32_t k = predBegin[v]; k < predBegin[v + 1]; ++k) {
+      uint32_t incoming = preds[k] == 0 ? v : label[preds[k]];
+      if (incoming == kNone) continue;
+      if (l == kNone)
+        l = incoming;
+      else if (l != incoming)
+        join[v] = 1;
+    }
+    label[v] = join[v] ? v : l;
+  };
+  // Without cycles, predecessors first: every node sees its final inputs
+  // (Kahn's topological order).
+  std::vector<uint32_t> &order = order_, &pending = pending_;
+  order.clear();
+  for (uint32_t v = 0; v < size; ++v) pending[v] = predBegin[v + 1] - predBegin[v];
+  order.push_back(0);
+  for (size_t k = 0; k < order.size(); ++k)
+    for (uint32_t e = succBegin[order[k]]; e < succBegin[order[k] + 1]; ++e)
+      if (--pending[edges_[e].second] == 0) order.push_back(edges_[e].second);
+  if (order.size() == size) {
+    for (size_t k = 1; k < order.size(); ++k) rule(order[k]);
+    return;
+  }
+  // With cycles: the joins are the iterated dominance frontier of the
+  // sides (minimal SSA), and a node's label is the nearest definition
+  // among its dominators. A side is a join when a label other than its own
+  // comes back to it.
+  std::vector<uint32_t> &idom = idom_, &rpo = rpo_;
+  dominators(size);
+  // Dominance frontiers by the runner walk, as (node, member) pairs.
+  std::vector<std::pair<uint32_t, uint32_t>> &frontier = frontier_;
+  frontier.clear();
+  std::vector<uint32_t> &seen = pending_;
+  seen.assign(size, kNone);
+  for (uint32_t v = 1; v < size; ++v) {
+    if (predBegin[v + 1] - predBegin[v] < 2) continue;
+    for (uint32_t k = predBegin[v]; k < predBegin[v + 1]; ++k)
+      for (uint32_t r = preds[k]; r != idom[v] && seen[r] != v; r = idom[r]) {
+        seen[r] = v;
+        frontier.emplace_back(r, v);
+      }
+  }
+  // In rows by node (a counting sort).
+  std::vector<uint32_t> &frontierBegin = frontierBegin_, &frontierOf = frontierOf_;
+  frontierBegin.assign(size + 1, 0);
+  for (auto [v, f] : frontier) ++frontierBegin[v + 1];
+  for (uint32_t v = 0; v < size; ++v) frontierBegin[v + 1] += frontierBegin[v];
+  frontierOf.resize(frontier.size());
+  {
+    std::vector<uint32_t> &next = seen;
+    next.assign(frontierBegin.begin(), frontierBegin.end() - 1);
+    for (auto [v, f] : frontier) frontierOf[next[v]++] = f;
+  }
+  std::vector<uint32_t> &work = order;
+  work.clear();
+  for (uint32_t v = 1; v < size; ++v)
+    if (side[v]) work.push_back(v);
+  while (!work.empty()) {
+    uint32_t v = work.back();
+    work.pop_back();
+    for (uint32_t k = frontierBegin[v]; k < frontierBegin[v + 1]; ++k) {
+      uint32_t f = frontierOf[k];
+      if (!side[f] && !join[f]) {
+        join[f] = 1;
+        work.push_back(f);
+      }
+    }
+  }
+  // Reverse post-order puts every dominator before the nodes it dominates.
+  for (uint32_t v : rpo) {
+    if (v == 0) continue;
+    // Below the root only a side or a node reached from several sides.
+    if (!side[v] && !join[v] && idom[v] == 0) join[v] = 1;
+    label[v] = side[v] || join[v] ? v : label[idom[v]];
+  }
+  for (uint32_t v = 1; v < size; ++v)
+    if (side[v])
+      for (uint32_t k = predBegin[v]; k < predBegin[v + 1]; ++k)
+        if (preds[k] != 0 && label[preds[k]] != v) join[v] = 1;
+}
+
+void GatedSSA::dominators(uint32_t size) {
+  std::vector<uint32_t> &idom = idom_, &rpo = rpo_, &rpoIndex = rpoIndex_;
+  idom.assign(size, kNone);
+  rpo.clear();
+  if (size > kSmallRegion) {
+    // Lengauer and Tarjan on large regions.
+    Graph g(size, edges_);
+    DominatorTree tree(g, 0);
+    for (uint32_t v = 0; v < size; ++v) idom[v] = v == 0 ? 0 : tree.idom(v);
+    // Pre-order of the tree: dominators first, as reverse post-order.
+    rpo.assign(tree.preorder().begin(), tree.preorder().end());
+    return;
+  }
+  // Small regions: Cooper, Harvey and Kennedy's iteration over the reverse
+  // post-order, in scratch that every branch reuses.
+  rpoIndex.assign(size, kNone);
+  std::vector<std::pair<uint32_t, uint32_t>> &stack = dfs_;
+  stack.assign(1, {0, succBegin_[0]});
+  rpoIndex[0] = 0;
+  while (!stack.empty()) {
+    auto &[v, e] = stack.back();
+    if (e < succBegin_[v + 1]) {
+      uint32_t w = edges_[e++].second;
+      if (rpoIndex[w] == kNone) {
+        rpoIndex[w] = 0;
+        stack.emplace_back(w, succBegin_[w]);
+      }
+      continue;
+    }
+    rpo.push_back(v);
+    stack.pop_back();
+  }
+  std::reverse(rpo.begin(), rpo.end());
+  for (uint32_t k = 0; k < rpo.size(); ++k) rpoIndex[rpo[k]] = k;
+  auto intersect = [&](uint32_t a, uint32_t b) {
+    while (a != b) {
+      while (rpoIndex[a] > rpoIndex[b]) a = idom[a];
+      while (rpoIndex[b] > rpoIndex[a]) b = idom[b];
+    }
+    return a;
+  };
+  idom[0] = 0;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (uint32_t k = 1; k < rpo.size(); ++k) {
+      uint32_t v = rpo[k], d = kNone;
+      for (uint32_t j = predBegin_[v]; j < predBegin_[v + 1]; ++j) {
+        uint32_t p = preds_[j];
+        if (idom[p] == kNone) continue;
+        d = d == kNone ? p : intersect(p, d);
+      }
+      if (d != idom[v]) {
+        idom[v] = d;
+        changed = true;
+      }
+    }
+  }
 }
 
 GateKind GatedSSA::kind(uint32_t phi) const {

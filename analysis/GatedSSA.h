@@ -5,10 +5,14 @@
 //   μ  at a loop header: merges the value on entry with the loop-carried one;
 //   η  at a loop exit: gated by the branches that decide in which iteration a
 //      thread leaves the loop (temporal divergence).
-// The joins of a branch are found by propagating one label per successor
-// forward until the branch's immediate post-dominator (the reconvergence
-// point), without re-entering loops around the branch; a block reached with
-// two labels is a join. A branch whose labels leave a loop around it makes
+// The joins of a branch: one label per successor travels forward until the
+// branch's immediate post-dominator (the reconvergence point), without
+// re-entering loops around the branch; a block reached with two labels is a
+// join and passes on a label of its own. Each branch's region is labelled in
+// one pass, in topological order, or where it has cycles as minimal SSA
+// would place φ-nodes for a variable written by each side (the iterated
+// dominance frontier of the sides in the region), so the cost is linear in
+// the region's size. A branch whose labels leave a loop around it makes
 // that loop's exits depend on it. A branch whose labels come back to the
 // header of a loop around it before reconverging inside that loop (a
 // `continue` that skips the block where the sides meet) lets threads reach
@@ -101,6 +105,15 @@ private:
     return {data.data() + begin[i], begin[i + 1] - begin[i]};
   }
   void propagate(uint32_t branch);
+  /// Labels (labels_) of the region graph in edges_ (node 0: the branch),
+  /// and which nodes are joins (joinFlags_).
+  void labelRegion(uint32_t size);
+  /// Immediate dominators (idom_) of the region graph from node 0, and an
+  /// order with every dominator first (rpo_).
+  void dominators(uint32_t size);
+  /// Regions up to this size get their dominators by iteration in scratch
+  /// (no allocation per branch); larger ones by Lengauer and Tarjan.
+  static constexpr uint32_t kSmallRegion = 256;
 
   const Cfg *cfg_;
   const LoopForest *loops_;
@@ -113,8 +126,13 @@ private:
   std::vector<RegionNode> region_;
   std::vector<uint32_t> joins_, exited_, wrapped_;
   std::vector<uint32_t> gateBegin_, gates_, exitBranchBegin_, exitBranches_, exitOfBegin_, exitOf_;
-  // Scratch of the label propagation, reused by every branch.
-  std::vector<uint32_t> label_, labelStamp_, joinStamp_, queuedStamp_;
+  // Scratch of the region walks, reused by every branch.
+  std::vector<uint32_t> regionStamp_, local_, nodes_, order_, pending_;
+  std::vector<std::pair<uint32_t, uint32_t>> edges_;
+  std::vector<uint32_t> labels_, succBegin_, predBegin_, preds_, idom_, rpo_, rpoIndex_, frontierBegin_,
+      frontierOf_;
+  std::vector<std::pair<uint32_t, uint32_t>> frontier_, dfs_;
+  std::vector<char> joinFlags_, sideFlags_;
   uint32_t stamp_ = 0;
 };
 

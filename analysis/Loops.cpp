@@ -32,7 +32,9 @@ LoopForest::LoopForest(const Cfg &cfg) {
         if (!contains(id, s)) {
           l.exits.emplace_back(b, s);
           l.exitBlocks.push_back(s);
-        } else if (std::find(l.headers.begin(), l.headers.end(), s) != l.headers.end()) {
+        } else if (headerOf_[s] == id) {
+          // (A header of a loop is no header of a loop nested in it: the
+          // nested levels never follow edges into it.)
           l.backEdges.emplace_back(b, s);
         }
       }

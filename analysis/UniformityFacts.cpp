@@ -14,8 +14,9 @@ struct Row {
   InstrFacts facts;
 };
 
-// The first row matching the opcode (and modifier) wins: specific rows first.
-constexpr Row kRows[] = {
+// How the affine abstraction passes through arithmetic. The first row
+// matching the opcode (and modifier) wins: specific rows first.
+constexpr Row kAffineRows[] = {
     // Integer arithmetic the affine abstraction follows.
     {Opcode::Mov, Mod::None, {ResultRule::Data, AffineOp::Copy, RefineOp::None}},
     {Opcode::Add, Mod::Sat, {ResultRule::Data, AffineOp::None, RefineOp::None}},
@@ -35,40 +36,7 @@ constexpr Row kRows[] = {
     {Opcode::Div, Mod::None, {ResultRule::Data, AffineOp::None, RefineOp::Div}},
     {Opcode::Rem, Mod::None, {ResultRule::Data, AffineOp::None, RefineOp::Rem}},
     {Opcode::Setp, Mod::None, {ResultRule::Data, AffineOp::None, RefineOp::Compare}},
-    // Warp collectives: one result for the whole warp.
-    {Opcode::Vote, Mod::None, {ResultRule::WarpUniform}},
-    {Opcode::VoteSync, Mod::None, {ResultRule::WarpUniform}},
-    {Opcode::Match, Mod::All, {ResultRule::WarpUniform}},
-    {Opcode::Match, Mod::None, {ResultRule::Divergent}}, // match.any: a mask per lane
-    {Opcode::ReduxSync, Mod::None, {ResultRule::WarpUniform}},
-    {Opcode::Activemask, Mod::None, {ResultRule::WarpUniform}},
-    {Opcode::Shfl, Mod::Idx, {ResultRule::ShuffleIndexed}},
-    {Opcode::Shfl, Mod::None, {ResultRule::Shuffle}},
-    {Opcode::ShflSync, Mod::Idx, {ResultRule::ShuffleIndexed}},
-    {Opcode::ShflSync, Mod::None, {ResultRule::Shuffle}},
-    {Opcode::ElectSync, Mod::None, {ResultRule::Elect}},
-    // Barrier reductions give every participating thread the same result.
-    {Opcode::BarRed, Mod::None, {ResultRule::WarpUniform}},
-    {Opcode::BarCtaRed, Mod::None, {ResultRule::WarpUniform}},
-    {Opcode::BarrierRed, Mod::None, {ResultRule::WarpUniform}},
-    {Opcode::BarrierCtaRed, Mod::None, {ResultRule::WarpUniform}},
-    // Per-thread results the iflags alone would call loads or plain data.
-    {Opcode::Ldmatrix, Mod::None, {ResultRule::Divergent}},
-    {Opcode::Movmatrix, Mod::None, {ResultRule::Divergent}},
-    {Opcode::MbarrierTestWait, Mod::None, {ResultRule::Divergent}},
-    {Opcode::MbarrierTryWait, Mod::None, {ResultRule::Divergent}},
-    {Opcode::Alloca, Mod::None, {ResultRule::Divergent}},
-    {Opcode::Stacksave, Mod::None, {ResultRule::Divergent}},
-    {Opcode::Call, Mod::None, {ResultRule::Call}},
-    // ldu: a load the whole warp shares, from memory read-only in the kernel.
-    {Opcode::Ldu, Mod::None, {ResultRule::Load, AffineOp::None, RefineOp::None, true}},
 };
-
-// Warp collectives whose last operand is a member mask: always, or when
-// written with .sync.
-constexpr Opcode kMemberMask[] = {Opcode::VoteSync, Opcode::ShflSync, Opcode::ReduxSync, Opcode::ElectSync,
-                                  Opcode::Match};
-constexpr Opcode kMemberMaskWithSync[] = {Opcode::Vote, Opcode::Shfl};
 
 // Special registers that are not divergent; every other one is.
 constexpr std::pair<ptx::SpecialReg, Uniformity> kUniformSpecialRegs[] = {
@@ -99,23 +67,37 @@ constexpr std::pair<ptx::SpecialReg, Uniformity> kUniformSpecialRegs[] = {
     {ptx::SpecialReg::EnvReg, Uniformity::CtaUniform},
 };
 
+/// How the result varies across threads: the table's "source of
+/// divergence" and "always uniform" facts, and the rules of the instructions
+/// that move a value between lanes or take it from elsewhere.
+ResultRule resultRule(const ptx::InstrDesc &desc, uint32_t flags) {
+  switch (desc.opcode) {
+  case Opcode::Shfl:
+  case Opcode::ShflSync: return desc.has(Mod::Idx) ? ResultRule::ShuffleIndexed : ResultRule::Shuffle;
+  case Opcode::ElectSync: return ResultRule::Elect;
+  default: break;
+  }
+  if (flags & ptx::iflag::Call) return ResultRule::Call;
+  if (flags & ptx::iflag::WarpUniform) return ResultRule::WarpUniform;
+  if (flags & (ptx::iflag::Divergent | ptx::iflag::Atomic | ptx::iflag::Tensor | ptx::iflag::Texture))
+    return ResultRule::Divergent;
+  if (flags & ptx::iflag::Load) return ResultRule::Load;
+  return ResultRule::Data;
+}
+
 } // namespace
 
 InstrFacts instrFacts(const ptx::InstrDesc &desc) {
-  for (const Row &r : kRows) {
-    if (r.opcode != desc.opcode || (r.when != Mod::None && !desc.has(r.when))) continue;
-    InstrFacts f = r.facts;
-    for (Opcode op : kMemberMask) f.memberMask |= op == desc.opcode;
-    for (Opcode op : kMemberMaskWithSync) f.memberMask |= op == desc.opcode && desc.has(Mod::Sync);
-    return f;
-  }
-  const ptx::InstrTable &table = ptx::InstrTable::get();
   InstrFacts f;
-  if (table.has(desc.opcode,
-                ptx::iflag::Atomic | ptx::iflag::Tensor | ptx::iflag::Texture | ptx::iflag::Divergent))
-    f.rule = ResultRule::Divergent;
-  else if (table.has(desc.opcode, ptx::iflag::Load))
-    f.rule = ResultRule::Load;
+  for (const Row &r : kAffineRows) {
+    if (r.opcode != desc.opcode || (r.when != Mod::None && !desc.has(r.when))) continue;
+    f = r.facts;
+    break;
+  }
+  const uint32_t flags = ptx::InstrTable::get().flags(desc.opcode, desc.modifiers());
+  f.rule = resultRule(desc, flags);
+  f.readOnly = flags & ptx::iflag::ReadOnly;
+  f.memberMask = flags & ptx::iflag::MemberMask;
   return f;
 }
 

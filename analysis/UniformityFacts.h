@@ -1,8 +1,8 @@
-// What the instruction table does not say about uniformity, kept as data:
-// how an instruction's results vary across threads apart from its operands,
-// how the affine abstraction passes through it, and how uniform each special
-// register is. The divergence algorithm reads these tables (and the table's
-// iflags) and never switches on opcodes itself.
+// The uniformity facts the divergence algorithm asks of an instruction: how
+// its results vary across threads apart from its operands (from the
+// instruction table's iflags: Divergent, WarpUniform, MemberMask, ReadOnly,
+// Load, Call), how the affine abstraction passes through it, and how uniform
+// each special register is. The algorithm never switches on opcodes itself.
 #pragma once
 
 #include "analysis/Uniformity.h"

@@ -1,16 +1,23 @@
 // bench_analysis: how the analyses scale. Generates kernels of growing size
-// (straight-line code, nested branches, loops; 1k to 100k instructions),
-// runs each analysis on them and prints microseconds per instruction. A
-// near-linear analysis keeps its column flat as the size grows.
+// (straight-line code, nested branches, loops, three families of
+// irreducible control flow from tests/analysis/Generators.h and random
+// graphs; 1k to 100k instructions), runs each analysis on them and prints microseconds per
+// instruction. A near-linear analysis keeps its column flat as the size
+// grows.
+//   bench_analysis [SHAPE...]          only these shapes
+//   bench_analysis --emit SHAPE SIZE   print one generated kernel
 #include "analysis/Analyses.h"
 #include "analysis/BarrierCheck.h"
 #include "analysis/Divergence.h"
 #include "ptx/Parser.h"
+#include "tests/analysis/Generators.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <functional>
+#include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -108,32 +115,110 @@ private:
   size_t count_ = 0;
 };
 
-using Clock = std::chrono::steady_clock;
+/// Sizes are measured once, not three times, when one run takes this long;
+/// larger sizes of a shape are skipped after one that took kSkipAbove (ten
+/// times the size would take minutes unless the analyses scale linearly).
+constexpr double kRepeatBelow = 5, kSkipAbove = 3;
+
+/// CPU time of this thread: what a run costs whatever else the machine
+/// is doing (wall time on a loaded machine says more about the load).
+double cpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
 
 double seconds(const std::function<void()> &f) {
-  auto t0 = Clock::now();
+  double t0 = cpuSeconds();
   f();
-  return std::chrono::duration<double>(Clock::now() - t0).count();
+  return cpuSeconds() - t0;
+}
+
+constexpr const char *kIrreduciblePrefix = "irr-";
+
+/// The random CFG family: test::randomProgram with a fixed seed and the
+/// thread id as every brx.idx index, so its branches are divergent. Most of
+/// its branches reconverge only at the exit: a branch's region (every block
+/// it reaches before reconverging) is a sizeable part of the function, and
+/// the regions' total grows with the square of the size.
+constexpr const char *kRandom = "irr-random";
+
+/// A kernel of about `size` instructions of the named shape: the reducible
+/// ones above, `irr-` and an IrreducibleShape name, or kRandom.
+std::string kernelOf(const std::string &shape, size_t size) {
+  if (shape.rfind(kIrreduciblePrefix, 0) != 0) return Generator().kernel(shape, size);
+  std::function<std::string(uint32_t)> byBlocks;
+  if (shape == kRandom) {
+    byBlocks = [](uint32_t blocks) {
+      std::mt19937 rng(1);
+      std::string text = test::randomProgram(blocks, rng);
+      size_t body = text.find("L0:");
+      return text.insert(body, "\tmov.u32 %r7, %tid.x;\n");
+    };
+  } else if (auto irr = test::irreducibleShapeNamed(shape.substr(4))) {
+    byBlocks = [irr](uint32_t blocks) { return test::irreducibleKernel(*irr, blocks); };
+  } else {
+    return {};
+  }
+  // Instructions per block, from a small sample of the same shape.
+  ptx::DiagnosticList diags;
+  const uint32_t sample = 1000;
+  auto m = ptx::parseModule(byBlocks(sample), "sample.ptx", diags);
+  double perBlock = static_cast<double>(m->functions[0].instrs.size()) / sample;
+  return byBlocks(static_cast<uint32_t>(static_cast<double>(size) / perBlock));
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
   // bench_analysis --emit SHAPE SIZE: print one generated kernel.
+  std::vector<std::string> shapes = {"straight", "branches", "loops"};
+  for (test::IrreducibleShape s : test::kIrreducibleShapes)
+    shapes.push_back(kIrreduciblePrefix + std::string(test::irreducibleShapeName(s)));
+  shapes.push_back(kRandom);
+  auto known = [&](const std::string &s) {
+    return std::find(shapes.begin(), shapes.end(), s) != shapes.end();
+  };
   if (argc == 4 && std::string(argv[1]) == "--emit") {
-    std::fputs(Generator().kernel(argv[2], std::stoul(argv[3])).c_str(), stdout);
+    if (!known(argv[2])) {
+      std::fprintf(stderr, "bench_analysis: unknown shape '%s'\n", argv[2]);
+      return 2;
+    }
+    std::fputs(kernelOf(argv[2], std::stoul(argv[3])).c_str(), stdout);
     return 0;
+  }
+  if (argc > 1) {
+    std::vector<std::string> chosen(argv + 1, argv + argc);
+    for (const std::string &s : chosen)
+      if (!known(s)) {
+        std::fprintf(stderr, "bench_analysis: unknown shape '%s'\n", s.c_str());
+        return 2;
+      }
+    shapes = chosen;
   }
   const char *names[] = {"cfg",      "dom+post", "frontier", "loops",      "def-use",
                          "liveness", "ssa",      "gated",    "divergence", "barriers"};
-  std::printf("microseconds per instruction (best of 3 runs)\n");
-  std::printf("%-9s %7s", "shape", "instrs");
+  std::printf("CPU microseconds per instruction (best of 3 runs; one run where it takes over %.0f s)\n",
+              kRepeatBelow);
+  std::printf("%-13s %7s %7s", "shape", "instrs", "blocks");
   for (const char *n : names) std::printf(" %10s", n);
   std::printf(" %10s\n", "total");
-  Generator gen;
-  for (std::string shape : {"straight", "branches", "loops"}) {
+  for (const std::string &shape : shapes) {
+    bool tooSlow = false;
     for (size_t size : {1000, 10000, 100000}) {
-      std::string text = gen.kernel(shape, size);
+      // Regions quadratic in the size (see kRandom): a tenth of the
+      // largest size already holds millions of region nodes.
+      if (shape == kRandom && size > 10000) {
+        std::printf("%-13s %7zu   (not run: its regions alone are quadratic in the size)\n", shape.c_str(),
+                    size);
+        continue;
+      }
+      if (tooSlow) {
+        std::printf("%-13s %7zu   (skipped: the previous size took over %.0f s)\n", shape.c_str(), size,
+                    kSkipAbove);
+        continue;
+      }
+      std::string text = kernelOf(shape, size);
       ptx::DiagnosticList diags;
       auto m = ptx::parseModule(text, shape + ".ptx", diags);
       if (diags.hasErrors()) {
@@ -144,6 +229,7 @@ int main(int argc, char **argv) {
       const double n = static_cast<double>(fn.instrs.size());
       std::vector<double> best(std::size(names), 1e30);
       for (int run = 0; run < 3; ++run) {
+        if (run > 0 && std::accumulate(best.begin(), best.end(), 0.0) > kRepeatBelow) break;
         std::vector<double> t;
         // Each analysis on its own, in dependency order, as the pass
         // manager would compute them.
@@ -177,12 +263,14 @@ int main(int argc, char **argv) {
         for (size_t k = 0; k < t.size(); ++k) best[k] = std::min(best[k], t[k]);
       }
       double total = 0;
-      std::printf("%-9s %7zu", shape.c_str(), fn.instrs.size());
+      std::printf("%-13s %7zu %7zu", shape.c_str(), fn.instrs.size(), fn.blocks.size());
       for (double b : best) {
         std::printf(" %10.3f", b * 1e6 / n);
         total += b;
       }
       std::printf(" %10.3f\n", total * 1e6 / n);
+      std::fflush(stdout);
+      tooSlow = total > kSkipAbove;
     }
   }
   return 0;

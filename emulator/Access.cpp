@@ -1,5 +1,6 @@
 // Operand reads (special registers included) and checked memory access for
-// instruction handlers.
+// instruction handlers. Every access that passes the checks here is a
+// memoryAccess event for the CTA's observers, when some observer wants them.
 #include "emulator/Device.h"
 #include "emulator/Semantics.h"
 
@@ -101,28 +102,6 @@ void reportFault(Exec &x, const MemoryFault &f, unsigned lane, bool write) {
   x.cta.report(kind, ptx::Severity::Error, x.pc, x.warp, 1u << lane, msg, fields);
 }
 
-void checkRace(Exec &x, uint32_t offset, unsigned size, unsigned lane, bool write, bool atomic) {
-  auto race = x.cta.racecheck->access(
-      {x.warp.index, lane, offset, size, write, atomic, x.pc, x.warp.warpInstructions});
-  if (!race) return;
-  const Kernel &k = x.kernel();
-  auto what = [](bool w) { return w ? "write" : "read"; };
-  std::string msg =
-      std::string("shared-memory race on byte ") + std::to_string(race->offset) + ": " + what(race->write) +
-      " by warp " + std::to_string(race->warp) + " lane " + std::to_string(race->lane) + " (line " +
-      std::to_string(k.line(race->pc)) + ") is not ordered with " + what(race->otherWrite) + " by warp " +
-      std::to_string(race->otherWarp) + " lane " + std::to_string(race->otherLane) + " (line " +
-      std::to_string(k.line(race->otherPc)) + ") by any barrier" +
-      (race->otherWarp == race->warp ? " or bar.warp.sync (lanes of a warp run independently on sm_70+)"
-                                     : "");
-  x.cta.report(ptx::DiagKind::SharedRace, ptx::Severity::Error, x.pc, x.warp, 1u << lane, msg,
-               {{"offset", std::to_string(race->offset)},
-                {"other_warp", std::to_string(race->otherWarp)},
-                {"other_lane", std::to_string(race->otherLane)},
-                {"other_line", std::to_string(k.line(race->otherPc))},
-                {"other_access", what(race->otherWrite)}});
-}
-
 /// A byte range inside a CTA- or thread-owned buffer, or nullptr.
 uint8_t *window(std::vector<uint8_t> &buffer, uint64_t offset, uint64_t base, uint64_t limit, unsigned size) {
   if (offset < base || offset - base + size > limit) return nullptr;
@@ -204,6 +183,8 @@ uint8_t *accessBytes(Exec &x, Space space, uint64_t address, unsigned size, unsi
     return nullptr;
   }
   uint8_t *p = nullptr;
+  bool distributed = false; // another CTA's shared memory
+  uint32_t rank = c.clusterRank;
   switch (space) {
   case Space::Global: {
     const GlobalMemory::Range &r = c.globalRange(address);
@@ -217,19 +198,21 @@ uint8_t *accessBytes(Exec &x, Space space, uint64_t address, unsigned size, unsi
   case Space::Shared:
     if (address >> kClusterRankShift) {
       // Distributed shared memory: another CTA of the cluster (mapa).
-      const uint32_t rank = static_cast<uint32_t>(address >> kClusterRankShift) - 1;
+      const uint32_t target = static_cast<uint32_t>(address >> kClusterRankShift) - 1;
       const uint64_t offset = address & ((uint64_t{1} << kClusterRankShift) - 1);
-      std::vector<uint8_t> *other = c.clusterShared(rank);
+      std::vector<uint8_t> *other = c.clusterShared(target);
       p = other ? window(*other, offset, 0, other->size(), size) : nullptr;
       if (!p)
-        fault.nearest = other ? "shared memory of cluster CTA " + std::to_string(rank) + " is " +
+        fault.nearest = other ? "shared memory of cluster CTA " + std::to_string(target) + " is " +
                                     std::to_string(other->size()) + " bytes"
-                              : "the cluster has no CTA of rank " + std::to_string(rank);
+                              : "the cluster has no CTA of rank " + std::to_string(target);
+      distributed = true;
+      rank = target;
+      address = offset;
       break;
     }
     p = window(c.shared, address, 0, c.shared.size(), size);
     if (!p) fault.nearest = "shared memory of the CTA is " + std::to_string(c.shared.size()) + " bytes";
-    if (p && c.racecheck) checkRace(x, static_cast<uint32_t>(address), size, lane, write, atomic);
     break;
   case Space::Local: {
     uint64_t frame = uint64_t{x.warp.index * 32 + lane} * c.kernel.localBytes;
@@ -253,7 +236,11 @@ uint8_t *accessBytes(Exec &x, Space space, uint64_t address, unsigned size, unsi
   }
   case Space::Generic: break;
   }
-  if (!p) reportFault(x, fault, lane, write);
+  if (!p)
+    reportFault(x, fault, lane, write);
+  else if (c.observeMemory)
+    c.events->memoryAccess({x.warp.index, lane, x.pc, x.warp.warpInstructions, space, address, size, write,
+                            atomic, distributed, rank});
   return p;
 }
 

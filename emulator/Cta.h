@@ -1,11 +1,18 @@
 // The state of one running CTA: its warps (registers, SIMT reconvergence
-// stacks), shared and local memory, and the 16 named barriers; and the
-// scheduler that runs its warps until they exit, deadlock or fault.
+// stacks), shared and local memory, the named-barrier unit and the cluster
+// barrier; and the scheduler that runs its warps on an execution engine
+// until they exit, deadlock or fault. Where each part lives:
+//   Cta.cpp         the scheduler (warp order, slices, instruction limit), reports
+//   Simt.cpp        the SIMT stack: divergence, exits, parking at barriers
+//   BarrierUnit.*   the 16 named barriers
+//   ClusterBarrier.cpp  barrier.cluster
+//   Deadlock.cpp    the deadlock report (wait-for table)
+//   Interpreter.*   the interpreter engine, and device-function calls (Calls.cpp)
 #pragma once
 
+#include "emulator/BarrierUnit.h"
 #include "emulator/Kernel.h"
 #include "emulator/Observer.h"
-#include "emulator/RaceCheck.h"
 #include "ptx/Diagnostic.h"
 
 #include <array>
@@ -35,13 +42,6 @@ struct SimtEntry {
   // other groups of its warp may still run): the barrier and generation.
   int32_t waitBarrier = -1;
   uint32_t waitGeneration = 0;
-};
-
-/// What a CTA counts while it runs (the launch adds them up).
-struct CtaStats {
-  uint64_t divergentBranches = 0;
-  std::array<uint64_t, 16> barrierWaits{}; // warps that waited, per barrier id
-  std::array<uint64_t, 7> memoryOps{};     // thread accesses per emu::Space
 };
 
 /// A device-function call in progress: what the caller had, and how to
@@ -83,25 +83,6 @@ struct Warp {
   bool lastBarrierWasArrive = false;
 };
 
-/// A named barrier's current generation.
-struct NamedBarrier {
-  enum class Op : uint8_t { None, Sync, Arrive, Red };
-  uint32_t expected = 0; // thread count of this generation, 0 = not started
-  uint32_t arrived = 0;  // threads (a warp counts 32)
-  uint32_t generation = 0;
-  uint64_t arrivedWarps = 0;               // bit per warp (up to 64 warps)
-  uint64_t countedWarps = 0;               // warps whose arrival was counted
-  std::array<uint32_t, 64> arrivedLanes{}; // per warp: the lanes that arrived this generation
-  bool countGiven = false;                 // generation started with an explicit count
-  Op op = Op::None;
-  // bar.red accumulators.
-  ptx::Mod redOp = ptx::Mod::None;
-  uint32_t popc = 0;
-  bool andAll = true, orAny = false;
-  std::vector<std::pair<uint32_t, uint32_t>> redDests; // (warp, register) to fill on completion
-  std::vector<uint32_t> clock; // racecheck: the vector clock this generation publishes
-};
-
 class Cta;
 
 /// The CTAs of one thread-block cluster (sm_90). They run interleaved on one
@@ -122,23 +103,25 @@ struct Cluster {
 /// The id barrier.cluster.wait parks a group at (named barriers are 0-15).
 constexpr int32_t kClusterBarrier = 16;
 
+class Engine;
+
 class Cta {
 public:
   Cta(Device &device, const Kernel &kernel, Dim3 ctaid, Dim3 nctaid, Dim3 ntid, uint32_t dynamicShared,
       const std::vector<uint8_t> &params, ptx::DiagnosticList &diags, uint64_t maxInstructions);
+  ~Cta();
 
-  /// Randomises the order in which warps run and in which the two sides of
-  /// a divergent branch run, from `seed` (deterministic for a seed).
-  /// Turns on --racecheck for this CTA's shared memory.
-  void enableRacecheck() {
-    racecheck = std::make_unique<SharedRaceChecker>(static_cast<uint32_t>(shared.size()),
-                                                    static_cast<uint32_t>(warps.size()));
-  }
-
+  /// Randomises the order in which warps run and in which the sides of a
+  /// divergent branch run, from `seed` (deterministic for a seed).
   void randomizeSchedule(uint64_t seed) {
     random_ = true;
     rng_ = seed ^ (0x9E3779B97F4A7C15ull * (ctaid.x + 1 + 65536ull * (ctaid.y + 65536ull * ctaid.z)));
   }
+  /// Attaches an observer of this CTA's events (several may be attached).
+  /// Before the CTA runs.
+  void addObserver(std::unique_ptr<CtaObserver> observer);
+  /// The engine the warps run on; the interpreter unless set. Before the CTA runs.
+  void setEngine(Engine &engine) { engine_ = &engine; }
 
   /// Runs every warp to completion. False when the CTA faulted, deadlocked
   /// or ran out of instructions (diagnostics say which).
@@ -155,7 +138,7 @@ public:
   uint64_t warpInstructions() const;
   uint64_t threadInstructions() const;
 
-  // ---- For instruction handlers ----
+  // ---- For engines and instruction handlers ----
   const Kernel &kernel;
   Device &device;
   Dim3 ctaid, nctaid, ntid;
@@ -163,9 +146,7 @@ public:
   std::vector<uint8_t> local; // thread t's frame at t * kernel.localBytes
   const std::vector<uint8_t> &params;
   std::vector<Warp> warps;
-  std::array<NamedBarrier, 16> barriers{};
-  CtaStats stats;
-  std::unique_ptr<SharedRaceChecker> racecheck; // null unless --racecheck
+  BarrierUnit barriers{*this};
   /// Global allocations accessed recently: most accesses hit one, and then
   /// need neither the allocation table nor its lock.
   std::array<GlobalMemory::Range, 4> recentGlobals{};
@@ -174,6 +155,8 @@ public:
   /// remembering it) when needed; an empty range when there is none.
   const GlobalMemory::Range &globalRange(uint64_t address);
   bool failed = false;
+  /// Warp instructions executed so far (engines count them), for --max-instructions.
+  uint64_t executed = 0;
   /// The cluster of this CTA and its rank there (null: a cluster of one).
   Cluster *cluster = nullptr;
   uint32_t clusterRank = 0;
@@ -186,56 +169,65 @@ public:
   /// Threads of this CTA that have not exited.
   uint64_t liveThreads() const;
   /// Reports a deadlock with the wait-for table of this CTA's warps (the
-  /// launch calls it when every CTA of a cluster waits).
+  /// launch calls it when every CTA of a cluster waits). Deadlock.cpp.
   void reportDeadlock();
   /// %envreg0..31 as the launch sets them (a cooperative launch passes its
   /// grid-barrier workspace in %envreg1:%envreg2); null reads as zeros.
   const uint32_t *envregs = nullptr;
-  /// Sees every executed instruction (null: none, and no cost).
-  std::unique_ptr<CtaObserver> observer;
+
+  /// The observers' event sink: null when no observer is attached (the core
+  /// tests it before building an event). With several observers it is an
+  /// ObserverList.
+  CtaObserver *events = nullptr;
+  /// Some observer wants instructionExecuted (the engine runs its observed
+  /// loop) / memoryAccess (memory instructions take the checked path).
+  bool observeInstructions = false, observeMemory = false;
 
   /// Reports a diagnostic at instruction `pc` of warp `w` (lanes `mask`).
   void report(ptx::DiagKind kind, ptx::Severity severity, uint32_t pc, const Warp &w, uint32_t mask,
               std::string message, std::vector<std::pair<std::string, std::string>> fields = {});
 
-private:
-  friend struct Exec;
-  /// Runs warp `w` until it blocks, exits or uses up `budget` instructions.
-  void step(Warp &w, uint64_t budget);
-  template <bool Observed> void stepImpl(Warp &w, uint64_t budget);
-  void executeBarrier(Warp &w, const DInstr &in, uint32_t mask, uint32_t pc);
-  /// Starts a device-function call; false after reporting why it cannot.
-  bool call(Warp &w, const DInstr &in, uint32_t mask, uint32_t pc);
-  /// Ends the innermost call once all its lanes returned.
-  void finishCall(Warp &w);
-  void accumulateRed(NamedBarrier &b, const DInstr &in, Exec &x, uint32_t mask);
-  /// Makes the running group of `w` wait at barrier `id`.
+  // ---- The SIMT stack (Simt.cpp), for engines ----
+  /// The running group of `w` at branch `pc` splits: `taken` lanes go to
+  /// `target`, `notTaken` to pc + 1; both run to `reconverge`, then the
+  /// warp goes on there with all of them.
+  void diverge(Warp &w, uint32_t pc, uint32_t target, uint32_t taken, uint32_t notTaken, uint32_t reconverge);
+  /// The running group splits by an indexed branch: `groups` (target pc,
+  /// lanes), `inactive` lanes (guard false) continue at pc + 1.
+  void divergeIndexed(Warp &w, uint32_t pc, const std::vector<std::pair<uint32_t, uint32_t>> &groups,
+                      uint32_t inactive, uint32_t reconverge);
+  /// Lanes `lanes` of `w` executed exit at `pc`.
+  void exitLanes(Warp &w, uint32_t lanes, uint32_t pc);
+  /// Makes the running group of `w` wait at barrier `id` (kClusterBarrier
+  /// for barrier.cluster), generation `generation`.
   void park(Warp &w, uint32_t id, uint32_t generation, uint32_t pc);
-  void tryComplete(uint32_t id);
-  /// After lanes of `w` exited: barriers may now be complete.
-  void recountAfterExit(Warp &w);
-  void release(uint32_t id);
   /// Lets the groups of `w` parked at barrier `id`, generation `generation`,
-  /// go on; --racecheck: they have seen what `clock` published.
-  void unpark(Warp &w, int32_t id, uint32_t generation, const std::vector<uint32_t> &clock);
-  void executeClusterBarrier(Warp &w, const DInstr &in, uint32_t mask, uint32_t pc);
-  friend struct Cluster;
-  /// Whether `id`'s expected arrivals are met, counting exited warps out.
-  uint32_t expectedAll() const;
+  /// go on (a barrierResumed event for their lanes).
+  void unpark(Warp &w, int32_t id, uint32_t generation);
 
+  // ---- barrier.cluster (ClusterBarrier.cpp), for engines ----
+  /// barrier.cluster.arrive by lanes `lanes` of `w`.
+  void clusterArrive(Warp &w, uint32_t lanes, uint32_t pc);
+  /// barrier.cluster.wait: the lanes go on if the phase they arrived in is
+  /// complete, else the group is parked until it is.
+  void clusterWait(Warp &w, uint32_t lanes, uint32_t pc);
+
+private:
+  friend struct Cluster;
   uint64_t nextRandom();
 
   ptx::DiagnosticList &diags_;
   uint64_t maxInstructions_;
   bool random_ = false;
   uint64_t rng_ = 0;
-  uint64_t executed_ = 0;
+  Engine *engine_;
+  ObserverList observers_;
   std::vector<uint32_t> order_;          // warp order of the next slice
   std::unique_ptr<Cluster> soloCluster_; // a CTA launched without a cluster is a cluster of one
-  // racecheck: what this CTA's warps publish at barrier.cluster in the open
-  // phase, and what they published in the last completed one.
-  std::vector<uint32_t> clusterClock_, clusterPublished_;
 };
+
+/// Lanes of a mask as text: "0-31", "0-3,8".
+std::string laneList(uint32_t mask);
 
 /// Bit l set when bit 0 of lane l's value is set: a predicate register of a
 /// warp as a lane mask (guards, branch conditions).

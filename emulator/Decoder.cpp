@@ -1,6 +1,7 @@
 // IR -> Kernel: registers resolved, immediates inline, symbols resolved to
 // addresses, branch targets and reconvergence points computed, a handler
 // chosen per instruction. Runs once per kernel.
+#include "analysis/BarrierCheck.h"
 #include "analysis/PostDominators.h"
 #include "emulator/Device.h"
 #include "emulator/Semantics.h"
@@ -10,6 +11,41 @@
 #include <unordered_set>
 
 namespace emu {
+
+uint32_t dmodOf(ptx::Mod m) {
+  using ptx::Mod;
+  switch (m) {
+  case Mod::Relu: return dmod::Relu;
+  case Mod::NaN: return dmod::NaN;
+  case Mod::XorSign: return dmod::XorSign;
+  case Mod::Abs: return dmod::Abs;
+  case Mod::Full: return dmod::Full;
+  case Mod::SatF: return dmod::SatFinite;
+  case Mod::Sync: return dmod::Sync;
+  case Mod::Clamp: return dmod::Clamp;
+  case Mod::Shiftamt: return dmod::Shiftamt;
+  case Mod::Left: return dmod::Left;
+  case Mod::MemTo: return dmod::To;
+  case Mod::Global: return dmod::Global;
+  case Mod::MemExpectTx: return dmod::ExpectTx;
+  case Mod::MemNoComplete: return dmod::NoComplete;
+  case Mod::MemParity: return dmod::Parity;
+  case Mod::MemNoinc: return dmod::Noinc;
+  case Mod::MemCpMask: return dmod::CpMask;
+  case Mod::MemBulkGroup: return dmod::BulkGroup;
+  case Mod::MemCompleteTxBytes: return dmod::CompleteTxBytes;
+  case Mod::VmadPo: return dmod::VmadPo;
+  case Mod::VmadShr7: return dmod::VmadShr7;
+  case Mod::VmadShr15: return dmod::VmadShr15;
+  case Mod::PrmtF4e: return dmod::PrmtF4e;
+  case Mod::PrmtB4e: return dmod::PrmtB4e;
+  case Mod::PrmtRc8: return dmod::PrmtRc8;
+  case Mod::PrmtEcl: return dmod::PrmtEcl;
+  case Mod::PrmtEcr: return dmod::PrmtEcr;
+  case Mod::PrmtRc16: return dmod::PrmtRc16;
+  default: return 0;
+  }
+}
 
 uint32_t Kernel::line(uint32_t pc) const {
   if (pc >= code.size()) return 0;
@@ -207,6 +243,7 @@ public:
     markRecursion();
     k->code.reserve(pc);
     for (uint32_t r = 0; r < fns.size(); ++r) decodeRegion(r);
+    if (failed_) return nullptr;
     return k;
   }
 
@@ -358,6 +395,29 @@ private:
     return g == lm_.symbols.end() ? nullptr : &g->second;
   }
 
+  /// Names that are not values: a .callprototype or a .branchtargets /
+  /// .calltargets list (call and brx.idx read them themselves).
+  static bool namesDirective(const ptx::Function &f, ptx::Name n) {
+    for (const ptx::Prototype &p : f.prototypes)
+      if (p.name == n) return true;
+    for (const ptx::TargetList &t : f.targetLists)
+      if (t.name == n) return true;
+    return false;
+  }
+
+  /// A symbol the kernel cannot be given an address for: reported at its
+  /// PTX line, and the kernel is not run (it would read address 0).
+  void unresolved(ptx::Name n, const DInstr &d) {
+    const ptx::Function &f = fn(region_);
+    ptx::Diagnostic diag = analysis::diagnosticAt(
+        m_, f, d.irIndex, ptx::DiagKind::VerifyError, ptx::Severity::Error,
+        "'" + std::string(m_.str(n)) + "' in '" + ptx::instructionName(m_, f.instrs[d.irIndex]) +
+            "' names no variable, function or label the emulator can resolve");
+    diag.fields.push_back({"symbol", std::string(m_.str(n))});
+    diags_.add(std::move(diag));
+    failed_ = true;
+  }
+
   DOp decodeOperand(const ptx::Operand &o, const DInstr &d) {
     const ptx::Function &f = fn(region_);
     DOp op;
@@ -412,6 +472,10 @@ private:
         op.imm = kFunctionTag | fn->second;
       } else if (uint64_t host = device_.hostFunctionAddress(m_, o.id)) {
         op.imm = host; // an extern function the host serves (vprintf, malloc, ...)
+      } else if (!functionIndex_.count(o.id) && !namesDirective(f, o.id)) {
+        // (A declared function without a body or host service is left to
+        // the call, which reports it unsupported when it runs.)
+        unresolved(o.id, d);
       }
       break;
     }
@@ -429,6 +493,8 @@ private:
           // window.
           if (d.space == Space::Generic && s->space == Space::Shared) op.imm += kSharedWindow;
           if (d.space == Space::Generic && s->space == Space::Local) op.imm += kLocalWindow;
+        } else {
+          unresolved(o.id, d);
         }
       }
       break;
@@ -464,6 +530,7 @@ private:
     d.function = static_cast<uint16_t>(region_);
     d.type = desc.lastType();
     d.type0 = desc.type(0);
+    d.type1 = desc.type(1);
     if (in.hasGuard) {
       d.guard = static_cast<int32_t>(in.guard);
       d.guardNegated = in.guardNegated;
@@ -490,7 +557,11 @@ private:
       if (mod == ptx::Mod::Hi) d.hi = true;
       if (mod == ptx::Mod::Wide) d.wide = true;
       if (mod == ptx::Mod::Cc) d.cc = true;
+      d.mods |= dmodOf(mod);
     }
+    d.barrier = table.barrier(in.opcode).kind;
+    d.barrierIdOperand = table.barrier(in.opcode).idOperand;
+    d.aligned = table.alignedBarrier(in.opcode, desc.modifiers());
     // .param accesses in a device function (or to call-site variables) go
     // to the thread's call frame, not the kernel's parameter buffer.
     std::vector<DOp> ops;
@@ -561,13 +632,13 @@ private:
       d.control = Control::Barrier;
       return d;
     }
-    d.run = selectHandler(d, desc);
+    d.run = selectHandler(d);
     if (!d.run) d.control = Control::Unsupported;
     return d;
   }
 
   const ptx::Module &m_;
-  [[maybe_unused]] ptx::DiagnosticList &diags_;
+  ptx::DiagnosticList &diags_;
   Device &device_;
   Device::LoadedModule &lm_;
   Kernel *k_ = nullptr;
@@ -578,6 +649,7 @@ private:
   std::unordered_map<ptx::Name, uint32_t> functionIndex_; // see functionIndices
   std::unordered_set<uint32_t> hasLocals_;
   uint32_t sharedCursor_ = 0, localCursor_ = 0;
+  bool failed_ = false; // a diagnostic was reported: no kernel
 };
 
 std::unique_ptr<Kernel> Device::decode(const ptx::Module &m, std::string_view name,

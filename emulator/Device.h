@@ -7,6 +7,7 @@
 #include "emulator/HostFunctions.h"
 #include "emulator/Kernel.h"
 #include "emulator/Memory.h"
+#include "emulator/Statistics.h"
 #include "ptx/Diagnostic.h"
 #include "ptx/IR.h"
 
@@ -33,14 +34,16 @@ struct LaunchConfig {
   unsigned threads = 0;                         // host threads; 0 = all cores
   uint64_t maxInstructions = 20'000'000'000ull; // per CTA, warp instructions
   bool racecheck = false;                       // --racecheck: shared-memory races between warps
+  bool statistics = false;                      // fill LaunchResult::stats (--stats)
   bool randomSchedule = false;                  // --schedule=random
   uint64_t seed = 0;
   /// cudaLaunchCooperativeKernel: every CTA resident at once (interleaved
   /// on the host threads), and a zeroed grid-barrier workspace in
   /// %envreg1:%envreg2 for cooperative groups' grid.sync().
   bool cooperative = false;
-  /// Sees every CTA's execution (recorders, checkers); null for none.
-  LaunchObserver *observer = nullptr;
+  /// See every CTA's execution (recorders, checkers, traces), each in turn;
+  /// racecheck and statistics add their own.
+  std::vector<LaunchObserver *> observers;
 };
 
 /// How a launch ended. Which CUDA error a failed launch gives is the
@@ -49,7 +52,7 @@ struct LaunchResult {
   bool ok = false; // completed without an error diagnostic (race findings aside)
   uint64_t warpInstructions = 0, threadInstructions = 0;
   double wallSeconds = 0;
-  CtaStats stats; // summed over CTAs
+  CtaStats stats; // summed over CTAs when LaunchConfig::statistics
   /// Per warp index within a CTA, summed over CTAs: warp and thread
   /// instructions (their ratio / 32 is that warp's SIMD efficiency).
   std::vector<std::pair<uint64_t, uint64_t>> perWarp;

@@ -5,6 +5,7 @@
 // thread, those of a cooperative launch spread over all of them.
 // Diagnostics are merged in CTA order.
 #include "emulator/Device.h"
+#include "emulator/RaceCheck.h"
 
 #include <algorithm>
 #include <array>
@@ -37,6 +38,12 @@ LaunchResult Device::launch(const Kernel &k, const LaunchConfig &config, ptx::Di
 
   unsigned threads = config.threads ? config.threads : std::max(1u, std::thread::hardware_concurrency());
   threads = static_cast<unsigned>(std::min<uint64_t>(threads, std::max<uint64_t>(numCtas, 1)));
+  // The observers of this launch: the caller's, then the checkers it asked for.
+  std::vector<LaunchObserver *> observers = config.observers;
+  RaceCheckObserver racecheck;
+  StatisticsObserver statistics;
+  if (config.racecheck) observers.push_back(&racecheck);
+  if (config.statistics) observers.push_back(&statistics);
   std::vector<ptx::DiagnosticList> ctaDiags(numCtas);
   std::atomic<uint64_t> next{0}, warpInstrs{0}, threadInstrs{0};
   std::atomic<bool> failed{false};
@@ -58,12 +65,12 @@ LaunchResult Device::launch(const Kernel &k, const LaunchConfig &config, ptx::Di
                                      ctaDiags[i], config.maxInstructions);
     cta->envregs = envregs.data();
     if (config.randomSchedule) cta->randomizeSchedule(config.seed);
-    if (config.racecheck) cta->enableRacecheck();
-    if (config.observer) cta->observer = config.observer->observeCta(*cta);
+    for (LaunchObserver *o : observers) cta->addObserver(o->observeCta(*cta));
+    if (cta->events) cta->events->ctaStarted(*cta);
     return cta;
   };
   auto collect = [&](Cta &cta) {
-    if (cta.observer) cta.observer->ctaFinished(cta);
+    if (cta.events) cta.events->ctaFinished(cta);
     warpInstrs += cta.warpInstructions();
     threadInstrs += cta.threadInstructions();
     std::lock_guard lock(statsMutex);
@@ -72,10 +79,6 @@ LaunchResult Device::launch(const Kernel &k, const LaunchConfig &config, ptx::Di
       result.perWarp[w].first += cta.warps[w].warpInstructions;
       result.perWarp[w].second += cta.warps[w].threadInstructions;
     }
-    result.stats.divergentBranches += cta.stats.divergentBranches;
-    for (size_t b = 0; b < 16; ++b) result.stats.barrierWaits[b] += cta.stats.barrierWaits[b];
-    for (size_t s = 0; s < result.stats.memoryOps.size(); ++s)
-      result.stats.memoryOps[s] += cta.stats.memoryOps[s];
   };
   // Runs `ctas` a slice at a time each, until all are done or one fails;
   // when none can run and some wait at the cluster barrier, they deadlock.
@@ -177,6 +180,7 @@ LaunchResult Device::launch(const Kernel &k, const LaunchConfig &config, ptx::Di
       collect(*cta);
     }
   };
+  for (LaunchObserver *o : observers) o->launchStarted(k, config);
   if (threads <= 1) {
     worker();
   } else {
@@ -198,6 +202,7 @@ LaunchResult Device::launch(const Kernel &k, const LaunchConfig &config, ptx::Di
   result.ok = !failed.load() && !faulted;
   result.warpInstructions = warpInstrs;
   result.threadInstructions = threadInstrs;
+  for (LaunchObserver *o : observers) o->launchFinished(result);
   result.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

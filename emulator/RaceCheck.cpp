@@ -1,5 +1,8 @@
 #include "emulator/RaceCheck.h"
 
+#include "emulator/Cta.h"
+#include "emulator/Memory.h"
+
 #include <algorithm>
 
 namespace emu {
@@ -89,5 +92,74 @@ void SharedRaceChecker::warpSync(uint32_t warp, uint32_t lanes) {
   for (unsigned l = 0; l < 32; ++l)
     if (lanes >> l & 1) s.last[l] = s.count;
 }
+
+namespace {
+
+/// One CTA's checker, fed by its events. Barriers publish and acquire vector
+/// clocks: what the warps that arrive at a generation did is seen by the
+/// lanes that leave it.
+class PerCta final : public CtaObserver {
+public:
+  explicit PerCta(Cta &cta)
+      : cta_(cta),
+        checker_(static_cast<uint32_t>(cta.shared.size()), static_cast<uint32_t>(cta.warps.size())) {}
+
+  unsigned interests() const override { return kMemory; }
+
+  void memoryAccess(const MemoryAccess &a) override {
+    if (a.space != Space::Shared || a.distributed) return; // other CTAs' shared memory is not checked
+    auto race = checker_.access(
+        {a.warp, a.lane, static_cast<uint32_t>(a.address), a.size, a.write, a.atomic, a.pc, a.instance});
+    if (race) report(*race);
+  }
+  void barrierArrived(const BarrierEvent &e) override { checker_.arrive(e.warp, open_[slot(e.id)]); }
+  void barrierCompleted(int32_t id, uint32_t) override {
+    published_[slot(id)] = std::move(open_[slot(id)]);
+    open_[slot(id)].clear();
+  }
+  void barrierResumed(const BarrierEvent &e) override {
+    checker_.acquire(e.warp, e.lanes, published_[slot(e.id)]);
+  }
+  void warpSynced(uint32_t warp, uint32_t lanes, uint32_t) override { checker_.warpSync(warp, lanes); }
+  void mbarrierReleased(uint32_t warp, unsigned lane, uint64_t mbarrier, uint32_t) override {
+    checker_.mbarrierRelease(warp, lane, mbarrier);
+  }
+  void mbarrierAcquired(uint32_t warp, unsigned lane, uint64_t mbarrier, uint32_t) override {
+    checker_.mbarrierAcquire(warp, lane, mbarrier);
+  }
+
+private:
+  static size_t slot(int32_t id) { return static_cast<size_t>(id) < 16 ? static_cast<size_t>(id) : 16; }
+
+  void report(const RaceReport &race) {
+    const Kernel &k = cta_.kernel;
+    auto what = [](bool w) { return w ? "write" : "read"; };
+    std::string msg =
+        std::string("shared-memory race on byte ") + std::to_string(race.offset) + ": " + what(race.write) +
+        " by warp " + std::to_string(race.warp) + " lane " + std::to_string(race.lane) + " (line " +
+        std::to_string(k.line(race.pc)) + ") is not ordered with " + what(race.otherWrite) + " by warp " +
+        std::to_string(race.otherWarp) + " lane " + std::to_string(race.otherLane) + " (line " +
+        std::to_string(k.line(race.otherPc)) + ") by any barrier" +
+        (race.otherWarp == race.warp ? " or bar.warp.sync (lanes of a warp run independently on sm_70+)"
+                                     : "");
+    cta_.report(ptx::DiagKind::SharedRace, ptx::Severity::Error, race.pc, cta_.warps[race.warp],
+                1u << race.lane, msg,
+                {{"offset", std::to_string(race.offset)},
+                 {"other_warp", std::to_string(race.otherWarp)},
+                 {"other_lane", std::to_string(race.otherLane)},
+                 {"other_line", std::to_string(k.line(race.otherPc))},
+                 {"other_access", what(race.otherWrite)}});
+  }
+
+  Cta &cta_;
+  SharedRaceChecker checker_;
+  // Per named barrier (and [16]: the cluster barrier): the clock the open
+  // generation will publish, and the one the last completed one published.
+  std::array<std::vector<uint32_t>, 17> open_, published_;
+};
+
+} // namespace
+
+std::unique_ptr<CtaObserver> RaceCheckObserver::observeCta(Cta &cta) { return std::make_unique<PerCta>(cta); }
 
 } // namespace emu

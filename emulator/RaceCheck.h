@@ -8,12 +8,15 @@
 // that both took part in after the first access, not by running in lockstep.
 // Two accesses to the same shared word by different threads, at least one a
 // write and not both atomic, with neither ordered before the other, are a
-// race. Off unless requested: the CTA then holds no checker and pays
-// nothing.
+// race. It is an observer of the CTA's events (RaceCheckObserver): off
+// unless requested, when the CTA holds no checker and pays nothing.
 #pragma once
+
+#include "emulator/Observer.h"
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -96,6 +99,14 @@ private:
   std::vector<Word> words_;
   std::unordered_map<uint64_t, Mbarrier> mbarriers_;
   std::set<std::pair<uint32_t, uint32_t>> reported_; // (pc, other pc)
+};
+
+/// --racecheck as an observer: shared-memory accesses, barriers, warp syncs
+/// and mbarrier operations of each CTA go to a SharedRaceChecker; races are
+/// reported as `shared-race` errors (which do not stop the kernel).
+class RaceCheckObserver final : public LaunchObserver {
+public:
+  std::unique_ptr<CtaObserver> observeCta(Cta &cta) override;
 };
 
 } // namespace emu

@@ -1,7 +1,7 @@
 // What instruction semantics are written with: operand access per lane, lane
-// loops, and memory access with checking. Each group of instructions lives
-// in a file of its own (semantics/*.cpp) with a `select` function that picks
-// the handler for a decoded instruction, or nullptr when it cannot run it.
+// loops, memory access with checking, and the registry of handlers by key.
+// Each group of instructions lives in a file of its own (semantics/*.cpp)
+// with a table of the handlers it registers.
 #pragma once
 
 #include "emulator/Cta.h"
@@ -9,7 +9,11 @@
 #include <bit>
 #include <cstring>
 #include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
 #include <type_traits>
+#include <vector>
 
 namespace emu {
 
@@ -125,55 +129,115 @@ uint8_t *accessBytes(Exec &x, Space space, uint64_t address, unsigned size, unsi
 /// Size in bytes of a PTX type as stored in memory.
 inline unsigned byteSize(ptx::Type t) { return (ptx::bitWidth(t) + 7) / 8; }
 
-/// The modifiers of an instruction that DInstr does not decode into fields
-/// of its own (.approx, .relu, .NaN, prmt modes, .noftz, ...), as a select
-/// function sees them. Select functions run once, at decode time, and pick
-/// a handler specialised for what they find, so handlers never ask the IR.
-class Modifiers {
-public:
-  explicit Modifiers(const ptx::InstrDesc *desc) : desc_(desc) {}
-  bool has(ptx::Mod m) const {
-    asked_ = true;
-    return desc_ && desc_->has(m);
-  }
-  /// The n-th type modifier (DInstr keeps only the first and the last).
-  ptx::Type type(unsigned n) const {
-    asked_ = true;
-    return desc_ ? desc_->type(n) : ptx::Type::None;
-  }
-  /// Whether a select function asked (see selectHandler(const DInstr &)).
-  bool asked() const { return asked_; }
-
-private:
-  const ptx::InstrDesc *desc_;
-  mutable bool asked_ = false;
-};
-
-// Group selectors (semantics/*.cpp).
-Handler selectIntegerArith(const DInstr &in);
-Handler selectExtended(const DInstr &in, const Modifiers &mods);
-Handler selectFloatArith(const DInstr &in, const Modifiers &mods);
-Handler selectCompare(const DInstr &in, const Modifiers &mods);
-Handler selectConvert(const DInstr &in, const Modifiers &mods);
-Handler selectVideo(const DInstr &in, const Modifiers &mods);
-Handler selectMemory(const DInstr &in);
-Handler selectAtomic(const DInstr &in, const Modifiers &mods);
-Handler selectWarp(const DInstr &in, const Modifiers &mods);
-Handler selectMisc(const DInstr &in, const Modifiers &mods);
-Handler selectAsync(const DInstr &in, const Modifiers &mods);
-Handler selectWide(const DInstr &in);
-
 /// Held by every atomic read-modify-write, so that atomics of all CTAs are
 /// atomic whatever the number of host threads.
 extern std::mutex atomicMutex;
 
-/// The handler for a decoded instruction with description `desc`, or
-/// nullptr when no group can run it.
-Handler selectHandler(const DInstr &in, const ptx::InstrDesc &desc);
-/// The same for a caller that has no description at hand: where the choice
-/// depends on modifiers, the handler returned makes it each time the
-/// instruction runs (slower; and an instruction no group can run is then
-/// reported when it runs rather than when it is decoded).
+// ---- Handlers by key ----------------------------------------------------------
+//
+// Each semantics group (semantics/*.cpp) lists its handlers in a table of
+// HandlerRows next to them: one row per (opcode, type classes, modifiers),
+// giving the handler or a picker that specialises it for the decoded
+// instruction's exact types and remaining modifiers. The registry holds the
+// rows of all groups; a key registered twice is an error it reports, so no
+// group can shadow another's handler.
+
+/// Classes of an instruction's last type modifier (DInstr::type), as bits so
+/// that one row can serve several.
+namespace tclass {
+enum : uint16_t {
+  Untyped = 1u << 0,   // no type modifier
+  Pred = 1u << 1,      // .pred
+  Int = 1u << 2,       // .b8-.b64, .u8-.u64, .s8-.s64 (and .b1-.u4)
+  PackedInt = 1u << 3, // .u16x2, .s16x2, .u8x4, .s8x4
+  Float = 1u << 4,     // .f32, .f64
+  FloatPair = 1u << 5, // .f32x2
+  Half = 1u << 6,      // .f16, .bf16, .f16x2, .bf16x2
+  Wide = 1u << 7,      // .b128
+  Other = 1u << 8,     // the narrow float formats, .tf32, opaque types
+  All = (1u << 9) - 1,
+};
+} // namespace tclass
+/// The tclass bit of a type.
+uint16_t typeClassOf(ptx::Type t);
+
+/// Modifiers a row's key may name: the decoded fields and dmod bits of
+/// DInstr that split one opcode's forms between handlers.
+namespace kmod {
+enum : uint32_t {
+  Cc = 1u << 0,   // DInstr::cc
+  Ftz = 1u << 1,  // DInstr::ftz
+  Relu = 1u << 2, // dmod::Relu
+};
+} // namespace kmod
+/// The kmod bits of a decoded instruction.
+uint32_t keyModsOf(const DInstr &in);
+
+/// Chooses the handler for a decoded instruction the row's key matched:
+/// specialised for its exact types and modifiers, or nullptr for a
+/// combination the emulator cannot run.
+using Picker = Handler (*)(const DInstr &in);
+
+struct HandlerRow {
+  ptx::Opcode opcode;
+  uint16_t types;        // tclass bits the row serves
+  uint32_t mods;         // kmod bits the instruction has, among those its opcode's rows name
+  Handler handler;       // the handler, or
+  Picker pick = nullptr; // the picker when the handler depends on more
+};
+
+/// Rows that call a handler directly, or a picker.
+constexpr HandlerRow row(ptx::Opcode op, uint16_t types, Handler h, uint32_t mods = 0) {
+  return {op, types, mods, h, nullptr};
+}
+constexpr HandlerRow row(ptx::Opcode op, uint16_t types, Picker p, uint32_t mods = 0) {
+  return {op, types, mods, nullptr, p};
+}
+
+class HandlerRegistry {
+public:
+  /// The registry with every semantics group's rows.
+  static const HandlerRegistry &get();
+
+  /// Adds the rows of group `group`; a row whose key overlaps one already
+  /// added (same opcode and modifiers, a type class in common) is recorded
+  /// in conflicts() and not added.
+  void add(std::string_view group, std::span<const HandlerRow> rows);
+  /// The row whose key the instruction has, or nullptr.
+  const HandlerRow *find(const DInstr &in) const;
+  /// The group that registered `r` (for tests and diagnostics).
+  std::string_view groupOf(const HandlerRow *r) const;
+  /// The handler for a decoded instruction, or nullptr.
+  Handler select(const DInstr &in) const;
+  const std::vector<std::string> &conflicts() const { return conflicts_; }
+  size_t size() const { return count_; }
+
+private:
+  struct Entry {
+    HandlerRow row;
+    std::string_view group;
+  };
+  std::vector<std::vector<Entry>> byOpcode_ = std::vector<std::vector<Entry>>(ptx::kNumOpcodes);
+  std::vector<std::string> conflicts_;
+  size_t count_ = 0;
+};
+
+/// The handler for a decoded instruction, or nullptr when no group can run
+/// it (HandlerRegistry::get().select).
 Handler selectHandler(const DInstr &in);
+
+// Each group's rows (semantics/*.cpp).
+std::span<const HandlerRow> integerHandlers();
+std::span<const HandlerRow> extendedHandlers();
+std::span<const HandlerRow> floatHandlers();
+std::span<const HandlerRow> compareHandlers();
+std::span<const HandlerRow> convertHandlers();
+std::span<const HandlerRow> videoHandlers();
+std::span<const HandlerRow> memoryHandlers();
+std::span<const HandlerRow> atomicHandlers();
+std::span<const HandlerRow> warpHandlers();
+std::span<const HandlerRow> miscHandlers();
+std::span<const HandlerRow> asyncHandlers();
+std::span<const HandlerRow> wideHandlers();
 
 } // namespace emu

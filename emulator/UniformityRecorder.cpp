@@ -33,6 +33,8 @@ public:
       : r_(r), threads_(static_cast<uint32_t>(cta.warps.size() * 32)), slots_(r.slots_.size()),
         branches_(r.branches_.size()), slotKth_(r.slots_.size()), branchKth_(r.branches_.size()) {}
 
+  unsigned interests() const override { return kInstructions; }
+
   void instructionExecuted(const Warp &w, uint32_t pc, uint32_t active, uint32_t executed) override {
     const DInstr &in = r_.kernel_.code[pc];
     if (in.control == Control::Branch) {
@@ -103,7 +105,7 @@ private:
   std::vector<KthValues> slotKth_, branchKth_;
 };
 
-std::unique_ptr<CtaObserver> UniformityRecorder::observeCta(const Cta &cta) {
+std::unique_ptr<CtaObserver> UniformityRecorder::observeCta(Cta &cta) {
   return std::make_unique<PerCta>(*this, cta);
 }
 

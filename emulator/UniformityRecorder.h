@@ -28,7 +28,7 @@ public:
   /// in the order the caller's analysis numbers them.
   UniformityRecorder(const Kernel &kernel, std::function<std::vector<uint32_t>(uint32_t pc)> defs);
 
-  std::unique_ptr<CtaObserver> observeCta(const Cta &cta) override;
+  std::unique_ptr<CtaObserver> observeCta(Cta &cta) override;
 
   /// Definition `k` of instruction `pc` (as numbered by `defs`).
   const Observation &definition(uint32_t pc, unsigned k) const;

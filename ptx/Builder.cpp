@@ -405,24 +405,26 @@ uint32_t FunctionBuilder::appendOperands(std::span<const Operand> ops) {
   return first;
 }
 
-namespace {
-
-bool shapeFits(OperandShape shape, const Operand &op, bool vectorised) {
-  switch (shape) {
+bool operandFits(const OperandSpec &spec, const Operand &op, bool vectorised) {
+  if (op.negated() && !spec.negatable) return false;
+  // A brace vector stands for a register only in a .v2/.v4/.v8 instruction,
+  // or as a one-element list (`suld.b.2d.b32 {%r1}, ...`, as nvcc writes).
+  const bool vectorFits = op.kind == OperandKind::Vector && (vectorised || op.count() == 1);
+  switch (spec.shape) {
   case OperandShape::Dest:
-    return op.kind == OperandKind::Register || op.kind == OperandKind::Sink ||
-           (op.kind == OperandKind::Vector && vectorised);
+    return op.kind == OperandKind::Register || op.kind == OperandKind::Sink || vectorFits;
   case OperandShape::Source:
     return op.kind != OperandKind::Address && op.kind != OperandKind::AddressList &&
            op.kind != OperandKind::List && op.kind != OperandKind::Pair &&
-           (op.kind != OperandKind::Vector || vectorised);
+           (op.kind != OperandKind::Vector || vectorFits);
   case OperandShape::SourceReg: return op.kind == OperandKind::Register || op.kind == OperandKind::SpecialReg;
   case OperandShape::Imm: return op.isImmediate();
+  // No special register is a predicate.
   case OperandShape::Pred:
     return op.kind == OperandKind::Register || op.kind == OperandKind::Sink || op.isImmediate();
   case OperandShape::Address: return op.kind == OperandKind::Address || op.kind == OperandKind::AddressList;
-  case OperandShape::Label:
-  case OperandShape::Symbol: return op.kind == OperandKind::Symbol || op.kind == OperandKind::Register;
+  case OperandShape::Label: return op.kind == OperandKind::Symbol; // a label never lives in a register
+  case OperandShape::Symbol:
   case OperandShape::Function: return op.kind == OperandKind::Symbol || op.kind == OperandKind::Register;
   case OperandShape::RegVector: return op.kind == OperandKind::Vector || op.kind == OperandKind::Register;
   case OperandShape::ParamList: return op.kind == OperandKind::List;
@@ -431,7 +433,23 @@ bool shapeFits(OperandShape shape, const Operand &op, bool vectorised) {
   return false;
 }
 
-} // namespace
+std::string_view shapeDescription(OperandShape shape) {
+  switch (shape) {
+  case OperandShape::Dest:
+  case OperandShape::SourceReg: return "a register";
+  case OperandShape::Source: return "a register or an immediate";
+  case OperandShape::Imm: return "an immediate";
+  case OperandShape::Pred: return "a predicate";
+  case OperandShape::Address: return "an address [..]";
+  case OperandShape::Label: return "a label";
+  case OperandShape::Function: return "a function or a register holding its address";
+  case OperandShape::Symbol: return "a symbol";
+  case OperandShape::RegVector: return "a vector {..}";
+  case OperandShape::ParamList: return "a parenthesised list (..)";
+  case OperandShape::Rest: return "an operand";
+  }
+  return "an operand";
+}
 
 bool operandsFit(const Form &form, const Function &fn, std::span<const Operand> ops, bool vectorised) {
   size_t i = 0;
@@ -445,12 +463,11 @@ bool operandsFit(const Form &form, const Function &fn, std::span<const Operand> 
     if (op.kind == OperandKind::Pair) {
       if (!pairSpec) return false;
       auto kids = fn.children(op);
-      if (!shapeFits(spec.shape, kids[0], vectorised) ||
-          !shapeFits(form.operands[s + 1].shape, kids[1], vectorised))
+      if (!operandFits(spec, kids[0], vectorised) || !operandFits(form.operands[s + 1], kids[1], vectorised))
         return false;
     } else {
       if (pairSpec && !form.operands[s + 1].optional) return false;
-      if (!shapeFits(spec.shape, op, vectorised)) return false;
+      if (!operandFits(spec, op, vectorised)) return false;
     }
   }
   return i == ops.size();

@@ -139,6 +139,14 @@ inline bool takesSelector(const Operand &op) {
 /// written without a component (`%tid`), or an empty string.
 std::string missingComponentError(const Operand &op, std::string_view name);
 
+/// The operand-shape matcher the builder (choosing among forms) and the
+/// verifier (explaining a mismatch) share: whether `op` has the shape
+/// `spec` asks for, negation included. `vectorised`: the instruction carries
+/// .v2/.v4/.v8.
+bool operandFits(const OperandSpec &spec, const Operand &op, bool vectorised);
+/// What a shape accepts, for messages: "a register", "a label", ...
+std::string_view shapeDescription(OperandShape shape);
+
 /// Whether `ops` have the count and shapes `form` asks for (types are the
 /// verifier's business). `vectorised`: the instruction carries .v2/.v4/.v8.
 bool operandsFit(const Form &form, const Function &fn, std::span<const Operand> ops, bool vectorised);

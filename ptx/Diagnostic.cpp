@@ -1,6 +1,9 @@
 #include "ptx/Diagnostic.h"
 
-#include <cstdio>
+#include "ptx/DiagnosticJson.h"
+
+#include <boost/json/serialize.hpp>
+#include <fmt/format.h>
 
 namespace ptx {
 
@@ -41,14 +44,15 @@ std::string Diagnostic::renderText() const {
   std::string out;
   if (!loc.file.empty()) out += loc.file + ":";
   if (loc.line) {
-    out += std::to_string(loc.line) + ":";
-    if (loc.column) out += std::to_string(loc.column) + ":";
+    fmt::format_to(std::back_inserter(out), "{}:", loc.line);
+    if (loc.column) fmt::format_to(std::back_inserter(out), "{}:", loc.column);
   }
   if (!out.empty()) out += " ";
-  out += std::string(severityName(severity)) + ": " + message + " [" + std::string(kindName(kind)) + "]";
+  fmt::format_to(std::back_inserter(out), "{}: {} [{}]", severityName(severity), message, kindName(kind));
   if (!loc.function.empty()) out += "\n  in function " + loc.function;
-  if (!loc.cudaFile.empty()) out += "\n  at " + loc.cudaFile + ":" + std::to_string(loc.cudaLine);
-  for (const auto &[key, value] : fields) out += "\n  " + key + ": " + value;
+  if (!loc.cudaFile.empty())
+    fmt::format_to(std::back_inserter(out), "\n  at {}:{}", loc.cudaFile, loc.cudaLine);
+  for (const auto &[key, value] : fields) fmt::format_to(std::back_inserter(out), "\n  {}: {}", key, value);
   if (!sourceLine.empty()) {
     out += "\n  " + sourceLine + "\n  ";
     // Keep tabs so the caret lines up under the same column in a terminal.
@@ -59,46 +63,30 @@ std::string Diagnostic::renderText() const {
   return out;
 }
 
-std::string jsonEscape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-    case '"': out += "\\\""; break;
-    case '\\': out += "\\\\"; break;
-    case '\n': out += "\\n"; break;
-    case '\r': out += "\\r"; break;
-    case '\t': out += "\\t"; break;
-    default:
-      if (static_cast<unsigned char>(c) < 0x20) {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\u%04x", c);
-        out += buf;
-      } else {
-        out += c;
-      }
-    }
+boost::json::object toJson(const Diagnostic &d) {
+  boost::json::object location{{"file", d.loc.file}, {"line", d.loc.line}, {"column", d.loc.column}};
+  if (!d.loc.function.empty()) location["function"] = d.loc.function;
+  if (!d.loc.cudaFile.empty()) location["source"] = {{"file", d.loc.cudaFile}, {"line", d.loc.cudaLine}};
+  boost::json::object out{{"kind", kindName(d.kind)},
+                          {"severity", severityName(d.severity)},
+                          {"message", d.message},
+                          {"location", std::move(location)}};
+  if (!d.fields.empty()) {
+    boost::json::object fields;
+    for (const auto &[key, value] : d.fields) fields[key] = value;
+    out["fields"] = std::move(fields);
   }
   return out;
 }
 
-std::string Diagnostic::renderJson() const {
-  auto str = [](std::string_view s) { return "\"" + jsonEscape(s) + "\""; };
-  std::string out = "{\"kind\":" + str(kindName(kind)) + ",\"severity\":" + str(severityName(severity)) +
-                    ",\"message\":" + str(message) + ",\"location\":{\"file\":" + str(loc.file) +
-                    ",\"line\":" + std::to_string(loc.line) + ",\"column\":" + std::to_string(loc.column);
-  if (!loc.function.empty()) out += ",\"function\":" + str(loc.function);
-  if (!loc.cudaFile.empty())
-    out += ",\"source\":{\"file\":" + str(loc.cudaFile) + ",\"line\":" + std::to_string(loc.cudaLine) + "}";
-  out += "}";
-  if (!fields.empty()) {
-    out += ",\"fields\":{";
-    for (size_t i = 0; i < fields.size(); ++i)
-      out += (i ? "," : "") + str(fields[i].first) + ":" + str(fields[i].second);
-    out += "}";
-  }
-  return out + "}";
+boost::json::array toJson(const DiagnosticList &diags) {
+  boost::json::array out;
+  out.reserve(diags.all().size());
+  for (const Diagnostic &d : diags.all()) out.push_back(toJson(d));
+  return out;
 }
+
+std::string Diagnostic::renderJson() const { return boost::json::serialize(toJson(*this)); }
 
 std::string DiagnosticList::renderText() const {
   std::string out;
@@ -106,10 +94,6 @@ std::string DiagnosticList::renderText() const {
   return out;
 }
 
-std::string DiagnosticList::renderJson() const {
-  std::string out = "[";
-  for (size_t i = 0; i < diags_.size(); ++i) out += (i ? "," : "") + diags_[i].renderJson();
-  return out + "]";
-}
+std::string DiagnosticList::renderJson() const { return boost::json::serialize(toJson(*this)); }
 
 } // namespace ptx

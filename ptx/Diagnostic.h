@@ -55,7 +55,7 @@ struct Diagnostic {
 
   /// `file:line:col: error: message` then the line and a caret.
   std::string renderText() const;
-  /// One JSON object.
+  /// One JSON object (toJson in DiagnosticJson.h, serialized).
   std::string renderJson() const;
 };
 
@@ -74,15 +74,12 @@ public:
     errors_ = 0;
   }
   std::string renderText() const;
-  /// A JSON array.
+  /// A JSON array (toJson in DiagnosticJson.h, serialized).
   std::string renderJson() const;
 
 private:
   std::vector<Diagnostic> diags_;
   size_t errors_ = 0;
 };
-
-/// Escapes a string for a JSON string literal (without the quotes).
-std::string jsonEscape(std::string_view s);
 
 } // namespace ptx

@@ -31,6 +31,28 @@ constexpr FormRow kFormRows[] = {
 #include "ptx/table/All.def"
 };
 
+struct WhenRow {
+  Opcode opcode;
+  Mod modifier;
+  uint32_t flags;
+};
+
+constexpr WhenRow kWhenRows[] = {
+#define WHEN(Id, Modifier, Flags) {Opcode::Id, Mod::Modifier, static_cast<uint32_t>(Flags)},
+#include "ptx/table/All.def"
+};
+
+struct BarrierRow {
+  Opcode opcode;
+  BarrierInfo info;
+};
+
+constexpr BarrierRow kBarrierRows[] = {
+#define BARRIER(Id, Kind, Alignment, IdOperand)                                                              \
+  {Opcode::Id, {BarrierKind::Kind, BarrierAlignment::Alignment, IdOperand}},
+#include "ptx/table/All.def"
+};
+
 struct SetRow {
   std::string_view name;
   std::string_view members;
@@ -293,6 +315,39 @@ InstrTable::InstrTable() {
   for (size_t i = 0; i < kNumOpcodes; ++i)
     if (opcodes_[i].forms.empty())
       errors_.push_back("opcode '" + std::string(opcodes_[i].name) + "' has no form");
+  for (const WhenRow &row : kWhenRows) {
+    OpcodeInfo &info = opcodes_[static_cast<size_t>(row.opcode)];
+    if (!accepted_[static_cast<size_t>(row.opcode)].test(static_cast<size_t>(row.modifier)))
+      errors_.push_back("WHEN row of '" + std::string(info.name) + "' names ." +
+                        std::string(spelling(row.modifier)) + ", which no form of it takes");
+    info.when.emplace_back(row.modifier, row.flags);
+  }
+  for (const BarrierRow &row : kBarrierRows) {
+    OpcodeInfo &info = opcodes_[static_cast<size_t>(row.opcode)];
+    if (info.barrier.kind != BarrierKind::None)
+      errors_.push_back("'" + std::string(info.name) + "' has two BARRIER rows");
+    if (!(info.flags & iflag::Barrier))
+      errors_.push_back("BARRIER row of '" + std::string(info.name) + "', which has no iflag::Barrier");
+    info.barrier = row.info;
+  }
+  for (const OpcodeInfo &info : opcodes_)
+    if ((info.flags & iflag::Barrier) && info.barrier.kind == BarrierKind::None)
+      errors_.push_back("barrier '" + std::string(info.name) + "' has no BARRIER row");
+}
+
+uint32_t InstrTable::flags(Opcode op, std::span<const Mod> mods) const {
+  const OpcodeInfo &i = info(op);
+  uint32_t f = i.flags;
+  for (auto [mod, more] : i.when)
+    if (std::find(mods.begin(), mods.end(), mod) != mods.end()) f |= more;
+  return f;
+}
+
+bool InstrTable::alignedBarrier(Opcode op, std::span<const Mod> mods) const {
+  const BarrierInfo &b = info(op).barrier;
+  if (b.kind == BarrierKind::None) return false;
+  return b.alignment == BarrierAlignment::Aligned ||
+         std::find(mods.begin(), mods.end(), Mod::Aligned) != mods.end();
 }
 
 bool InstrTable::lookup(std::string_view name, Opcode &out) const {

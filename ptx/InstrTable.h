@@ -40,8 +40,35 @@ enum : uint32_t {
   Tensor = 1u << 11,    // tensor core (mma/wmma/wgmma/tcgen05)
   Texture = 1u << 12,   // texture and surface access
   NoFallthrough = 1u << 13,
+  CarryIn = 1u << 14,     // reads the carry flag (addc, subc, madc)
+  CarryOut = 1u << 15,    // writes the carry flag (given by WHEN rows for .cc)
+  WarpUniform = 1u << 16, // result is the same in every lane of a warp (vote, redux, bar.red)
+  MemberMask = 1u << 17,  // the last operand is a warp member mask (the .sync collectives)
+  ReadOnly = 1u << 18,    // loads memory that does not change during the kernel (ldu)
 };
 } // namespace iflag
+
+/// What a CTA barrier instruction does (BARRIER rows of the table).
+enum class BarrierKind : uint8_t {
+  None,          // not a barrier
+  Sync,          // arrive and wait
+  Arrive,        // arrive without waiting
+  Reduce,        // arrive, wait, and reduce a predicate or count over the participants
+  ClusterArrive, // barrier.cluster.arrive
+  ClusterWait,   // barrier.cluster.wait
+};
+/// Whether a barrier is .aligned (every thread of a warp must reach it
+/// together).
+enum class BarrierAlignment : uint8_t {
+  Aligned,    // always (bar.* is barrier.*.aligned)
+  IfModifier, // when written with .aligned
+};
+
+struct BarrierInfo {
+  BarrierKind kind = BarrierKind::None;
+  BarrierAlignment alignment = BarrierAlignment::IfModifier;
+  uint8_t idOperand = 0; // the barrier id's operand; the thread count, when given, follows it
+};
 
 /// One `.modifier` position of a form: the spellings it accepts.
 struct ModGroup {
@@ -93,8 +120,11 @@ struct Form {
 
 struct OpcodeInfo {
   std::string_view name; // dotted, as written: "bar.sync", "cp.async.bulk"
-  uint32_t flags = 0;
+  uint32_t flags = 0;    // the flags every form has
   std::vector<uint16_t> forms;
+  /// WHEN rows: flags the instruction has when written with the modifier.
+  std::vector<std::pair<Mod, uint32_t>> when;
+  BarrierInfo barrier;
 };
 
 class InstrTable {
@@ -106,6 +136,16 @@ public:
   const Form &form(uint16_t id) const { return forms_[id]; }
   std::span<const Form> forms() const { return forms_; }
   bool has(Opcode op, uint32_t flag) const { return (info(op).flags & flag) != 0; }
+  /// The flags of an instruction written with `mods`: its opcode's, and
+  /// those its WHEN rows add for the modifiers present.
+  uint32_t flags(Opcode op, std::span<const Mod> mods) const;
+  bool has(Opcode op, std::span<const Mod> mods, uint32_t flag) const {
+    return (flags(op, mods) & flag) != 0;
+  }
+  const BarrierInfo &barrier(Opcode op) const { return info(op).barrier; }
+  /// Whether a barrier written with `mods` is .aligned (false for other
+  /// instructions).
+  bool alignedBarrier(Opcode op, std::span<const Mod> mods) const;
 
   /// Finds the opcode named exactly `dottedName`.
   bool lookup(std::string_view dottedName, Opcode &out) const;

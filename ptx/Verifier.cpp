@@ -341,57 +341,36 @@ private:
                         ", expected ." + std::string(spelling(want)));
   }
 
+  /// The shape through the matcher the builder chose the form with
+  /// (operandFits), then what a shape alone cannot say: register types,
+  /// symbols, labels and addresses.
   void checkOperand(const Function &f, const Instruction &in, const Form &form, const Operand &op,
                     const OperandSpec &spec, size_t index) {
     (void)form;
-    auto bad = [&](const char *what) {
-      error(in.loc, "operand " + std::to_string(index + 1) + " of " + describe(in) + " must be " + what);
+    auto bad = [&](std::string_view what) {
+      error(in.loc,
+            "operand " + std::to_string(index + 1) + " of " + describe(in) + " must be " + std::string(what));
     };
     if (op.negated() && !spec.negatable) return bad("a predicate without '!'");
+    if (!operandFits(spec, op, vectorised(in))) return bad(shapeDescription(spec.shape));
     switch (spec.shape) {
     case OperandShape::Dest:
-      if (op.kind == OperandKind::Register)
-        checkRegisterType(f, in, op.id, spec, index);
-      else if (op.kind == OperandKind::Vector)
-        checkVector(f, in, op, spec, index);
-      else if (op.kind != OperandKind::Sink)
-        bad("a register");
-      return;
     case OperandShape::Source:
+    case OperandShape::SourceReg:
       if (op.kind == OperandKind::Register)
         checkRegisterType(f, in, op.id, spec, index);
       else if (op.kind == OperandKind::Vector)
         checkVector(f, in, op, spec, index);
       else if (op.kind == OperandKind::Symbol)
         checkSymbol(in, op, index);
-      else if (op.kind == OperandKind::Address || op.kind == OperandKind::AddressList ||
-               op.kind == OperandKind::List)
-        bad("a register or an immediate");
-      return;
-    case OperandShape::SourceReg:
-      if (op.kind == OperandKind::Register)
-        checkRegisterType(f, in, op.id, spec, index);
-      else if (op.kind != OperandKind::SpecialReg)
-        bad("a register");
-      return;
-    case OperandShape::Imm:
-      if (!op.isImmediate()) bad("an immediate");
       return;
     case OperandShape::Pred:
-      if (op.kind == OperandKind::Register) {
-        if (f.registerType(op.id) != Type::Pred) bad("a .pred register");
-      } else if (!(op.kind == OperandKind::Sink || op.isImmediate() || op.kind == OperandKind::SpecialReg)) {
-        bad("a predicate");
-      }
+      if (op.kind == OperandKind::Register && f.registerType(op.id) != Type::Pred) bad("a .pred register");
       return;
     case OperandShape::Address:
-      if (op.kind == OperandKind::Address)
-        checkAddress(f, in, op, index);
-      else if (op.kind != OperandKind::AddressList)
-        bad("an address [..]");
+      if (op.kind == OperandKind::Address) checkAddress(f, in, op, index);
       return;
     case OperandShape::Label:
-      if (op.kind != OperandKind::Symbol) return bad("a label");
       if (const SymbolInfo *s = find(op.id);
           !s || (s->kind != SymbolInfo::Label && s->kind != SymbolInfo::BranchTargets))
         error(in.loc, "branch target '" + std::string(m_.str(op.id)) + "' is not a label of this function");
@@ -404,24 +383,22 @@ private:
         const SymbolInfo *s = find(op.id);
         if (!s || s->kind != SymbolInfo::Function)
           error(in.loc, "call target '" + std::string(m_.str(op.id)) + "' is not a declared function");
-      } else if (op.kind != OperandKind::Register) {
-        bad("a function or a register holding its address");
       }
       return;
     case OperandShape::Symbol:
-      if (op.kind == OperandKind::Symbol)
-        checkSymbol(in, op, index);
-      else if (op.kind != OperandKind::Register)
-        bad("a symbol");
+      if (op.kind == OperandKind::Symbol) checkSymbol(in, op, index);
       return;
+    case OperandShape::Imm:
     case OperandShape::RegVector:
-      if (op.kind != OperandKind::Vector && op.kind != OperandKind::Register) bad("a vector {..}");
-      return;
     case OperandShape::ParamList:
-      if (op.kind != OperandKind::List) bad("a parenthesised list (..)");
-      return;
     case OperandShape::Rest: return;
     }
+  }
+
+  bool vectorised(const Instruction &in) const {
+    for (Mod m : m_.desc(in).modifiers())
+      if (m == Mod::V2 || m == Mod::V4 || m == Mod::V8) return true;
+    return false;
   }
 
   void checkVector(const Function &f, const Instruction &in, const Operand &op, const OperandSpec &spec,
@@ -487,11 +464,11 @@ private:
   /// check, when it has none).
   bool checkBarrierOperands(const Function &f, const Instruction &in) {
     auto ops = f.operandsOf(in);
-    std::string_view name = InstrTable::get().info(in.opcode).name;
-    bool isArrive = name.ends_with(".arrive");
-    bool isRed = name.ends_with(".red");
+    const BarrierInfo &barrier = InstrTable::get().barrier(in.opcode);
+    bool isArrive = barrier.kind == BarrierKind::Arrive;
+    bool isRed = barrier.kind == BarrierKind::Reduce;
     // bar.red is (d, a{, b}, c): its id and count come one position later.
-    size_t idIndex = isRed ? 1 : 0, countIndex = idIndex + 1;
+    size_t idIndex = barrier.idOperand, countIndex = idIndex + 1;
     if (ops.size() <= idIndex) return true;
     const Operand &id = ops[idIndex];
     if (id.kind == OperandKind::Int && (id.value < 0 || id.value > 15))

@@ -2,6 +2,9 @@
 #include "runtime/Device.h"
 
 #include "runtime/EmulatorDevice.h"
+#include "runtime/GpuDevice.h"
+
+#include <cstdlib>
 
 namespace runtime {
 
@@ -32,7 +35,7 @@ std::string launchError(const ptx::DiagnosticList &diags) {
   return "cudaErrorLaunchFailure";
 }
 
-std::vector<std::string_view> deviceNames() { return {"emulator"}; }
+std::vector<std::string_view> deviceNames() { return {"emulator", "gpu"}; }
 
 bool deviceBuiltIn(std::string_view name, std::string &error) {
   std::string builtIn;
@@ -40,7 +43,7 @@ bool deviceBuiltIn(std::string_view name, std::string &error) {
     if (n == name) return true;
     builtIn += (builtIn.empty() ? "" : ", ") + std::string(n);
   }
-  if (name == "cpu" || name == "gpu")
+  if (name == "cpu")
     error = "device '" + std::string(name) + "' is not built into this ptxvm (built in: " + builtIn + ")";
   else
     error = "unknown device '" + std::string(name) + "' (built in: " + builtIn + ")";
@@ -50,6 +53,11 @@ bool deviceBuiltIn(std::string_view name, std::string &error) {
 std::unique_ptr<Device> createDevice(std::string_view name, std::string &error) {
   if (name.empty()) name = "emulator";
   if (!deviceBuiltIn(name, error)) return nullptr;
+  if (name == "gpu") {
+    // PTXVM_CUDA_DRIVER names another driver library (tests use a fake one).
+    const char *library = std::getenv("PTXVM_CUDA_DRIVER");
+    return GpuDevice::open(error, library && *library ? library : "libcuda.so.1");
+  }
   return std::make_unique<EmulatorDevice>();
 }
 

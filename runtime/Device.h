@@ -83,6 +83,7 @@ struct LaunchConfig {
   unsigned threads = 0;        // host threads; 0 = all cores
   uint64_t maxInstructions = 20'000'000'000ull;
   bool racecheck = false;      // --racecheck
+  bool statistics = false;     // count what LaunchStats holds beyond instructions (--stats, reports)
   bool randomSchedule = false; // --schedule=random
   uint64_t seed = 0;
 };

@@ -161,6 +161,7 @@ LaunchResult EmulatorDevice::launch(const Kernel &k, const LaunchConfig &config,
   c.threads = config.threads;
   c.maxInstructions = config.maxInstructions;
   c.racecheck = config.racecheck;
+  c.statistics = config.statistics;
   c.randomSchedule = config.randomSchedule;
   c.seed = config.seed;
   c.cooperative = config.cooperative;

@@ -10,6 +10,7 @@ packages=(
   llvm-19-dev llvm-19-tools
   libzstd-dev liblz4-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
+  libboost1.81-dev libboost-json1.81-dev libcli11-dev libfmt-dev
 )
 
 missing=()

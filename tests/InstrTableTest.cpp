@@ -65,3 +65,52 @@ TEST(InstrTable, TypeGroupsAreRecognised) {
   for (const ModGroup &g : f.groups) typeGroups += g.isType;
   EXPECT_EQ(typeGroups, 2u);
 }
+
+// The facts the decoder, the verifier and the analyses read from the table
+// (BARRIER and WHEN rows, table/README.md) instead of testing opcode names.
+TEST(InstrTable, BarrierRowsGiveKindAlignmentAndIdOperand) {
+  const InstrTable &t = InstrTable::get();
+  EXPECT_EQ(t.barrier(Opcode::BarSync).kind, BarrierKind::Sync);
+  EXPECT_EQ(t.barrier(Opcode::BarrierCtaArrive).kind, BarrierKind::Arrive);
+  EXPECT_EQ(t.barrier(Opcode::BarRed).kind, BarrierKind::Reduce);
+  EXPECT_EQ(t.barrier(Opcode::BarRed).idOperand, 1u);
+  EXPECT_EQ(t.barrier(Opcode::BarrierSync).idOperand, 0u);
+  EXPECT_EQ(t.barrier(Opcode::BarrierClusterWait).kind, BarrierKind::ClusterWait);
+  EXPECT_EQ(t.barrier(Opcode::BarWarpSync).kind, BarrierKind::None);
+  EXPECT_EQ(t.barrier(Opcode::Add).kind, BarrierKind::None);
+  // bar.* is always .aligned; barrier.* when written so.
+  EXPECT_TRUE(t.alignedBarrier(Opcode::BarSync, {}));
+  EXPECT_TRUE(t.alignedBarrier(Opcode::BarCtaArrive, {}));
+  EXPECT_FALSE(t.alignedBarrier(Opcode::BarrierSync, {}));
+  EXPECT_TRUE(t.alignedBarrier(Opcode::BarrierSync, mods({"aligned"})));
+  EXPECT_TRUE(t.alignedBarrier(Opcode::BarrierClusterArrive, mods({"release", "aligned"})));
+  EXPECT_FALSE(t.alignedBarrier(Opcode::Add, mods({"aligned"})));
+  // Every CTA barrier has its row.
+  for (unsigned op = 0; op < kNumOpcodes; ++op)
+    EXPECT_EQ(t.has(static_cast<Opcode>(op), iflag::Barrier),
+              t.barrier(static_cast<Opcode>(op)).kind != BarrierKind::None)
+        << t.info(static_cast<Opcode>(op)).name;
+}
+
+TEST(InstrTable, WhenRowsAddFlagsForModifiers) {
+  const InstrTable &t = InstrTable::get();
+  EXPECT_TRUE(t.has(Opcode::Add, mods({"cc", "u32"}), iflag::CarryOut));
+  EXPECT_FALSE(t.has(Opcode::Add, mods({"u32"}), iflag::CarryOut));
+  EXPECT_TRUE(t.has(Opcode::Addc, mods({"u32"}), iflag::CarryIn));
+  EXPECT_FALSE(t.has(Opcode::Addc, mods({"u32"}), iflag::CarryOut));
+  EXPECT_TRUE(t.has(Opcode::Madc, mods({"hi", "cc", "u32"}), iflag::CarryIn | iflag::CarryOut));
+  EXPECT_FALSE(t.has(Opcode::Add, mods({"cc", "u32"}), iflag::CarryIn));
+  // Sources of divergence and always-uniform results.
+  EXPECT_TRUE(t.has(Opcode::Match, mods({"all", "sync", "b32"}), iflag::WarpUniform));
+  EXPECT_FALSE(t.has(Opcode::Match, mods({"all", "sync", "b32"}), iflag::Divergent));
+  EXPECT_TRUE(t.has(Opcode::Match, mods({"any", "sync", "b32"}), iflag::Divergent));
+  EXPECT_TRUE(t.has(Opcode::VoteSync, mods({"ballot", "b32"}), iflag::WarpUniform | iflag::MemberMask));
+  EXPECT_TRUE(t.has(Opcode::ReduxSync, mods({"add", "u32"}), iflag::WarpUniform));
+  EXPECT_TRUE(t.has(Opcode::BarRed, mods({"popc", "u32"}), iflag::WarpUniform));
+  EXPECT_TRUE(t.has(Opcode::Alloca, mods({"u64"}), iflag::Divergent));
+  // vote and shfl take a member mask only in their .sync spelling.
+  EXPECT_FALSE(t.has(Opcode::Vote, mods({"any", "pred"}), iflag::MemberMask));
+  EXPECT_TRUE(t.has(Opcode::Vote, mods({"any", "sync", "pred"}), iflag::MemberMask));
+  EXPECT_TRUE(t.has(Opcode::Shfl, mods({"idx", "sync", "b32"}), iflag::MemberMask));
+  EXPECT_TRUE(t.has(Opcode::Ldu, mods({"global", "u32"}), iflag::ReadOnly | iflag::Load));
+}

@@ -1,71 +1,18 @@
-// `ptxvm analyze FILE [--kernel NAME] [--block X[,Y,Z]] [--format text|json|dot]`
 #include "tools/Analyze.h"
 
 #include "analysis/BarrierCheck.h"
 #include "analysis/Divergence.h"
+#include "ptx/DiagnosticJson.h"
 #include "ptx/Writer.h"
-#include "tools/CommandLine.h"
 
-#include <charconv>
+#include <boost/json/serialize.hpp>
+
+#include <algorithm>
 #include <cstdio>
 
 namespace ptxvm {
 
-const char kAnalyzeHelp[] =
-    R"(usage: ptxvm analyze FILE [--kernel NAME] [--block X[,Y,Z]] [--format text|json|dot]
-                     [--parser=fast|antlr] [--diagnostics=json]
-
-Divergence analysis: for every value written, whether it is the same in all
-lanes of a warp (warp-uniform), in all threads of a CTA (cta-uniform), or
-neither (divergent), with its affine form in the thread id (c0 + c1*tid.x +
-c2*tid.y + c3*tid.z; U and W stand for CTA- and warp-uniform unknowns); the
-gates (gamma/mu/eta) of the gated SSA form; and static barrier checks:
-.aligned barriers that part of a warp may reach, barrier ids and counts out of
-range or divergent, and per barrier id which warp roles arrive and wait.
-  --kernel NAME     analyse this kernel and the functions it calls (default:
-                    every kernel; functions called by several are joined)
-  --block X[,Y,Z]   the launch's block shape (default: .reqntid, a
-                    one-dimensional .maxntid, or any shape)
-  --format F        text (annotated listing, default), json, or dot (the CFG
-                    for Graphviz, blocks and branches coloured by uniformity)
-Exit status 1 when a barrier check reports an error.
-)";
-
 namespace {
-
-int usage(const std::string &message) {
-  std::fprintf(stderr, "ptxvm analyze: %s\n(run 'ptxvm analyze --help' for usage)\n", message.c_str());
-  return kUsage;
-}
-
-bool parseBlock(const std::string &text, uint32_t out[3], std::string &error) {
-  out[0] = out[1] = out[2] = 1;
-  size_t at = 0;
-  for (int i = 0; i < 3; ++i) {
-    size_t comma = text.find(',', at);
-    std::string part = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-    uint32_t v = 0;
-    auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
-    if (part.empty() || ec != std::errc() || end != part.data() + part.size() || v == 0) {
-      error = "--block expects X[,Y,Z] with positive integers, got '" + text + "'";
-      return false;
-    }
-    out[i] = v;
-    if (comma == std::string::npos) break;
-    at = comma + 1;
-    if (i == 2) {
-      error = "--block takes at most three dimensions, got '" + text + "'";
-      return false;
-    }
-  }
-  if (uint64_t{out[0]} * out[1] * out[2] > 1024) {
-    error = "--block " + text + " has more than 1024 threads, the most a CTA can have";
-    return false;
-  }
-  return true;
-}
-
-std::string quote(std::string_view s) { return "\"" + ptx::jsonEscape(s) + "\""; }
 
 std::string flatInstruction(const ptx::Module &m, const ptx::Function &fn, const ptx::Instruction &in) {
   std::string out;
@@ -107,80 +54,87 @@ std::string renderText(const ptx::Module &m, const std::vector<Analysed> &fns) {
 
 // ---- json ------------------------------------------------------------------------------
 
-std::string renderJson(const ptx::Module &m, const std::vector<Analysed> &fns) {
+boost::json::value affineJson(const analysis::Affine &form) {
+  if (!informative(form)) return nullptr;
+  return boost::json::value(form.str());
+}
+
+boost::json::object functionJson(const ptx::Module &m, const Analysed &a) {
   using analysis::uniformityName;
-  std::string out = "{\"file\":" + quote(m.fileName) + ",\"functions\":[";
-  for (size_t f = 0; f < fns.size(); ++f) {
-    const analysis::FunctionDivergence &fd = *fns[f].divergence;
-    const ptx::Function &fn = fd.function();
-    const analysis::SSA &ssa = fd.gated().ssa();
-    const analysis::DefUse &du = ssa.defUse();
-    const analysis::Cfg &cfg = fd.gated().cfg();
-    if (f) out += ',';
-    out += "\n{\"name\":" + quote(m.str(fn.name)) + ",\"kernel\":" + (fn.isKernel ? "true" : "false") +
-           ",\"block\":" + quote(fd.shape().str()) + ",\"instructions\":[";
-    for (uint32_t i = 0; i < fn.instrs.size(); ++i) {
-      const ptx::Instruction &in = fn.instrs[i];
-      if (i) out += ',';
-      out += "\n {\"index\":" + std::to_string(i) + ",\"ptx_line\":" + std::to_string(in.loc.line);
-      if (in.debugLoc) {
-        const ptx::DebugLoc &dl = fn.debugLocs[in.debugLoc];
-        std::string file;
-        for (const ptx::FileEntry &e : m.files)
-          if (e.index == dl.file) file = e.path;
-        out += ",\"source\":{\"file\":" + quote(file) + ",\"line\":" + std::to_string(dl.line) + "}";
-      }
-      out += ",\"opcode\":" + quote(ptx::instructionName(m, in)) + ",\"defs\":[";
-      auto defs = du.defs(i);
-      bool first = true;
-      for (uint32_t k = 0; k < defs.size(); ++k) {
-        if (defs[k].registerIndex == analysis::Def::kNotRegister) continue;
-        const analysis::Affine &form = fd.valueForm(ssa.defValues(i)[k]);
-        out += std::string(first ? "" : ",") + "{\"reg\":" + quote(du.varName(defs[k].var)) +
-               ",\"uniformity\":" + quote(uniformityName(fd.def(i, k))) +
-               ",\"affine\":" + (informative(form) ? quote(form.str()) : std::string("null")) + "}";
-        first = false;
-      }
-      out += "]";
-      uint32_t b = cfg.blockOf(i);
-      uint32_t br = fd.gated().branchOfBlock(b);
-      if (br != analysis::kNone && fd.gated().branches()[br].instr == i)
-        out += ",\"branch\":{\"uniformity\":" + quote(uniformityName(fd.branchLevel(br))) + "}";
-      out += "}";
+  const analysis::FunctionDivergence &fd = *a.divergence;
+  const ptx::Function &fn = fd.function();
+  const analysis::SSA &ssa = fd.gated().ssa();
+  const analysis::DefUse &du = ssa.defUse();
+  const analysis::Cfg &cfg = fd.gated().cfg();
+  boost::json::array instructions;
+  for (uint32_t i = 0; i < fn.instrs.size(); ++i) {
+    const ptx::Instruction &in = fn.instrs[i];
+    boost::json::object instr{{"index", i}, {"ptx_line", in.loc.line}};
+    if (in.debugLoc) {
+      const ptx::DebugLoc &dl = fn.debugLocs[in.debugLoc];
+      std::string file;
+      for (const ptx::FileEntry &e : m.files)
+        if (e.index == dl.file) file = e.path;
+      instr["source"] = {{"file", file}, {"line", dl.line}};
     }
-    out += "],\"barriers\":[";
-    const analysis::BarrierReport &br = *fns[f].barriers;
-    for (size_t k = 0; k < br.ops.size(); ++k) {
-      const analysis::BarrierOp &op = br.ops[k];
-      out += std::string(k ? "," : "") + "\n {\"ptx_line\":" + std::to_string(fn.instrs[op.instr].loc.line) +
-             ",\"opcode\":" + quote(ptx::instructionName(m, fn.instrs[op.instr])) +
-             ",\"operation\":" + quote(analysis::barrierOpName(op.kind)) +
-             ",\"aligned\":" + (op.aligned ? "true" : "false") +
-             ",\"id\":" + (op.id ? std::to_string(*op.id) : std::string("null")) +
-             ",\"count\":" + (op.count ? std::to_string(*op.count) : std::string("null")) +
-             ",\"role\":" + quote(op.role) + "}";
+    instr["opcode"] = ptx::instructionName(m, in);
+    boost::json::array defs;
+    auto defList = du.defs(i);
+    for (uint32_t k = 0; k < defList.size(); ++k) {
+      if (defList[k].registerIndex == analysis::Def::kNotRegister) continue;
+      defs.push_back(boost::json::object{{"reg", du.varName(defList[k].var)},
+                                         {"uniformity", uniformityName(fd.def(i, k))},
+                                         {"affine", affineJson(fd.valueForm(ssa.defValues(i)[k]))}});
     }
-    out += "],\"roles\":[";
-    bool firstRole = true;
-    for (const auto &[id, roles] : br.roles)
-      for (const analysis::BarrierRole &r : roles) {
-        auto lines = [&](const std::vector<uint32_t> &instrs) {
-          std::string s = "[";
-          for (size_t k = 0; k < instrs.size(); ++k)
-            s += (k ? "," : "") + std::to_string(fn.instrs[instrs[k]].loc.line);
-          return s + "]";
-        };
-        out += std::string(firstRole ? "" : ",") + "\n {\"barrier\":" + std::to_string(id) +
-               ",\"role\":" + quote(r.role) + ",\"arrive\":" + lines(r.arrives) +
-               ",\"wait\":" + lines(r.waits) + "}";
-        firstRole = false;
-      }
-    out += "],\"diagnostics\":[";
-    for (size_t k = 0; k < br.diagnostics.size(); ++k) out += (k ? "," : "") + br.diagnostics[k].renderJson();
-    out += "]}";
+    instr["defs"] = std::move(defs);
+    uint32_t br = fd.gated().branchOfBlock(cfg.blockOf(i));
+    if (br != analysis::kNone && fd.gated().branches()[br].instr == i)
+      instr["branch"] = {{"uniformity", uniformityName(fd.branchLevel(br))}};
+    instructions.push_back(std::move(instr));
   }
-  out += "\n]}\n";
-  return out;
+
+  const analysis::BarrierReport &report = *a.barriers;
+  auto optional = [](const auto &v) -> boost::json::value {
+    if (v) return *v;
+    return nullptr;
+  };
+  boost::json::array barriers;
+  for (const analysis::BarrierOp &op : report.ops)
+    barriers.push_back(boost::json::object{{"ptx_line", fn.instrs[op.instr].loc.line},
+                                           {"opcode", ptx::instructionName(m, fn.instrs[op.instr])},
+                                           {"operation", analysis::barrierOpName(op.kind)},
+                                           {"aligned", op.aligned},
+                                           {"id", optional(op.id)},
+                                           {"count", optional(op.count)},
+                                           {"role", op.role}});
+  auto lines = [&](const std::vector<uint32_t> &instrs) {
+    boost::json::array out;
+    for (uint32_t i : instrs) out.push_back(fn.instrs[i].loc.line);
+    return out;
+  };
+  boost::json::array roles;
+  for (const auto &[id, list] : report.roles)
+    for (const analysis::BarrierRole &r : list)
+      roles.push_back(boost::json::object{
+          {"barrier", id}, {"role", r.role}, {"arrive", lines(r.arrives)}, {"wait", lines(r.waits)}});
+  boost::json::array diagnostics;
+  for (const ptx::Diagnostic &d : report.diagnostics) diagnostics.push_back(ptx::toJson(d));
+
+  return {{"name", m.str(fn.name)},
+          {"kernel", fn.isKernel},
+          {"block", fd.shape().str()},
+          {"instructions", std::move(instructions)},
+          {"barriers", std::move(barriers)},
+          {"roles", std::move(roles)},
+          {"diagnostics", std::move(diagnostics)}};
+}
+
+std::string renderJson(const ptx::Module &m, const std::vector<Analysed> &fns) {
+  boost::json::array functions;
+  for (const Analysed &a : fns) functions.push_back(functionJson(m, a));
+  return boost::json::serialize(
+             boost::json::object{{"file", m.fileName}, {"functions", std::move(functions)}}) +
+         "\n";
 }
 
 // ---- dot -------------------------------------------------------------------------------
@@ -245,48 +199,47 @@ std::string renderDot(const ptx::Module &m, const std::vector<Analysed> &fns) {
 
 } // namespace
 
-int runAnalyzeCommand(const std::vector<std::string> &args) {
-  InputOptions in;
-  std::string kernelName, format = "text", error;
+Command addAnalyzeCommand(CLI::App &ptxvm) {
+  auto o = std::make_shared<AnalyzeOptions>();
+  CLI::App *cmd = ptxvm.add_subcommand("analyze", "divergence and affine analysis, static barrier checks");
+  cmd->footer(paragraph(
+      "Divergence analysis: for every value written, whether it is the same in all lanes of a warp "
+      "(warp-uniform), in all threads of a CTA (cta-uniform), or neither (divergent), with its affine form "
+      "in "
+      "the thread id (c0 + c1*tid.x + c2*tid.y + c3*tid.z; U and W stand for CTA- and warp-uniform "
+      "unknowns); "
+      "the gates (gamma/mu/eta) of the gated SSA form; and static barrier checks: .aligned barriers that "
+      "part "
+      "of a warp may reach, barrier ids and counts out of range or divergent, and per barrier id which warp "
+      "roles arrive and wait.\n\nExit status 1 when a barrier check reports an error."));
+  addInputOptions(*cmd, o->in);
+  cmd->add_option(
+         "--kernel", o->kernel,
+         "analyse this kernel and the functions it calls (default: every kernel; functions called by "
+         "several are joined)")
+      ->type_name("NAME");
+  cmd->add_option("--block", o->block,
+                  "the launch's block shape (default: .reqntid, a one-dimensional .maxntid, or any shape)")
+      ->type_name("X[,Y,Z]")
+      ->check(dimensions(1024));
+  cmd->add_option(
+         "--format", o->format,
+         "text (annotated listing, default), json, or dot (the CFG for Graphviz, blocks and branches "
+         "coloured by uniformity)")
+      ->check(CLI::IsMember({"text", "json", "dot"}))
+      ->type_name("FORMAT");
+  return {cmd, [o, cmd] { return analyze(*o, *cmd); }};
+}
+
+int analyze(const AnalyzeOptions &o, const CLI::App &command) {
+  const InputOptions &in = o.in;
+  const std::string &kernelName = o.kernel, &format = o.format;
   analysis::LaunchOptions launch;
-  bool haveBlock = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    bool consumed = false;
-    if (!parseCommonOption(args[i], in, error, consumed)) return usage(error);
-    if (consumed) continue;
-    std::string arg = args[i], value;
-    size_t eq = arg.find('=');
-    bool takesValue = arg == "--kernel" || arg == "--block" || arg == "--format" ||
-                      arg.starts_with("--kernel=") || arg.starts_with("--block=") ||
-                      arg.starts_with("--format=");
-    if (takesValue) {
-      if (eq != std::string::npos) {
-        value = arg.substr(eq + 1);
-        arg = arg.substr(0, eq);
-      } else if (i + 1 < args.size()) {
-        value = args[++i];
-      } else {
-        return usage(arg + " needs a value");
-      }
-    }
-    if (arg == "--kernel") {
-      kernelName = value;
-    } else if (arg == "--block") {
-      if (!parseBlock(value, launch.block, error)) return usage(error);
-      haveBlock = true;
-    } else if (arg == "--format") {
-      if (value != "text" && value != "json" && value != "dot")
-        return usage("unknown format '" + value + "' (expected text, json or dot)");
-      format = value;
-    } else if (arg.starts_with("-") && arg != "-") {
-      return usage("unknown option '" + arg + "'");
-    } else if (in.file.empty()) {
-      in.file = arg;
-    } else {
-      return usage("more than one input file");
-    }
+  bool haveBlock = !o.block.empty();
+  if (haveBlock) {
+    auto d = parseDimensions(o.block);
+    std::copy(d.begin(), d.end(), launch.block);
   }
-  if (in.file.empty()) return usage("no input file");
 
   ptx::DiagnosticList diags;
   auto m = loadModule(in, diags);
@@ -297,7 +250,8 @@ int runAnalyzeCommand(const std::vector<std::string> &args) {
   std::vector<const ptx::Function *> roots;
   if (!kernelName.empty()) {
     const ptx::Function *k = m->findFunction(kernelName);
-    if (!k || !k->isKernel || !k->hasBody) return usage("no kernel '" + kernelName + "' in " + in.file);
+    if (!k || !k->isKernel || !k->hasBody)
+      return usageError(command, "no kernel '" + kernelName + "' in " + in.file);
     roots.push_back(k);
   }
   analysis::AnalysisManager am(*m, launch);

@@ -2,12 +2,24 @@
 // checks of a PTX file, as an annotated listing, JSON, or a Graphviz CFG.
 #pragma once
 
+#include "tools/CommandLine.h"
+
 #include <string>
-#include <vector>
 
 namespace ptxvm {
 
-int runAnalyzeCommand(const std::vector<std::string> &args);
-extern const char kAnalyzeHelp[];
+/// What `ptxvm analyze` was asked to do, as parsed.
+struct AnalyzeOptions {
+  InputOptions in;
+  std::string kernel;          // empty: every kernel
+  std::string block;           // X[,Y,Z]; empty: from the kernel's directives
+  std::string format = "text"; // text, json or dot
+};
+
+/// Adds `analyze` to `ptxvm`.
+Command addAnalyzeCommand(CLI::App &ptxvm);
+
+/// Analyses the file `o` names and prints the result; the exit status.
+int analyze(const AnalyzeOptions &o, const CLI::App &command);
 
 } // namespace ptxvm

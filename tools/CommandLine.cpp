@@ -1,25 +1,105 @@
 #include "tools/CommandLine.h"
 
+#include "ptx/DiagnosticJson.h"
+
+#include <boost/json/serialize.hpp>
+#include <fmt/format.h>
+
+#include <charconv>
 #include <cstdio>
 
 namespace ptxvm {
 
-bool parseCommonOption(const std::string &arg, InputOptions &opts, std::string &error, bool &consumed) {
-  consumed = true;
-  if (arg == "--parser=fast")
-    opts.frontEnd = ptx::FrontEnd::Fast;
-  else if (arg == "--parser=antlr")
-    opts.frontEnd = ptx::FrontEnd::Antlr;
-  else if (arg.starts_with("--parser=")) {
-    error = "unknown parser '" + arg.substr(9) + "' (expected fast or antlr)";
-    return false;
-  } else if (arg == "--diagnostics=json")
-    opts.json = true;
-  else if (arg == "--diagnostics=text")
-    opts.json = false;
-  else
-    consumed = false;
-  return true;
+void addInputOptions(CLI::App &command, InputOptions &in) {
+  command.add_option("FILE", in.file, "the PTX file to read")->required();
+  command
+      .add_option_function<std::string>(
+          "--parser",
+          [&in](const std::string &name) {
+            in.frontEnd = name == "antlr" ? ptx::FrontEnd::Antlr : ptx::FrontEnd::Fast;
+          },
+          "front end: fast (default) or antlr")
+      ->check(CLI::IsMember({"fast", "antlr"}))
+      ->option_text("fast|antlr");
+  command
+      .add_option_function<std::string>(
+          "--diagnostics", [&in](const std::string &format) { in.json = format == "json"; },
+          "diagnostics as text on stderr (default) or JSON on stdout")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->option_text("text|json");
+}
+
+namespace {
+
+/// The 1 to 3 numbers of X[,Y,Z]; an error message when the text is not that.
+std::string splitDimensions(const std::string &text, std::array<uint32_t, 3> &out) {
+  out = {1, 1, 1};
+  size_t at = 0;
+  for (int i = 0;; ++i) {
+    if (i == 3) return fmt::format("takes at most three dimensions, got '{}'", text);
+    size_t comma = text.find(',', at);
+    std::string_view part(text.data() + at, (comma == std::string::npos ? text.size() : comma) - at);
+    auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), out[i]);
+    if (part.empty() || ec != std::errc() || end != part.data() + part.size() || out[i] == 0)
+      return fmt::format("expects X[,Y,Z] with positive integers, got '{}'", text);
+    if (comma == std::string::npos) return "";
+    at = comma + 1;
+  }
+}
+
+} // namespace
+
+CLI::Validator dimensions(uint64_t maxProduct) {
+  return CLI::Validator(
+      [maxProduct](std::string &text) -> std::string {
+        std::array<uint32_t, 3> d;
+        if (std::string error = splitDimensions(text, d); !error.empty()) return error;
+        uint64_t product = uint64_t{d[0]} * d[1] * d[2];
+        if (maxProduct && product > maxProduct)
+          return fmt::format("{} has {} threads; a CTA has at most {} threads", text, product, maxProduct);
+        return "";
+      },
+      "");
+}
+
+std::string paragraph(std::string_view text, size_t width) {
+  std::string out;
+  size_t column = 0;
+  for (size_t at = 0; at < text.size();) {
+    if (text[at] == '\n') { // kept: paragraphs and preformatted lines
+      out += '\n';
+      column = 0;
+      ++at;
+      continue;
+    }
+    size_t end = text.find_first_of(" \n", at);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view word = text.substr(at, end - at);
+    if (column && column + 1 + word.size() > width) {
+      out += '\n';
+      column = 0;
+    } else if (column) {
+      out += ' ';
+      ++column;
+    }
+    out += word;
+    column += word.size();
+    at = end < text.size() && text[end] == ' ' ? end + 1 : end;
+  }
+  return out;
+}
+
+std::array<uint32_t, 3> parseDimensions(const std::string &text) {
+  std::array<uint32_t, 3> d;
+  splitDimensions(text, d);
+  return d;
+}
+
+int usageError(const CLI::App &command, const std::string &message) {
+  std::string name = command.get_name();
+  for (const CLI::App *p = command.get_parent(); p; p = p->get_parent()) name = p->get_name() + " " + name;
+  std::fprintf(stderr, "%s: %s\n(run '%s --help' for usage)\n", name.c_str(), message.c_str(), name.c_str());
+  return kUsage;
 }
 
 std::unique_ptr<ptx::Module> loadModule(const InputOptions &opts, ptx::DiagnosticList &diags) {
@@ -32,7 +112,8 @@ std::unique_ptr<ptx::Module> loadModule(const InputOptions &opts, ptx::Diagnosti
 
 void printDiagnostics(const ptx::DiagnosticList &diags, bool json) {
   if (json) {
-    std::printf("{\"diagnostics\":%s}\n", diags.renderJson().c_str());
+    std::string text = boost::json::serialize(boost::json::object{{"diagnostics", ptx::toJson(diags)}});
+    std::printf("%s\n", text.c_str());
     return;
   }
   for (const ptx::Diagnostic &d : diags.all()) std::fprintf(stderr, "%s\n", d.renderText().c_str());

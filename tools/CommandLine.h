@@ -1,18 +1,32 @@
-// Small command-line helpers shared by the ptxvm subcommands.
+// What every ptxvm subcommand shares: the exit codes, the input options bound
+// into CLI11 (FILE, --parser, --diagnostics), checks for numbers and shapes,
+// loading a module and printing its diagnostics.
 #pragma once
 
 #include "ptx/Diagnostic.h"
 #include "ptx/IR.h"
 #include "ptx/Parser.h"
 
+#include <CLI/CLI.hpp>
+
+#include <array>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
-#include <vector>
+#include <string_view>
 
 namespace ptxvm {
 
 /// Exit codes of every subcommand.
 enum Exit { kOk = 0, kDiagnostics = 1, kUsage = 2 };
+
+/// A subcommand: CLI11 fills its options while parsing; `run` then does the
+/// work and returns the exit status.
+struct Command {
+  CLI::App *app = nullptr;
+  std::function<int()> run;
+};
 
 /// Options common to every subcommand that reads a PTX file.
 struct InputOptions {
@@ -21,15 +35,28 @@ struct InputOptions {
   bool json = false; // diagnostics as JSON on stdout
 };
 
-/// Recognises --parser=fast|antlr and --diagnostics=json; false with a
-/// message in `error` when `arg` is one of them but malformed.
-bool parseCommonOption(const std::string &arg, InputOptions &opts, std::string &error, bool &consumed);
+/// Adds FILE (required), --parser and --diagnostics to `command`, bound to `in`.
+void addInputOptions(CLI::App &command, InputOptions &in);
+
+/// A CLI11 check for X[,Y,Z]: one to three positive 32-bit integers whose
+/// product is at most `maxProduct` (0: any).
+CLI::Validator dimensions(uint64_t maxProduct);
+/// X[,Y,Z] that dimensions() accepted, missing dimensions 1.
+std::array<uint32_t, 3> parseDimensions(const std::string &text);
+
+/// `text` with its lines broken between words at `width` columns, for help
+/// footers (CLI11 prints them as they are); newlines in `text` stay.
+std::string paragraph(std::string_view text, size_t width = 100);
+
+/// A usage error found after parsing (a kernel that is not in the file, a
+/// bad argument): prints `ptxvm COMMAND: message` and returns kUsage.
+int usageError(const CLI::App &command, const std::string &message);
 
 /// Reads and parses `opts.file` fully. Returns nullptr when the file cannot
 /// be read; diagnostics accumulate in `diags`.
 std::unique_ptr<ptx::Module> loadModule(const InputOptions &opts, ptx::DiagnosticList &diags);
 
-/// Prints diagnostics to stderr (text) or stdout (JSON).
+/// Prints diagnostics to stderr (text) or stdout (JSON: {"diagnostics": [...]}).
 void printDiagnostics(const ptx::DiagnosticList &diags, bool json);
 
 } // namespace ptxvm

@@ -1,7 +1,6 @@
 #include "tools/Exec.h"
 
 #include "runtime/cudart/Config.h"
-#include "tools/CommandLine.h"
 
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -16,34 +15,7 @@
 
 namespace ptxvm {
 
-const char kExecHelp[] = R"(usage: ptxvm exec [options] [--] PROGRAM [ARGS...]
-
-Runs a CUDA program built with `nvcc -cudart shared` on a ptxvm device: ptxvm's
-libcudart.so.13 is found first, reads the PTX from the program's fatbin and serves the
-CUDA runtime API. Kernel faults are reported as compute-sanitizer does, and return the
-error a GPU would. The program's exit status is passed through (a signal N: 128+N).
-  --device emulator      the device (the SIMT emulator; the only one so far)
-  --threads N            host threads per launch (default: all cores)
-  --racecheck            report shared-memory accesses of different threads not ordered by a
-                         barrier, __syncwarp or mbarrier (lanes of a warp included)
-  --max-instructions N   stop a launch after N warp instructions per CTA (cudaErrorLaunchTimeout)
-  --schedule=random      randomise warp order and divergent-side order ...
-  --seed S               ... from this seed (default 1)
-  --report FILE.json     launches and diagnostics as JSON, written when the program exits
-  --save-ptx DIR         write each module's PTX to DIR (diagnostics name its lines)
-
-The same settings reach programs started some other way through the environment:
-PTXVM_DEVICE, PTXVM_THREADS, PTXVM_RACECHECK=1, PTXVM_MAX_INSTRUCTIONS, PTXVM_SCHEDULE,
-PTXVM_SEED, PTXVM_REPORT, PTXVM_SAVE_PTX; with LD_LIBRARY_PATH naming the directory of
-ptxvm's libcudart.so.13 (PTXVM_CUDART_DIR tells ptxvm exec where it is).
-)";
-
 namespace {
-
-int usage(const std::string &message) {
-  std::fprintf(stderr, "ptxvm exec: %s\n(run 'ptxvm exec --help' for usage)\n", message.c_str());
-  return kUsage;
-}
 
 std::string absolute(const std::string &path) {
   std::error_code ec;
@@ -143,49 +115,73 @@ std::string findCudartDirectory(const std::string &self) {
   return "";
 }
 
-int execCommand(const std::vector<std::string> &args) {
-  std::vector<std::pair<std::string, std::string>> settings; // environment variable, value
-  size_t i = 0;
-  for (; i < args.size(); ++i) {
-    const std::string &a = args[i];
-    if (a == "--") {
-      ++i;
-      break;
-    }
-    if (!a.starts_with("-")) break;
-    if (a == "--help" || a == "-h") {
-      std::fputs(kExecHelp, stdout);
-      return kOk;
-    }
-    auto value = [&](const char *variable) {
-      if (i + 1 >= args.size()) return false;
-      settings.emplace_back(variable, args[++i]);
-      return true;
-    };
-    bool ok = true;
-    if (a == "--device")
-      ok = value("PTXVM_DEVICE");
-    else if (a.starts_with("--device="))
-      settings.emplace_back("PTXVM_DEVICE", a.substr(9));
-    else if (a == "--threads")
-      ok = value("PTXVM_THREADS");
-    else if (a == "--max-instructions")
-      ok = value("PTXVM_MAX_INSTRUCTIONS");
-    else if (a == "--seed")
-      ok = value("PTXVM_SEED");
-    else if (a == "--racecheck")
-      settings.emplace_back("PTXVM_RACECHECK", "1");
-    else if (a == "--schedule=random" || a == "--schedule=deterministic")
-      settings.emplace_back("PTXVM_SCHEDULE", a.substr(11));
-    else if (a == "--report" && (ok = value("PTXVM_REPORT")))
-      settings.back().second = absolute(settings.back().second);
-    else if (a == "--save-ptx" && (ok = value("PTXVM_SAVE_PTX")))
-      settings.back().second = absolute(settings.back().second);
-    else
-      return usage("unknown option '" + a + "'");
-    if (!ok) return usage("option '" + a + "' needs a value");
-  }
-  if (i >= args.size()) return usage("no program to run");
+Command addExecCommand(CLI::App &ptxvm, const std::vector<std::string> *afterDashes) {
+  auto o = std::make_shared<ExecOptions>();
+  CLI::App *cmd = ptxvm.add_subcommand("exec", "run a CUDA program (nvcc -cudart shared) on a ptxvm device");
+  cmd->footer(paragraph(
+      "ptxvm exec [OPTIONS] [--] PROGRAM [ARGS...]\n\n"
+      "Runs a CUDA program built with `nvcc -cudart shared` on a ptxvm device: ptxvm's libcudart.so.13 is "
+      "found first, reads the PTX from the program's fatbin and serves the CUDA runtime API. Kernel faults "
+      "are reported as compute-sanitizer does, and return the error a GPU would. The program's exit status "
+      "is passed through (a signal N: 128+N).\n\n"
+      "The same settings reach programs started some other way through the environment:\n"
+      "PTXVM_DEVICE, PTXVM_THREADS, PTXVM_RACECHECK=1, PTXVM_MAX_INSTRUCTIONS, PTXVM_SCHEDULE,\n"
+      "PTXVM_SEED, PTXVM_REPORT, PTXVM_SAVE_PTX; with LD_LIBRARY_PATH naming the directory of\n"
+      "ptxvm's libcudart.so.13 (PTXVM_CUDART_DIR tells ptxvm exec where it is)."));
+  // The program and its arguments start at the first argument that is not
+  // an option of exec's (or after `--`, which main splits off).
+  cmd->prefix_command();
+  cmd->add_option("--device", o->device, "the device (emulator, the only one so far)")->type_name("NAME");
+  cmd->add_option("--threads", o->threads, "host threads per launch (default: all cores)")
+      ->check(CLI::Range(1u, 4096u))
+      ->type_name("N");
+  cmd->add_flag("--racecheck", o->racecheck,
+                "report shared-memory accesses of different threads not ordered by a barrier, __syncwarp or "
+                "mbarrier (lanes of a warp included)");
+  cmd->add_option("--max-instructions", o->maxInstructions,
+                  "stop a launch after N warp instructions per CTA (cudaErrorLaunchTimeout)")
+      ->check(CLI::PositiveNumber)
+      ->type_name("N");
+  cmd->add_option("--schedule", o->schedule, "warp order and divergent-side order: deterministic or random")
+      ->check(CLI::IsMember({"deterministic", "random"}))
+      ->type_name("MODE");
+  cmd->add_option_function<uint64_t>(
+         "--seed", [o](const uint64_t &seed) { o->seed = seed; }, "seed of --schedule=random (default 1)")
+      ->type_name("S");
+  cmd->add_option("--report", o->reportPath,
+                  "launches and diagnostics as JSON, written when the program exits")
+      ->type_name("FILE.json");
+  cmd->add_option("--save-ptx", o->ptxDirectory,
+                  "write each module's PTX to DIR (diagnostics name its lines)")
+      ->type_name("DIR");
+  return {cmd, [o, cmd, afterDashes] {
+            std::vector<std::string> program = cmd->remaining();
+            // An unknown option before the program is exec's mistake, not the
+            // program's name; after `--` anything goes.
+            if (!program.empty() && program[0].starts_with("-"))
+              return usageError(*cmd, "unknown option '" + program[0] + "'");
+            if (afterDashes) {
+              if (!program.empty()) program.push_back("--");
+              program.insert(program.end(), afterDashes->begin(), afterDashes->end());
+            }
+            if (program.empty()) return usageError(*cmd, "no program to run");
+            o->program = std::move(program);
+            return execProgram(*o, *cmd);
+          }};
+}
+
+int execProgram(const ExecOptions &o, const CLI::App &command) {
+  auto usage = [&](const std::string &message) { return usageError(command, message); };
+  // What the program's libcudart.so.13 reads (Config.h).
+  std::vector<std::pair<std::string, std::string>> settings;
+  if (!o.device.empty()) settings.emplace_back("PTXVM_DEVICE", o.device);
+  if (o.threads) settings.emplace_back("PTXVM_THREADS", std::to_string(o.threads));
+  if (o.racecheck) settings.emplace_back("PTXVM_RACECHECK", "1");
+  if (o.maxInstructions) settings.emplace_back("PTXVM_MAX_INSTRUCTIONS", std::to_string(o.maxInstructions));
+  if (!o.schedule.empty()) settings.emplace_back("PTXVM_SCHEDULE", o.schedule);
+  if (o.seed) settings.emplace_back("PTXVM_SEED", std::to_string(*o.seed));
+  if (!o.reportPath.empty()) settings.emplace_back("PTXVM_REPORT", absolute(o.reportPath));
+  if (!o.ptxDirectory.empty()) settings.emplace_back("PTXVM_SAVE_PTX", absolute(o.ptxDirectory));
   // Check every value as the runtime will read it: a mistake is a usage
   // error here rather than a warning in the program's output.
   cudart::Config check;
@@ -210,9 +206,9 @@ int execCommand(const std::vector<std::string> &args) {
   std::string path = libraryDir + (old && *old ? ":" + std::string(old) : "");
   setenv("LD_LIBRARY_PATH", path.c_str(), 1);
 
-  warnAboutRuntime(args[i]);
+  warnAboutRuntime(o.program[0]);
   std::vector<char *> argv;
-  for (size_t j = i; j < args.size(); ++j) argv.push_back(const_cast<char *>(args[j].c_str()));
+  for (const std::string &arg : o.program) argv.push_back(const_cast<char *>(arg.c_str()));
   argv.push_back(nullptr);
   std::fflush(nullptr);
   pid_t child = fork();

@@ -2,13 +2,34 @@
 // device, with ptxvm's libcudart.so.13 found first and its checkers configured.
 #pragma once
 
+#include "tools/CommandLine.h"
+
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace ptxvm {
 
-int execCommand(const std::vector<std::string> &args);
-extern const char kExecHelp[];
+/// What `ptxvm exec` was asked to do, as parsed; each setting reaches the
+/// program's libcudart.so.13 as its PTXVM_* variable (runtime/cudart/Config.h).
+struct ExecOptions {
+  std::string device; // PTXVM_DEVICE; empty: the runtime's default
+  unsigned threads = 0;
+  bool racecheck = false;
+  uint64_t maxInstructions = 0; // 0: the runtime's default
+  std::string schedule;         // "", "deterministic" or "random"
+  std::optional<uint64_t> seed;
+  std::string reportPath, ptxDirectory;
+  std::vector<std::string> program; // the program and its arguments
+};
+
+/// Adds `exec` to `ptxvm`. `afterDashes`, when not null, holds what followed
+/// exec's `--` on the command line: the program's arguments, which CLI11 never sees.
+Command addExecCommand(CLI::App &ptxvm, const std::vector<std::string> *afterDashes);
+
+/// Runs `o.program` with the settings in its environment; its exit status.
+int execProgram(const ExecOptions &o, const CLI::App &command);
 
 /// The directory holding ptxvm's libcudart.so.13 for the ptxvm binary at
 /// `self` (the build tree's lib/, or an install's lib/ptxvm/), or "".

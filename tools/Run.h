@@ -1,13 +1,36 @@
-// `ptxvm run`: launch one kernel of a PTX file on the emulator, with
-// arguments given on the command line, and report what happened.
+// `ptxvm run`: launch one kernel of a PTX file on a device, with arguments
+// given on the command line, and report what happened.
 #pragma once
 
+#include "tools/CommandLine.h"
+
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace ptxvm {
 
-int runKernelCommand(const std::vector<std::string> &args);
-extern const char kRunHelp[];
+/// What `ptxvm run` was asked to do, as parsed.
+struct RunOptions {
+  InputOptions in;
+  std::string device = "emulator"; // --device: the runtime decides which are built in
+  std::string kernel;
+  std::string grid, block; // X[,Y,Z], checked by dimensions()
+  uint32_t sharedBytes = 0;
+  std::vector<std::string> args; // --arg SPEC, in parameter order
+  unsigned threads = 0;          // 0: all cores
+  bool racecheck = false;
+  std::string schedule = "deterministic"; // or "random"
+  uint64_t seed = 1;
+  uint64_t maxInstructions = 0; // 0: the emulator's default
+  std::string reportPath;
+  bool stats = false;
+};
+
+/// Adds `run` to `ptxvm`.
+Command addRunCommand(CLI::App &ptxvm);
+
+/// Launches the kernel `o` names; the exit status.
+int runKernel(const RunOptions &o, const CLI::App &command);
 
 } // namespace ptxvm

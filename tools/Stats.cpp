@@ -1,8 +1,9 @@
 #include "tools/Stats.h"
 
-#include "ptx/Diagnostic.h"
+#include <boost/json/serialize.hpp>
+#include <fmt/format.h>
 
-#include <cstdio>
+#include <iterator>
 
 namespace ptxvm {
 
@@ -77,65 +78,51 @@ ModuleStats computeStats(const ptx::Module &m) {
 
 std::string renderStatsText(const ModuleStats &s, bool byOpcode) {
   std::string out;
-  char line[512];
-  std::snprintf(line, sizeof line, "%-40s %6s %8s %6s %6s %6s %6s %6s %6s %6s %5s %8s %8s\n", "function",
-                "kind", "instrs", "arith", "mem", "ctrl", "sync", "tensor", "tex", "regs", "bbs", "local",
-                "shared");
-  out += line;
+  auto line = std::back_inserter(out);
+  fmt::format_to(line, "{:<40} {:>6} {:>8} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>5} {:>8} {:>8}\n",
+                 "function", "kind", "instrs", "arith", "mem", "ctrl", "sync", "tensor", "tex", "regs", "bbs",
+                 "local", "shared");
   for (const FunctionStats &f : s.functions) {
-    auto c = [&](InstrClass k) { return static_cast<unsigned long long>(f.byClass[static_cast<int>(k)]); };
+    auto c = [&](InstrClass k) { return f.byClass[static_cast<int>(k)]; };
     std::string name = f.name.size() > 40 ? f.name.substr(0, 37) + "..." : f.name;
-    std::snprintf(line, sizeof line,
-                  "%-40s %6s %8llu %6llu %6llu %6llu %6llu %6llu %6llu %6llu %5llu %8llu %8llu\n",
-                  name.c_str(), f.kernel ? "entry" : "func", (unsigned long long)f.instructions,
-                  c(InstrClass::Arithmetic), c(InstrClass::Memory), c(InstrClass::Control),
-                  c(InstrClass::Sync), c(InstrClass::Tensor), c(InstrClass::Texture),
-                  (unsigned long long)f.registers, (unsigned long long)f.basicBlocks,
-                  (unsigned long long)f.localBytes, (unsigned long long)f.sharedBytes);
-    out += line;
+    fmt::format_to(line, "{:<40} {:>6} {:>8} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>5} {:>8} {:>8}\n",
+                   name, f.kernel ? "entry" : "func", f.instructions, c(InstrClass::Arithmetic),
+                   c(InstrClass::Memory), c(InstrClass::Control), c(InstrClass::Sync), c(InstrClass::Tensor),
+                   c(InstrClass::Texture), f.registers, f.basicBlocks, f.localBytes, f.sharedBytes);
     if (byOpcode)
-      for (auto &[op, n] : f.byOpcode) {
-        std::snprintf(line, sizeof line, "    %-24s %8llu\n", op.c_str(), (unsigned long long)n);
-        out += line;
-      }
+      for (const auto &[op, n] : f.byOpcode) fmt::format_to(line, "    {:<24} {:>8}\n", op, n);
   }
-  std::snprintf(line, sizeof line,
-                "total: %zu functions, %llu instructions; module variables: global %llu B, shared %llu B, "
-                "const %llu B, local %llu B\n",
-                s.functions.size(), (unsigned long long)s.totalInstructions,
-                (unsigned long long)s.globalBytes, (unsigned long long)s.sharedBytes,
-                (unsigned long long)s.constBytes, (unsigned long long)s.localBytes);
-  out += line;
+  fmt::format_to(
+      line,
+      "total: {} functions, {} instructions; module variables: global {} B, shared {} B, const {} B, "
+      "local {} B\n",
+      s.functions.size(), s.totalInstructions, s.globalBytes, s.sharedBytes, s.constBytes, s.localBytes);
   return out;
 }
 
 std::string renderStatsJson(const ModuleStats &s) {
-  std::string out = "{\"functions\":[";
-  for (size_t i = 0; i < s.functions.size(); ++i) {
-    const FunctionStats &f = s.functions[i];
-    out += i ? "," : "";
-    out += "{\"name\":\"" + ptx::jsonEscape(f.name) + "\",\"kind\":\"" + (f.kernel ? "entry" : "func") +
-           "\",\"instructions\":" + std::to_string(f.instructions) + ",\"classes\":{";
+  boost::json::array functions;
+  for (const FunctionStats &f : s.functions) {
+    boost::json::object classes, opcodes;
     for (int c = 0; c < static_cast<int>(InstrClass::Count); ++c)
-      out += (c ? ",\"" : "\"") + std::string(className(static_cast<InstrClass>(c))) +
-             "\":" + std::to_string(f.byClass[c]);
-    out += "},\"opcodes\":{";
-    bool first = true;
-    for (auto &[op, n] : f.byOpcode) {
-      out += (first ? "\"" : ",\"") + op + "\":" + std::to_string(n);
-      first = false;
-    }
-    out += "},\"registers\":" + std::to_string(f.registers) +
-           ",\"basic_blocks\":" + std::to_string(f.basicBlocks) +
-           ",\"local_bytes\":" + std::to_string(f.localBytes) +
-           ",\"shared_bytes\":" + std::to_string(f.sharedBytes) + "}";
+      classes[className(static_cast<InstrClass>(c))] = f.byClass[c];
+    for (const auto &[op, n] : f.byOpcode) opcodes[op] = n;
+    functions.push_back(boost::json::object{{"name", f.name},
+                                            {"kind", f.kernel ? "entry" : "func"},
+                                            {"instructions", f.instructions},
+                                            {"classes", std::move(classes)},
+                                            {"opcodes", std::move(opcodes)},
+                                            {"registers", f.registers},
+                                            {"basic_blocks", f.basicBlocks},
+                                            {"local_bytes", f.localBytes},
+                                            {"shared_bytes", f.sharedBytes}});
   }
-  out += "],\"global_bytes\":" + std::to_string(s.globalBytes) +
-         ",\"shared_bytes\":" + std::to_string(s.sharedBytes) +
-         ",\"const_bytes\":" + std::to_string(s.constBytes) +
-         ",\"local_bytes\":" + std::to_string(s.localBytes) +
-         ",\"instructions\":" + std::to_string(s.totalInstructions) + "}";
-  return out;
+  return boost::json::serialize(boost::json::object{{"functions", std::move(functions)},
+                                                    {"global_bytes", s.globalBytes},
+                                                    {"shared_bytes", s.sharedBytes},
+                                                    {"const_bytes", s.constBytes},
+                                                    {"local_bytes", s.localBytes},
+                                                    {"instructions", s.totalInstructions}});
 }
 
 } // namespace ptxvm

@@ -1,5 +1,6 @@
-// ptxvm: the command-line program. Each subcommand is a small function over
-// the libraries; `ptxvm SUBCOMMAND --help` describes it.
+// ptxvm: the command-line program. Each subcommand is a CLI11 subcommand
+// whose options are bound to a struct and whose work is a small function over
+// the libraries; `ptxvm SUBCOMMAND --help` is generated from its options.
 #include "ptx/IRDump.h"
 #include "ptx/Parser.h"
 #include "ptx/Verifier.h"
@@ -20,228 +21,163 @@ using namespace ptxvm;
 
 namespace {
 
-const char kUsageText[] = R"(usage: ptxvm <command> [options] FILE
-
-commands:
-  fmt FILE [-o OUT]     parse, verify and re-emit PTX
-  verify FILE           check PTX against the instruction table and PTX rules
-  stats FILE            functions, instruction counts by class, registers, memory
-  dump FILE             print the IR structure (for debugging ptxvm)
-  analyze FILE [--kernel K] [--block X[,Y,Z]] [--format text|json|dot]
-                        divergence and affine analysis, static barrier checks
-  run FILE --kernel K --grid G --block B [--arg SPEC]...
-                        run a kernel on the SIMT emulator
-  exec [options] -- PROGRAM [ARGS]...
-                        run a CUDA program (nvcc -cudart shared) on the emulator
-
-common options:
-  --parser=fast|antlr   front end (default: fast)
-  --diagnostics=json    diagnostics as JSON on stdout
-  --help                help for a command
-
-exit status: 0 success, 1 diagnostics reported, 2 usage error
-)";
-
-struct CommandHelp {
-  const char *name;
-  const char *text;
-};
-
-const CommandHelp kHelp[] = {
-    {"fmt", R"(usage: ptxvm fmt FILE [-o OUT] [--strip-debug] [--comments] [--no-verify] [--parser=fast|antlr]
-
-Parses FILE, verifies it, and writes it back as PTX (to OUT, or stdout).
-The output parses to the identical IR and is accepted by ptxas.
-  -o OUT          write to OUT instead of stdout
-  --strip-debug   drop .file, .loc, .section and the debug target
-  --comments      annotate basic blocks with their predecessors
-  --no-verify     write even when the verifier reports errors
-)"},
-    {"verify", R"(usage: ptxvm verify FILE [--parser=fast|antlr] [--diagnostics=json]
-
-Parses and verifies FILE: operand shapes and types per the instruction
-table, defined registers, labels and symbols, state spaces, availability
-against .version and .target, immediate barrier operands.
-)"},
-    {"stats", R"(usage: ptxvm stats FILE [--by-opcode] [--json] [--parser=fast|antlr]
-
-Prints per function: instructions by class, registers, basic blocks, local
-and shared bytes; and module totals.
-  --by-opcode   also count instructions per opcode
-  --json        machine-readable output
-)"},
-    {"dump", R"(usage: ptxvm dump FILE [--no-locations] [--parser=fast|antlr]
-
-Prints every field of the IR, for debugging ptxvm itself.
-)"},
-};
-
-int usageError(const std::string &message) {
-  std::fprintf(stderr, "ptxvm: %s\n(run 'ptxvm --help' for usage)\n", message.c_str());
-  return kUsage;
-}
-
-bool wantsHelp(const std::vector<std::string> &args) {
-  for (const std::string &a : args)
-    if (a == "--help" || a == "-h") return true;
-  return false;
-}
-
-/// Splits the common options and the input file off `args`; the rest is
-/// returned in `extra` for the subcommand.
-bool parseArgs(const std::vector<std::string> &args, InputOptions &in, std::vector<std::string> &extra,
-               std::string &error) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    bool consumed = false;
-    if (!parseCommonOption(args[i], in, error, consumed)) return false;
-    if (consumed) continue;
-    if (args[i] == "-o" && i + 1 < args.size()) {
-      extra.push_back(args[i]);
-      extra.push_back(args[++i]);
-    } else if (args[i].starts_with("-") && args[i] != "-") {
-      extra.push_back(args[i]);
-    } else if (in.file.empty()) {
-      in.file = args[i];
-    } else {
-      error = "more than one input file";
-      return false;
-    }
-  }
-  if (in.file.empty()) {
-    error = "no input file";
-    return false;
-  }
-  return true;
-}
-
 int finish(const ptx::DiagnosticList &diags, bool json) {
   printDiagnostics(diags, json);
   return diags.hasErrors() ? kDiagnostics : kOk;
 }
 
-int runFmt(const std::vector<std::string> &args) {
-  InputOptions in;
-  std::vector<std::string> extra;
-  std::string error;
-  if (!parseArgs(args, in, extra, error)) return usageError(error);
-  ptx::WriteOptions wo;
-  std::string outPath;
-  bool verify = true;
-  for (size_t i = 0; i < extra.size(); ++i) {
-    if (extra[i] == "-o")
-      outPath = extra[++i];
-    else if (extra[i] == "--strip-debug")
-      wo.debugInfo = false;
-    else if (extra[i] == "--comments")
-      wo.comments = true;
-    else if (extra[i] == "--no-verify")
-      verify = false;
-    else
-      return usageError("fmt: unknown option '" + extra[i] + "'");
-  }
-  ptx::DiagnosticList diags;
-  auto m = loadModule(in, diags);
-  if (!m) return finish(diags, in.json);
-  if (!diags.hasErrors() && verify) ptx::verifyModule(*m, diags);
-  if (diags.hasErrors() && verify) return finish(diags, in.json);
-  std::string text = ptx::writeModule(*m, wo);
-  if (outPath.empty() || outPath == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-  } else {
-    std::ofstream out(outPath, std::ios::binary);
-    out << text;
-    if (!out) return usageError("cannot write '" + outPath + "'");
-  }
-  return finish(diags, in.json);
+Command addFmtCommand(CLI::App &ptxvm) {
+  struct Options {
+    InputOptions in;
+    std::string out;
+    bool stripDebug = false, comments = false, noVerify = false;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App *cmd = ptxvm.add_subcommand("fmt", "parse, verify and re-emit PTX");
+  cmd->footer(paragraph(
+      "Parses FILE, verifies it, and writes it back as PTX (to OUT, or stdout). The output parses to the "
+      "identical IR and is accepted by ptxas."));
+  addInputOptions(*cmd, o->in);
+  cmd->add_option("-o", o->out, "write to OUT instead of stdout ('-': stdout)")->type_name("OUT");
+  cmd->add_flag("--strip-debug", o->stripDebug, "drop .file, .loc, .section and the debug target");
+  cmd->add_flag("--comments", o->comments, "annotate basic blocks with their predecessors");
+  cmd->add_flag("--no-verify", o->noVerify, "write even when the verifier reports errors");
+  return {cmd, [o, cmd] {
+            ptx::WriteOptions wo;
+            wo.debugInfo = !o->stripDebug;
+            wo.comments = o->comments;
+            bool verify = !o->noVerify;
+            ptx::DiagnosticList diags;
+            auto m = loadModule(o->in, diags);
+            if (!m) return finish(diags, o->in.json);
+            if (!diags.hasErrors() && verify) ptx::verifyModule(*m, diags);
+            if (diags.hasErrors() && verify) return finish(diags, o->in.json);
+            std::string text = ptx::writeModule(*m, wo);
+            if (o->out.empty() || o->out == "-") {
+              std::fwrite(text.data(), 1, text.size(), stdout);
+            } else {
+              std::ofstream out(o->out, std::ios::binary);
+              out << text;
+              if (!out) return usageError(*cmd, "cannot write '" + o->out + "'");
+            }
+            return finish(diags, o->in.json);
+          }};
 }
 
-int runVerify(const std::vector<std::string> &args) {
-  InputOptions in;
-  std::vector<std::string> extra;
-  std::string error;
-  if (!parseArgs(args, in, extra, error)) return usageError(error);
-  if (!extra.empty()) return usageError("verify: unknown option '" + extra[0] + "'");
-  ptx::DiagnosticList diags;
-  auto m = loadModule(in, diags);
-  if (m && !diags.hasErrors()) ptx::verifyModule(*m, diags);
-  if (!diags.hasErrors() && !in.json) std::fprintf(stderr, "%s: ok\n", in.file.c_str());
-  return finish(diags, in.json);
+Command addVerifyCommand(CLI::App &ptxvm) {
+  auto in = std::make_shared<InputOptions>();
+  CLI::App *cmd = ptxvm.add_subcommand("verify", "check PTX against the instruction table and PTX rules");
+  cmd->footer(paragraph(
+      "Parses and verifies FILE: operand shapes and types per the instruction table, defined registers, "
+      "labels and symbols, state spaces, availability against .version and .target, immediate barrier "
+      "operands."));
+  addInputOptions(*cmd, *in);
+  return {cmd, [in] {
+            ptx::DiagnosticList diags;
+            auto m = loadModule(*in, diags);
+            if (m && !diags.hasErrors()) ptx::verifyModule(*m, diags);
+            if (!diags.hasErrors() && !in->json) std::fprintf(stderr, "%s: ok\n", in->file.c_str());
+            return finish(diags, in->json);
+          }};
 }
 
-int runStats(const std::vector<std::string> &args) {
-  InputOptions in;
-  std::vector<std::string> extra;
-  std::string error;
-  if (!parseArgs(args, in, extra, error)) return usageError(error);
-  bool byOpcode = false, json = false;
-  for (const std::string &e : extra) {
-    if (e == "--by-opcode")
-      byOpcode = true;
-    else if (e == "--json")
-      json = true;
-    else
-      return usageError("stats: unknown option '" + e + "'");
-  }
-  ptx::DiagnosticList diags;
-  auto m = loadModule(in, diags);
-  if (!m) return finish(diags, in.json);
-  ModuleStats s = computeStats(*m);
-  std::string text = json ? renderStatsJson(s) + "\n" : renderStatsText(s, byOpcode);
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  return finish(diags, in.json);
+Command addStatsCommand(CLI::App &ptxvm) {
+  struct Options {
+    InputOptions in;
+    bool byOpcode = false, json = false;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App *cmd = ptxvm.add_subcommand("stats", "functions, instruction counts by class, registers, memory");
+  cmd->footer(paragraph(
+      "Prints per function: instructions by class, registers, basic blocks, local and shared bytes; and "
+      "module totals."));
+  addInputOptions(*cmd, o->in);
+  cmd->add_flag("--by-opcode", o->byOpcode, "also count instructions per opcode");
+  cmd->add_flag("--json", o->json, "machine-readable output (one JSON document)");
+  return {cmd, [o] {
+            ptx::DiagnosticList diags;
+            auto m = loadModule(o->in, diags);
+            if (!m) return finish(diags, o->in.json);
+            ModuleStats s = computeStats(*m);
+            std::string text = o->json ? renderStatsJson(s) + "\n" : renderStatsText(s, o->byOpcode);
+            std::fwrite(text.data(), 1, text.size(), stdout);
+            return finish(diags, o->in.json);
+          }};
 }
 
-int runDump(const std::vector<std::string> &args) {
-  InputOptions in;
-  std::vector<std::string> extra;
-  std::string error;
-  if (!parseArgs(args, in, extra, error)) return usageError(error);
-  bool locations = true;
-  for (const std::string &e : extra) {
-    if (e == "--no-locations")
-      locations = false;
-    else
-      return usageError("dump: unknown option '" + e + "'");
-  }
-  ptx::DiagnosticList diags;
-  auto m = loadModule(in, diags);
-  if (!m) return finish(diags, in.json);
-  std::string text = ptx::dumpModule(*m, locations);
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  return finish(diags, in.json);
+Command addDumpCommand(CLI::App &ptxvm) {
+  struct Options {
+    InputOptions in;
+    bool noLocations = false;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App *cmd = ptxvm.add_subcommand("dump", "print the IR structure (for debugging ptxvm itself)");
+  addInputOptions(*cmd, o->in);
+  cmd->add_flag("--no-locations", o->noLocations, "leave out source locations");
+  return {cmd, [o] {
+            ptx::DiagnosticList diags;
+            auto m = loadModule(o->in, diags);
+            if (!m) return finish(diags, o->in.json);
+            std::string text = ptx::dumpModule(*m, !o->noLocations);
+            std::fwrite(text.data(), 1, text.size(), stdout);
+            return finish(diags, o->in.json);
+          }};
+}
+
+/// CLI11 reads `--` as the end of exec's options but would still take a
+/// `--help` after it as exec's own; the program's arguments are therefore
+/// split off here, before CLI11 sees them.
+std::vector<std::string> splitProgram(std::vector<std::string> &args, bool &split) {
+  split = false;
+  if (args.empty() || args[0] != "exec") return {};
+  for (size_t i = 1; i < args.size(); ++i)
+    if (args[i] == "--") {
+      std::vector<std::string> program(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+      args.resize(i);
+      split = true;
+      return program;
+    }
+  return {};
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
-  if (argc < 2) {
-    std::fputs(kUsageText, stderr);
-    return kUsage;
-  }
-  std::string command = argv[1];
-  std::vector<std::string> args(argv + 2, argv + argc);
-  if (command == "--help" || command == "-h" || command == "help") {
-    std::fputs(kUsageText, stdout);
-    return kOk;
-  }
-  struct Entry {
-    const char *name;
-    int (*run)(const std::vector<std::string> &);
-  };
-  const Entry commands[] = {{"fmt", runFmt},   {"verify", runVerify},     {"stats", runStats},
-                            {"dump", runDump}, {"run", runKernelCommand}, {"exec", execCommand},
-                            {"analyze", runAnalyzeCommand}};
-  for (const Entry &c : commands) {
-    if (command != c.name) continue;
-    // exec's own --help comes before its program: the program's is the program's.
-    if (command != "exec" && wantsHelp(args)) {
-      for (const CommandHelp &h : kHelp)
-        if (command == h.name) std::fputs(h.text, stdout);
-      if (command == "run") std::fputs(kRunHelp, stdout);
-      if (command == "analyze") std::fputs(kAnalyzeHelp, stdout);
-      return kOk;
+  CLI::App app("ptxvm: a PTX virtual machine. Reads, checks, analyses and runs PTX; runs CUDA programs.",
+               "ptxvm");
+  app.require_subcommand(1);
+  app.footer("Exit status: 0 success, 1 diagnostics reported, 2 usage error.\n"
+             "'ptxvm COMMAND --help' describes a command.");
+  std::vector<std::string> args(argv + 1, argv + argc);
+  bool split = false;
+  std::vector<std::string> program = splitProgram(args, split);
+  std::vector<Command> commands{addFmtCommand(app),
+                                addVerifyCommand(app),
+                                addStatsCommand(app),
+                                addDumpCommand(app),
+                                addAnalyzeCommand(app),
+                                addRunCommand(app),
+                                addExecCommand(app, split ? &program : nullptr)};
+  try {
+    // CLI11 takes its arguments last first.
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp &e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp &e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError &e) {
+    const CLI::App *failed = &app;
+    for (const CLI::App *sub : app.get_subcommands()) failed = sub;
+    if (failed == &app && args.empty()) {
+      std::fputs(app.help().c_str(), stderr);
+      return kUsage;
     }
-    return c.run(args);
+    if (failed == &app && !args[0].starts_with("-"))
+      return usageError(app, "unknown command '" + args[0] + "'");
+    return usageError(*failed, e.what());
   }
-  return usageError("unknown command '" + command + "'");
+  for (const Command &c : commands)
+    if (c.app->parsed()) return c.run();
+  return kUsage;
 }

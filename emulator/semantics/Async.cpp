@@ -44,19 +44,19 @@ struct MbarrierState {
   }
 };
 
-/// Applies `f` to the mbarrier of each executing lane, in lane order.
-/// How an mbarrier operation orders memory for --racecheck: an arrival (or
-/// completed transaction bytes) releases what the lane did before it; a wait
-/// that sees the phase complete acquires what was released.
+/// How an mbarrier operation orders memory (for observers such as
+/// racecheck): an arrival (or completed transaction bytes) releases what the
+/// lane did before it; a wait that sees the phase complete acquires what was
+/// released.
 enum class Order : uint8_t { None, Release, Acquire };
 
 void orderAtMbarrier(Exec &x, unsigned lane, const uint8_t *mbarrier, Order order) {
-  if (!x.cta.racecheck || order == Order::None) return;
+  if (!x.cta.events || order == Order::None) return;
   const auto key = reinterpret_cast<uintptr_t>(mbarrier);
   if (order == Order::Release)
-    x.cta.racecheck->mbarrierRelease(x.warp.index, lane, key);
+    x.cta.events->mbarrierReleased(x.warp.index, lane, key, x.pc);
   else
-    x.cta.racecheck->mbarrierAcquire(x.warp.index, lane, key);
+    x.cta.events->mbarrierAcquired(x.warp.index, lane, key, x.pc);
 }
 
 /// Applies `f` to the mbarrier of each executing lane, in lane order; `f`
@@ -247,44 +247,49 @@ void stBulk(Exec &x, const DInstr &in) {
 
 void nothing(Exec &, const DInstr &) {}
 
+template <bool Drop> Handler pickArrive(const DInstr &in) {
+  if (in.mods & dmod::ExpectTx) return arrive<Drop, true, false>;
+  if (in.mods & dmod::NoComplete) return arrive<Drop, false, true>;
+  return arrive<Drop, false, false>;
+}
+Handler pickTestWait(const DInstr &in) { return (in.mods & dmod::Parity) ? testWait<true> : testWait<false>; }
+// Without .noinc the pending count is raised by one and the (already
+// complete) copies arrive: nothing changes.
+Handler pickCpAsyncArrive(const DInstr &in) { return (in.mods & dmod::Noinc) ? cpAsyncArriveNoinc : nothing; }
+Handler pickCpAsyncBulk(const DInstr &in) {
+  if (in.mods & dmod::CpMask) return nullptr; // sm_100 byte masks
+  if (in.mods & dmod::BulkGroup) return cpAsyncBulk<false, Space::Shared>;
+  return (in.mods & dmod::Global) ? cpAsyncBulk<true, Space::Global> : cpAsyncBulk<true, Space::Shared>;
+}
+Handler pickStAsync(const DInstr &in) { return in.numOps == 3 ? stAsync<true> : stAsync<false>; }
+
+constexpr uint16_t kAll = tclass::All;
+constexpr HandlerRow kRows[] = {
+    row(Opcode::MbarrierInit, kAll, init),
+    row(Opcode::MbarrierInval, kAll, inval),
+    row(Opcode::MbarrierArrive, kAll, pickArrive<false>),
+    row(Opcode::MbarrierArriveDrop, kAll, pickArrive<true>),
+    row(Opcode::MbarrierExpectTx, kAll, expectTx),
+    row(Opcode::MbarrierCompleteTx, kAll, completeTx),
+    row(Opcode::MbarrierTestWait, kAll, pickTestWait),
+    row(Opcode::MbarrierTryWait, kAll, pickTestWait),
+    row(Opcode::MbarrierPendingCount, kAll, pendingCount),
+    row(Opcode::CpAsync, kAll, cpAsync),
+    row(Opcode::CpAsyncMbarrierArrive, kAll, pickCpAsyncArrive),
+    row(Opcode::CpAsyncBulk, kAll, pickCpAsyncBulk),
+    row(Opcode::StAsync, kAll, pickStAsync),
+    row(Opcode::StBulk, kAll, stBulk),
+    row(Opcode::CpAsyncCommitGroup, kAll, nothing),
+    row(Opcode::CpAsyncWaitGroup, kAll, nothing),
+    row(Opcode::CpAsyncWaitAll, kAll, nothing),
+    row(Opcode::CpAsyncBulkCommitGroup, kAll, nothing),
+    row(Opcode::CpAsyncBulkWaitGroup, kAll, nothing),
+    row(Opcode::CpAsyncBulkPrefetch, kAll, nothing),
+};
+
 } // namespace
 
-Handler selectAsync(const DInstr &in, const Modifiers &mods) {
-  switch (in.opcode) {
-  case Opcode::MbarrierInit: return init;
-  case Opcode::MbarrierInval: return inval;
-  case Opcode::MbarrierArrive:
-  case Opcode::MbarrierArriveDrop: {
-    bool drop = in.opcode == Opcode::MbarrierArriveDrop;
-    bool tx = mods.has(Mod::MemExpectTx), noComplete = mods.has(Mod::MemNoComplete);
-    if (tx) return drop ? arrive<true, true, false> : arrive<false, true, false>;
-    if (noComplete) return drop ? arrive<true, false, true> : arrive<false, false, true>;
-    return drop ? arrive<true, false, false> : arrive<false, false, false>;
-  }
-  case Opcode::MbarrierExpectTx: return expectTx;
-  case Opcode::MbarrierCompleteTx: return completeTx;
-  case Opcode::MbarrierTestWait:
-  case Opcode::MbarrierTryWait: return mods.has(Mod::MemParity) ? testWait<true> : testWait<false>;
-  case Opcode::MbarrierPendingCount: return pendingCount;
-  case Opcode::CpAsync: return cpAsync;
-  // Without .noinc the pending count is raised by one and the (already
-  // complete) copies arrive: nothing changes.
-  case Opcode::CpAsyncMbarrierArrive: return mods.has(Mod::MemNoinc) ? cpAsyncArriveNoinc : nothing;
-  case Opcode::CpAsyncBulk:
-    if (mods.has(Mod::MemCpMask)) return nullptr; // sm_100 byte masks
-    if (mods.has(Mod::MemBulkGroup)) return cpAsyncBulk<false, Space::Shared>;
-    return mods.has(Mod::Global) ? cpAsyncBulk<true, Space::Global> : cpAsyncBulk<true, Space::Shared>;
-  case Opcode::StAsync: return in.numOps == 3 ? stAsync<true> : stAsync<false>;
-  case Opcode::StBulk: return stBulk;
-  case Opcode::CpAsyncCommitGroup:
-  case Opcode::CpAsyncWaitGroup:
-  case Opcode::CpAsyncWaitAll:
-  case Opcode::CpAsyncBulkCommitGroup:
-  case Opcode::CpAsyncBulkWaitGroup:
-  case Opcode::CpAsyncBulkPrefetch: return nothing;
-  default: return nullptr;
-  }
-}
+std::span<const HandlerRow> asyncHandlers() { return kRows; }
 
 bool completeTransaction(Exec &x, Space space, uint64_t address, uint32_t bytes, unsigned lane) {
   uint8_t *p = accessBytes(x, space, address, 8, lane, true, true);

@@ -249,20 +249,24 @@ template <bool Async> Handler byType(const DInstr &in) {
   }
 }
 
+// The .release.global form of red.async (sm_100) has no mbarrier: a plain
+// reduction.
+Handler pickRedAsync(const DInstr &in) { return in.numOps == 3 ? byType<true>(in) : byType<false>(in); }
+// Into shared::cluster with an mbarrier (Async), or into global.
+Handler pickBulkReduce(const DInstr &in) {
+  return (in.mods & dmod::CompleteTxBytes) ? byType<true>(in) : byType<false>(in);
+}
+
+// .b128 atom: Wide.cpp.
+constexpr HandlerRow kRows[] = {
+    row(Opcode::Atom, tclass::All & ~tclass::Wide, byType<false>),
+    row(Opcode::Red, tclass::All, byType<false>),
+    row(Opcode::RedAsync, tclass::All, pickRedAsync),
+    row(Opcode::CpReduceAsyncBulk, tclass::All, pickBulkReduce),
+};
+
 } // namespace
 
-Handler selectAtomic(const DInstr &in, const Modifiers &mods) {
-  switch (in.opcode) {
-  case Opcode::Atom:
-  case Opcode::Red: return byType<false>(in);
-  case Opcode::RedAsync:
-    // The .release.global form (sm_100) has no mbarrier: a plain reduction.
-    return in.numOps == 3 ? byType<true>(in) : byType<false>(in);
-  case Opcode::CpReduceAsyncBulk:
-    // Into shared::cluster with an mbarrier (Async), or into global.
-    return mods.has(Mod::MemCompleteTxBytes) ? byType<true>(in) : byType<false>(in);
-  default: return nullptr;
-  }
-}
+std::span<const HandlerRow> atomicHandlers() { return kRows; }
 
 } // namespace emu

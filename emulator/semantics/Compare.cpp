@@ -184,18 +184,24 @@ template <bool Packed> void set(Exec &x, const DInstr &in) {
 
 bool isPacked(Type t) { return t == Type::F16x2 || t == Type::BF16x2; }
 
+Handler pickSet(const DInstr &in) {
+  if (sourceOf(in.type).bits == 0) return nullptr;
+  return isPacked(in.type) ? set<true> : set<false>;
+}
+Handler pickSetp(const DInstr &in) {
+  if (sourceOf(in.type).bits == 0) return nullptr;
+  return isPacked(in.type) ? setp<true> : setp<false>;
+}
+
+// setp on integers, and on f32/f64 without .ftz: Integer.cpp's vectorised setp.
+constexpr HandlerRow kRows[] = {
+    row(Opcode::Set, tclass::All, pickSet),
+    row(Opcode::Setp, tclass::Float, pickSetp, kmod::Ftz),
+    row(Opcode::Setp, tclass::Half, pickSetp),
+};
+
 } // namespace
 
-Handler selectCompare(const DInstr &in, const Modifiers &) {
-  if (sourceOf(in.type).bits == 0) return nullptr;
-  if (in.opcode == Opcode::Set) return isPacked(in.type) ? set<true> : set<false>;
-  if (in.opcode != Opcode::Setp) return nullptr;
-  // Integer, f32 and f64 comparisons without .ftz: the integer group's
-  // vectorised setp.
-  Type t = in.type;
-  bool half = t == Type::F16 || t == Type::BF16 || isPacked(t);
-  if (!half && !(t == Type::F32 && in.ftz)) return nullptr;
-  return isPacked(t) ? setp<true> : setp<false>;
-}
+std::span<const HandlerRow> compareHandlers() { return kRows; }
 
 } // namespace emu

@@ -264,16 +264,14 @@ Handler packSatFor(Type t) {
 #define PTXVM_BY_MODES(fn)                                                                                   \
   (relu ? (satfinite ? fn<true, true> : fn<true, false>) : (satfinite ? fn<false, true> : fn<false, false>))
 
-} // namespace
+Handler pickCvtPack(const DInstr &in) { return packSatFor(in.type0); }
 
-Handler selectConvert(const DInstr &in, const Modifiers &mods) {
-  if (in.opcode == Opcode::CvtPack) return packSatFor(in.type0);
-  if (in.opcode != Opcode::Cvt) return nullptr;
+Handler pickCvt(const DInstr &in) {
   TypeInfo d = infoOf(in.type0), s = infoOf(in.type);
   if (d.kind == TypeInfo::None || s.kind == TypeInfo::None || in.type == Type::F16x2 ||
       in.type == Type::BF16x2)
-    return selectNarrowConvert(in, mods);
-  const bool relu = mods.has(Mod::Relu), satfinite = mods.has(Mod::SatF);
+    return selectNarrowConvert(in);
+  const bool relu = in.mods & dmod::Relu, satfinite = in.mods & dmod::SatFinite;
   bool packed = in.type0 == Type::F16x2 || in.type0 == Type::BF16x2;
   bool floatDst = d.kind == TypeInfo::Float, floatSrc = s.kind == TypeInfo::Float;
   if (packed) {
@@ -296,5 +294,16 @@ Handler selectConvert(const DInstr &in, const Modifiers &mods) {
   return PTXVM_BY_MODES(cvt);
 }
 #undef PTXVM_BY_MODES
+
+// cvt's types decide everything: one row, and the narrow formats in
+// ConvertNarrow.cpp.
+constexpr HandlerRow kRows[] = {
+    row(Opcode::Cvt, tclass::All, pickCvt),
+    row(Opcode::CvtPack, tclass::All, pickCvtPack),
+};
+
+} // namespace
+
+std::span<const HandlerRow> convertHandlers() { return kRows; }
 
 } // namespace emu

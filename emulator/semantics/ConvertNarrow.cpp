@@ -166,11 +166,11 @@ template <Mod Rounding> Handler tf32For(bool relu, bool satfinite) {
 
 } // namespace
 
-Handler selectNarrowConvert(const DInstr &in, const Modifiers &mods) {
+Handler selectNarrowConvert(const DInstr &in) {
   const Type dst = in.type0, src = in.type;
   Narrow n{};
   if (dst == Type::TF32 && src == Type::F32 && in.numOps == 2) {
-    bool relu = mods.has(Mod::Relu), satfinite = mods.has(Mod::SatF);
+    bool relu = in.mods & dmod::Relu, satfinite = in.mods & dmod::SatFinite;
     if (in.rounding == Mod::Rna) return relu ? nullptr : tf32For<Mod::Rna>(false, satfinite);
     if (in.rounding == Mod::Rn) return tf32For<Mod::Rn>(relu, satfinite);
     if (in.rounding == Mod::Rz) return tf32For<Mod::Rz>(relu, satfinite);
@@ -181,16 +181,16 @@ Handler selectNarrowConvert(const DInstr &in, const Modifiers &mods) {
   // significand bits, and no sm_100 hardware was at hand to measure it.
   if (in.rounding == Mod::Rs) return nullptr;
   if (narrowOf(dst, n) && in.rounding == Mod::Rn) {
-    bool relu = mods.has(Mod::Relu);
+    bool relu = in.mods & dmod::Relu;
     if (src == Type::F32 && in.numOps == 3) return relu ? pairFromF32<true> : pairFromF32<false>;
     if (src == Type::F16x2 && in.numOps == 2 && n.bits == 8 && n.fmt.specials != fp::Format::Finite)
       return relu ? pairFromF16x2<true> : pairFromF16x2<false>;
     return nullptr;
   }
   if (dst == Type::F16x2 && narrowOf(src, n) && in.rounding == Mod::Rn && in.numOps == 2)
-    return mods.has(Mod::Relu) ? pairToF16x2<true> : pairToF16x2<false>;
+    return (in.mods & dmod::Relu) ? pairToF16x2<true> : pairToF16x2<false>;
   if (dst == Type::UE8M0x2 && (in.rounding == Mod::Rz || in.rounding == Mod::Rp)) {
-    bool up = in.rounding == Mod::Rp, sf = mods.has(Mod::SatF);
+    bool up = in.rounding == Mod::Rp, sf = in.mods & dmod::SatFinite;
     if (src == Type::F32 && in.numOps == 3) {
       if (up) return sf ? toUe8m0x2<true, true, false> : toUe8m0x2<true, false, false>;
       return sf ? toUe8m0x2<false, true, false> : toUe8m0x2<false, false, false>;

@@ -151,30 +151,40 @@ template <typename T, bool Relu> Handler packedFor(Opcode op) {
   }
 }
 
+Handler pickPacked(const DInstr &in) {
+  if (in.type == Type::U16x2) return packedFor<uint16_t, false>(in.opcode);
+  if (in.type == Type::S16x2)
+    return (in.mods & dmod::Relu) ? packedFor<int16_t, true>(in.opcode)
+                                  : packedFor<int16_t, false>(in.opcode);
+  return nullptr;
+}
+Handler pickReluS32(const DInstr &in) {
+  return in.type == Type::S32 ? packedFor<int32_t, true>(in.opcode) : nullptr;
+}
+Handler pickCarryOut(const DInstr &in) { return carryFor<false>(in, in.wide); }
+Handler pickCarryIn(const DInstr &in) { return carryFor<true>(in, in.wide); }
+
+constexpr uint16_t kInt = tclass::Int;
+
+// Plain add/sub/mad, min/max: Integer.cpp.
+constexpr HandlerRow kRows[] = {
+    row(Opcode::Add, tclass::PackedInt, pickPacked),
+    row(Opcode::Min, tclass::PackedInt, pickPacked),
+    row(Opcode::Max, tclass::PackedInt, pickPacked),
+    row(Opcode::Min, kInt, pickReluS32, kmod::Relu),
+    row(Opcode::Max, kInt, pickReluS32, kmod::Relu),
+    row(Opcode::Add, kInt, pickCarryOut, kmod::Cc),
+    row(Opcode::Sub, kInt, pickCarryOut, kmod::Cc),
+    row(Opcode::Mad, kInt, pickCarryOut, kmod::Cc),
+    row(Opcode::Addc, kInt, pickCarryIn),
+    row(Opcode::Subc, kInt, pickCarryIn),
+    row(Opcode::Madc, kInt, pickCarryIn),
+    row(Opcode::Dp4a, tclass::All, dot<true>),
+    row(Opcode::Dp2a, tclass::All, dot<false>),
+};
+
 } // namespace
 
-Handler selectExtended(const DInstr &in, const Modifiers &mods) {
-  switch (in.opcode) {
-  case Opcode::Add:
-  case Opcode::Min:
-  case Opcode::Max:
-    if (in.type == Type::U16x2) return packedFor<uint16_t, false>(in.opcode);
-    if (in.type == Type::S16x2)
-      return mods.has(ptx::Mod::Relu) ? packedFor<int16_t, true>(in.opcode)
-                                      : packedFor<int16_t, false>(in.opcode);
-    if (in.type == Type::S32 && in.opcode != Opcode::Add && mods.has(ptx::Mod::Relu))
-      return packedFor<int32_t, true>(in.opcode);
-    if (in.opcode == Opcode::Add && in.cc) return carryFor<false>(in, in.wide);
-    return nullptr;
-  case Opcode::Sub:
-  case Opcode::Mad: return in.cc ? carryFor<false>(in, in.wide) : nullptr;
-  case Opcode::Addc:
-  case Opcode::Subc:
-  case Opcode::Madc: return carryFor<true>(in, in.wide);
-  case Opcode::Dp4a: return dot<true>;
-  case Opcode::Dp2a: return dot<false>;
-  default: return nullptr;
-  }
-}
+std::span<const HandlerRow> extendedHandlers() { return kRows; }
 
 } // namespace emu

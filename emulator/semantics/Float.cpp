@@ -9,9 +9,9 @@
 // once into the format in software (Fp.h). NaN results are PTX's canonical
 // NaN (f32 0x7FFFFFFF, f16/bf16 0x7FFF). The .approx functions return the
 // correctly rounded (or double-precision) value, inside the ISA's error
-// bounds. Modifiers that DInstr does not carry (.approx/.full, .NaN,
-// .xorsign, .abs, .relu, .oob) are template parameters chosen when the
-// instruction is decoded.
+// bounds. The modifiers decoded into DInstr::mods (.full, .NaN, .xorsign,
+// .abs, .relu) are template parameters chosen when the instruction is
+// decoded.
 #include "emulator/Semantics.h"
 #include "emulator/semantics/Fp.h"
 
@@ -508,9 +508,9 @@ template <bool IsBF16, Opcode Op> void mixed(Exec &x, const DInstr &in) {
 
 bool ieeeRounding(Mod r) { return r == Mod::Rn || r == Mod::Rz || r == Mod::Rm || r == Mod::Rp; }
 
-template <typename T, bool IsMax> Handler minmaxFor(const Modifiers &mods) {
+template <typename T, bool IsMax> Handler minmaxFor(const DInstr &in) {
   using Ops = F<T>;
-  bool nan = mods.has(Mod::NaN), xorsign = mods.has(Mod::XorSign), abs = !xorsign && mods.has(Mod::Abs);
+  bool nan = in.mods & dmod::NaN, xorsign = in.mods & dmod::XorSign, abs = !xorsign && (in.mods & dmod::Abs);
   if (xorsign)
     return nan ? &Ops::template minmax<IsMax, true, true, false>
                : &Ops::template minmax<IsMax, false, true, false>;
@@ -521,7 +521,7 @@ template <typename T, bool IsMax> Handler minmaxFor(const Modifiers &mods) {
              : &Ops::template minmax<IsMax, false, false, false>;
 }
 
-template <typename T> Handler selectFor(const DInstr &in, const Modifiers &mods) {
+template <typename T> Handler selectFor(const DInstr &in) {
   using Ops = F<T>;
   constexpr bool isF32 = std::is_same_v<T, float>;
   const bool ieee = ieeeRounding(in.rounding);
@@ -534,15 +534,15 @@ template <typename T> Handler selectFor(const DInstr &in, const Modifiers &mods)
   case Opcode::Mad: return ieee ? &rounded<&Ops::fma> : nullptr;
   case Opcode::Div:
     if (ieee) return &rounded<&Ops::div>;
-    if constexpr (isF32) return mods.has(Mod::Full) ? &Ops::divFull : &Ops::divApprox;
+    if constexpr (isF32) return (in.mods & dmod::Full) ? &Ops::divFull : &Ops::divApprox;
     return nullptr;
   case Opcode::Rcp: return ieee ? &rounded<&Ops::rcp> : &Ops::template approx<rcpD>;
   case Opcode::Sqrt: return ieee ? &rounded<&Ops::sqrt> : &Ops::template approx<sqrtD>;
   case Opcode::Rsqrt: return ieee ? nullptr : &Ops::template approx<rsqrtD>;
   case Opcode::Abs: return &Ops::abs;
   case Opcode::Neg: return &Ops::neg;
-  case Opcode::Min: return minmaxFor<T, false>(mods);
-  case Opcode::Max: return minmaxFor<T, true>(mods);
+  case Opcode::Min: return minmaxFor<T, false>(in);
+  case Opcode::Max: return minmaxFor<T, true>(in);
   case Opcode::Copysign: return &Ops::copysign;
   case Opcode::Testp: return &Ops::testp;
   default: break;
@@ -560,15 +560,15 @@ template <typename T> Handler selectFor(const DInstr &in, const Modifiers &mods)
   return nullptr;
 }
 
-template <bool IsBF16, bool IsMax> Handler halfMinmaxFor(const Modifiers &mods) {
+template <bool IsBF16, bool IsMax> Handler halfMinmaxFor(const DInstr &in) {
   using Ops = H<IsBF16>;
-  bool nan = mods.has(Mod::NaN), xorsign = mods.has(Mod::XorSign);
+  bool nan = in.mods & dmod::NaN, xorsign = in.mods & dmod::XorSign;
   if (xorsign)
     return nan ? &Ops::template minmax<IsMax, true, true> : &Ops::template minmax<IsMax, false, true>;
   return nan ? &Ops::template minmax<IsMax, true, false> : &Ops::template minmax<IsMax, false, false>;
 }
 
-template <bool IsBF16> Handler selectHalf(const DInstr &in, const Modifiers &mods) {
+template <bool IsBF16> Handler selectHalf(const DInstr &in) {
   using Ops = H<IsBF16>;
   // Half-precision arithmetic rounds to nearest only.
   if (in.rounding != Mod::None && in.rounding != Mod::Rn) return nullptr;
@@ -577,11 +577,11 @@ template <bool IsBF16> Handler selectHalf(const DInstr &in, const Modifiers &mod
   case Opcode::Sub: return &Ops::sub;
   case Opcode::Mul: return &Ops::mul;
   case Opcode::Fma: // .oob computes as fma.rn (see fma)
-    return mods.has(Mod::Relu) ? &Ops::template fma<true> : &Ops::template fma<false>;
+    return (in.mods & dmod::Relu) ? &Ops::template fma<true> : &Ops::template fma<false>;
   case Opcode::Neg: return &Ops::neg;
   case Opcode::Abs: return &Ops::abs;
-  case Opcode::Min: return halfMinmaxFor<IsBF16, false>(mods);
-  case Opcode::Max: return halfMinmaxFor<IsBF16, true>(mods);
+  case Opcode::Min: return halfMinmaxFor<IsBF16, false>(in);
+  case Opcode::Max: return halfMinmaxFor<IsBF16, true>(in);
   case Opcode::Ex2: return &Ops::template approx<ex2D>;
   case Opcode::Tanh: return &Ops::template approx<tanhD>;
   default: return nullptr;
@@ -609,25 +609,43 @@ template <bool IsBF16> Handler selectMixed(const DInstr &in) {
   }
 }
 
-} // namespace
-
-Handler selectFloatArith(const DInstr &in, const Modifiers &mods) {
+/// The handler for the instruction's float type; mixed-precision forms
+/// (add.f32.f16, fma.f32.bf16) name two types.
+Handler pickFloat(const DInstr &in) {
   if (in.vec > 1) return nullptr;
-  if (in.opcode == Opcode::Setp || in.opcode == Opcode::Set) return nullptr; // Compare.cpp
-  // Mixed-precision forms (add.f32.f16, fma.f32.bf16) name two types.
   if (in.type0 == Type::F32 && (in.type == Type::F16 || in.type == Type::BF16))
     return in.type == Type::BF16 ? selectMixed<true>(in) : selectMixed<false>(in);
   if (in.type0 != in.type && in.opcode != Opcode::Testp) return nullptr;
   switch (in.type) {
-  case Type::F32: return selectFor<float>(in, mods);
-  case Type::F64: return selectFor<double>(in, mods);
+  case Type::F32: return selectFor<float>(in);
+  case Type::F64: return selectFor<double>(in);
   case Type::F32x2: return selectPair(in);
   case Type::F16:
-  case Type::F16x2: return selectHalf<false>(in, mods);
+  case Type::F16x2: return selectHalf<false>(in);
   case Type::BF16:
-  case Type::BF16x2: return selectHalf<true>(in, mods);
+  case Type::BF16x2: return selectHalf<true>(in);
   default: return nullptr;
   }
 }
+
+constexpr uint16_t kFloats = tclass::Float | tclass::FloatPair | tclass::Half;
+
+// Comparisons: Integer.cpp (setp on f32/f64) and Compare.cpp.
+constexpr HandlerRow kRows[] = {
+    row(Opcode::Add, kFloats, pickFloat),   row(Opcode::Sub, kFloats, pickFloat),
+    row(Opcode::Mul, kFloats, pickFloat),   row(Opcode::Fma, kFloats, pickFloat),
+    row(Opcode::Mad, kFloats, pickFloat),   row(Opcode::Div, kFloats, pickFloat),
+    row(Opcode::Rcp, kFloats, pickFloat),   row(Opcode::Sqrt, kFloats, pickFloat),
+    row(Opcode::Rsqrt, kFloats, pickFloat), row(Opcode::Abs, kFloats, pickFloat),
+    row(Opcode::Neg, kFloats, pickFloat),   row(Opcode::Min, kFloats, pickFloat),
+    row(Opcode::Max, kFloats, pickFloat),   row(Opcode::Copysign, kFloats, pickFloat),
+    row(Opcode::Testp, kFloats, pickFloat), row(Opcode::Sin, kFloats, pickFloat),
+    row(Opcode::Cos, kFloats, pickFloat),   row(Opcode::Lg2, kFloats, pickFloat),
+    row(Opcode::Ex2, kFloats, pickFloat),   row(Opcode::Tanh, kFloats, pickFloat),
+};
+
+} // namespace
+
+std::span<const HandlerRow> floatHandlers() { return kRows; }
 
 } // namespace emu

@@ -1,6 +1,7 @@
 // Integer arithmetic, logic, shifts, comparisons and selection (add, sub,
 // mul, mad, div, rem, min, max, abs, neg, and, or, xor, not, shl, shr, popc,
-// clz, brev, setp, selp), for every integer width.
+// clz, brev, setp, selp), for every integer width; setp on f32/f64 without
+// .ftz; mov of every type but .b128. Predicate logic is in Misc.cpp.
 #include "emulator/Semantics.h"
 
 #include <cmath>
@@ -260,16 +261,6 @@ template <typename T> void setp(Exec &x, const DInstr &in) {
   T av[32], bv[32];
   gather(x, k.op(in, a), av);
   gather(x, k.op(in, a + 1), bv);
-  if constexpr (std::is_floating_point_v<T>) {
-    // .ftz: subnormal inputs compare as zeros of their sign.
-    if (in.ftz)
-      for (unsigned l = 0; l < 32; ++l) {
-        if (av[l] != 0 && std::fabs(av[l]) < std::numeric_limits<T>::min())
-          av[l] = std::copysign(T(0), av[l]);
-        if (bv[l] != 0 && std::fabs(bv[l]) < std::numeric_limits<T>::min())
-          bv[l] = std::copysign(T(0), bv[l]);
-      }
-  }
   uint64_t cv[32];
   const DOp *c = in.numOps > a + 2 ? &k.op(in, a + 2) : nullptr;
   if (c) {
@@ -349,23 +340,19 @@ template <typename T, ptx::Mod Cmp> void setpPlain(Exec &x, const DInstr &in) {
 
 template <typename T> Handler setpFor(const DInstr &in) {
   using ptx::Mod;
-  if (in.numOps != 3 || in.ftz) return &setp<T>; // p|q pairs, boolean combinations, .ftz
+  if (in.numOps != 3) return &setp<T>; // p|q pairs, boolean combinations
   switch (in.op) {
 #define PTXVM_CMP(M)                                                                                         \
   case Mod::M: return &setpPlain<T, Mod::M>;
     PTXVM_CMP(Eq)
     PTXVM_CMP(Ne)
-    PTXVM_CMP(Lt) PTXVM_CMP(Lo) PTXVM_CMP(Le) PTXVM_CMP(Ls) PTXVM_CMP(Gt) PTXVM_CMP(Hi) PTXVM_CMP(Ge)
-        PTXVM_CMP(Hs) PTXVM_CMP(Equ) PTXVM_CMP(Neu) PTXVM_CMP(Ltu) PTXVM_CMP(Leu) PTXVM_CMP(Gtu)
-            PTXVM_CMP(Geu) PTXVM_CMP(Num) PTXVM_CMP(Nan)
+    PTXVM_CMP(Lt)
+    PTXVM_CMP(Lo) PTXVM_CMP(Le) PTXVM_CMP(Ls) PTXVM_CMP(Gt) PTXVM_CMP(Hi) PTXVM_CMP(Ge) PTXVM_CMP(Hs)
+        PTXVM_CMP(Equ) PTXVM_CMP(Neu) PTXVM_CMP(Ltu) PTXVM_CMP(Leu) PTXVM_CMP(Gtu) PTXVM_CMP(Geu)
+            PTXVM_CMP(Num) PTXVM_CMP(Nan)
 #undef PTXVM_CMP
                 default : return &setp<T>;
   }
-}
-
-bool isIntegerType(Type t) {
-  ptx::TypeClass c = ptx::typeClass(t);
-  return c == ptx::TypeClass::Bits || c == ptx::TypeClass::Signed || c == ptx::TypeClass::Unsigned;
 }
 
 void movPred(Exec &x, const DInstr &in) {
@@ -374,104 +361,63 @@ void movPred(Exec &x, const DInstr &in) {
   });
 }
 
-/// and/or/xor/not on predicates (registers hold 0/1; a source may be
-/// written !p), as one vectorised loop.
-template <typename F> void predicateLogic(Exec &x, const DInstr &in, F f) {
-  const Kernel &k = x.kernel();
-  const DOp &a = k.op(in, 1);
-  uint64_t av[32], bv[32], r[32];
-  gather(x, a, av);
-  const uint64_t flipA = a.negated ? 1 : 0;
-  if (in.numOps > 2) {
-    const DOp &b = k.op(in, 2);
-    gather(x, b, bv);
-    const uint64_t flipB = b.negated ? 1 : 0;
-    for (unsigned l = 0; l < 32; ++l) r[l] = f((av[l] ^ flipA) & 1, (bv[l] ^ flipB) & 1);
-  } else {
-    for (unsigned l = 0; l < 32; ++l) r[l] = f((av[l] ^ flipA) & 1, 0);
-  }
-  scatter(x, k.op(in, 0), r);
-}
-void predAnd(Exec &x, const DInstr &in) {
-  predicateLogic(x, in, [](uint64_t a, uint64_t b) { return a & b; });
-}
-void predOr(Exec &x, const DInstr &in) {
-  predicateLogic(x, in, [](uint64_t a, uint64_t b) { return a | b; });
-}
-void predXor(Exec &x, const DInstr &in) {
-  predicateLogic(x, in, [](uint64_t a, uint64_t b) { return a ^ b; });
-}
-void predNot(Exec &x, const DInstr &in) {
-  predicateLogic(x, in, [](uint64_t a, uint64_t) { return a ^ 1; });
-}
-
-} // namespace
-
-Handler selectIntegerArith(const DInstr &in) {
-  Type t = in.type;
-  // Logic on predicates.
-  if (t == Type::Pred) {
-    switch (in.opcode) {
-    case Opcode::Mov: return movPred;
-    case Opcode::And: return predAnd;
-    case Opcode::Or: return predOr;
-    case Opcode::Xor: return predXor;
-    case Opcode::Not: return predNot;
-    default: return nullptr;
-    }
-  }
-  if (in.opcode == Opcode::Setp) {
-    if (t == Type::F32) return setpFor<float>(in);
-    if (t == Type::F64) return setpFor<double>(in);
-    switch (t) {
-    case Type::S8: return setpFor<int8_t>(in);
-    case Type::U8:
-    case Type::B8: return setpFor<uint8_t>(in);
-    case Type::S16: return setpFor<int16_t>(in);
-    case Type::S32: return setpFor<int32_t>(in);
-    case Type::S64: return setpFor<int64_t>(in);
-    case Type::U16:
-    case Type::B16: return setpFor<uint16_t>(in);
-    case Type::U32:
-    case Type::B32: return setpFor<uint32_t>(in);
-    case Type::U64:
-    case Type::B64: return setpFor<uint64_t>(in);
-    default: return nullptr;
-    }
-  }
-  if (!isIntegerType(t) && !(in.opcode == Opcode::Mov || in.opcode == Opcode::Selp)) return nullptr;
-  if (ptx::bitWidth(t) > 64 || in.vec > 1) return nullptr;
-  // Moves and selects copy bits of any type of that width.
-  if (in.opcode == Opcode::Mov || in.opcode == Opcode::Selp) {
-    Type bits = ptx::bitWidth(t) == 16   ? Type::B16
-                : ptx::bitWidth(t) == 32 ? Type::B32
-                : ptx::bitWidth(t) == 64 ? Type::B64
-                                         : t;
-    return in.opcode == Opcode::Mov ? byIntType<PickMov>(bits) : byIntType<PickSelp>(bits);
-  }
-  switch (in.opcode) {
-  case Opcode::Add: return in.cc ? nullptr : byIntType<PickAdd>(t);
-  case Opcode::Sub: return in.cc ? nullptr : byIntType<PickSub>(t);
-  case Opcode::Mul: return byIntType<PickMul>(t);
-  case Opcode::Mad: return in.cc ? nullptr : byIntType<PickMad>(t);
-  case Opcode::Div: return byIntType<PickDiv>(t);
-  case Opcode::Rem: return byIntType<PickRem>(t);
-  case Opcode::Min: return byIntType<PickMin>(t);
-  case Opcode::Max: return byIntType<PickMax>(t);
-  case Opcode::Abs: return byIntType<PickAbs>(t);
-  case Opcode::Neg: return byIntType<PickNeg>(t);
-  case Opcode::And: return byIntType<PickAnd>(t);
-  case Opcode::Or: return byIntType<PickOr>(t);
-  case Opcode::Xor: return byIntType<PickXor>(t);
-  case Opcode::Not: return byIntType<PickNot>(t);
-  case Opcode::Cnot: return byIntType<PickCnot>(t);
-  case Opcode::Shl: return byIntType<PickShl>(t);
-  case Opcode::Shr: return byIntType<PickShr>(t);
-  case Opcode::Popc: return byIntType<PickPopc>(t);
-  case Opcode::Clz: return byIntType<PickClz>(t);
-  case Opcode::Brev: return byIntType<PickBrev>(t);
+Handler pickSetp(const DInstr &in) {
+  switch (in.type) {
+  case Type::F32: return setpFor<float>(in);
+  case Type::F64: return setpFor<double>(in);
+  case Type::S8: return setpFor<int8_t>(in);
+  case Type::U8:
+  case Type::B8: return setpFor<uint8_t>(in);
+  case Type::S16: return setpFor<int16_t>(in);
+  case Type::S32: return setpFor<int32_t>(in);
+  case Type::S64: return setpFor<int64_t>(in);
+  case Type::U16:
+  case Type::B16: return setpFor<uint16_t>(in);
+  case Type::U32:
+  case Type::B32: return setpFor<uint32_t>(in);
+  case Type::U64:
+  case Type::B64: return setpFor<uint64_t>(in);
   default: return nullptr;
   }
 }
+
+/// Moves and selects copy bits of any type of that width.
+Type bitsOf(Type t) {
+  return ptx::bitWidth(t) == 16   ? Type::B16
+         : ptx::bitWidth(t) == 32 ? Type::B32
+         : ptx::bitWidth(t) == 64 ? Type::B64
+                                  : t;
+}
+Handler pickMov(const DInstr &in) { return in.vec > 1 ? nullptr : byIntType<PickMov>(bitsOf(in.type)); }
+Handler pickSelp(const DInstr &in) { return in.vec > 1 ? nullptr : byIntType<PickSelp>(bitsOf(in.type)); }
+
+/// A row per operation: the handler for the instruction's integer type.
+template <template <typename> class P> Handler byType(const DInstr &in) {
+  return in.vec > 1 ? nullptr : byIntType<P>(in.type);
+}
+
+constexpr uint16_t kInt = tclass::Int;
+constexpr uint16_t kAnyData = tclass::All & ~(tclass::Untyped | tclass::Pred | tclass::Wide);
+
+// add/sub/mad with .cc and min/max with .relu: Extended.cpp. setp with .ftz
+// and on half types: Compare.cpp.
+constexpr HandlerRow kRows[] = {
+    row(Opcode::Mov, tclass::Pred, movPred),   row(Opcode::Mov, kAnyData, pickMov),
+    row(Opcode::Selp, kAnyData, pickSelp),     row(Opcode::Setp, kInt | tclass::Float, pickSetp),
+    row(Opcode::Add, kInt, byType<PickAdd>),   row(Opcode::Sub, kInt, byType<PickSub>),
+    row(Opcode::Mul, kInt, byType<PickMul>),   row(Opcode::Mad, kInt, byType<PickMad>),
+    row(Opcode::Div, kInt, byType<PickDiv>),   row(Opcode::Rem, kInt, byType<PickRem>),
+    row(Opcode::Min, kInt, byType<PickMin>),   row(Opcode::Max, kInt, byType<PickMax>),
+    row(Opcode::Abs, kInt, byType<PickAbs>),   row(Opcode::Neg, kInt, byType<PickNeg>),
+    row(Opcode::And, kInt, byType<PickAnd>),   row(Opcode::Or, kInt, byType<PickOr>),
+    row(Opcode::Xor, kInt, byType<PickXor>),   row(Opcode::Not, kInt, byType<PickNot>),
+    row(Opcode::Cnot, kInt, byType<PickCnot>), row(Opcode::Shl, kInt, byType<PickShl>),
+    row(Opcode::Shr, kInt, byType<PickShr>),   row(Opcode::Popc, kInt, byType<PickPopc>),
+    row(Opcode::Clz, kInt, byType<PickClz>),   row(Opcode::Brev, kInt, byType<PickBrev>),
+};
+
+} // namespace
+
+std::span<const HandlerRow> integerHandlers() { return kRows; }
 
 } // namespace emu

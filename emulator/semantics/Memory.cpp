@@ -44,21 +44,22 @@ inline AddressSpan spanOf(const uint64_t (&a)[32], uint32_t mask) {
 }
 
 /// The fast path of scalar loads and stores: every executing lane's address
-/// lies in the global allocation the CTA used last, naturally aligned. Then
-/// no lane needs the allocation table. Returns that allocation's range, or
+/// lies in the global allocation the CTA used last, naturally aligned, and
+/// no observer wants memory events (the checked path sends them). Then no
+/// lane needs the allocation table. Returns that allocation's range, or
 /// nullptr when some lane needs the checked path.
 const GlobalMemory::Range *fastGlobal(Exec &x, Space space, const AddressSpan &s, unsigned size) {
-  if (space != Space::Global && space != Space::Generic) return nullptr;
+  if ((space != Space::Global && space != Space::Generic) || x.cta.observeMemory) return nullptr;
   const GlobalMemory::Range &r = x.cta.globalRange(s.lo);
   if (!r.bytes || s.hi + size > r.end || (s.bits & (size - 1))) return nullptr;
   return &r;
 }
 
 /// The fast path for shared memory: every executing lane's access lies in
-/// the CTA's shared memory, naturally aligned, and --racecheck is off (it
-/// must see each access). Returns the bytes of shared memory, or nullptr.
+/// the CTA's shared memory, naturally aligned, and no observer wants memory
+/// events. Returns the bytes of shared memory, or nullptr.
 uint8_t *fastShared(Exec &x, Space space, const AddressSpan &s, unsigned size, uint64_t &bias) {
-  if (x.cta.racecheck) return nullptr;
+  if (x.cta.observeMemory) return nullptr;
   if (space == Space::Shared)
     bias = 0;
   else if (space == Space::Generic)
@@ -124,7 +125,6 @@ void load(Exec &x, const DInstr &in) {
   const DOp &dst = k.op(in, 0), &addr = k.op(in, 1);
   unsigned size = byteSize(in.type);
   Space space = accessSpace(in, addr);
-  x.cta.stats.memoryOps[static_cast<size_t>(space)] += static_cast<uint64_t>(std::popcount(x.mask));
   if (dst.kind == DOp::Reg || dst.kind == DOp::Vec) {
     uint64_t a[32];
     addresses(x, addr, a);
@@ -175,7 +175,6 @@ void store(Exec &x, const DInstr &in) {
   const DOp &addr = k.op(in, 0), &src = k.op(in, 1);
   unsigned size = byteSize(in.type);
   Space space = accessSpace(in, addr);
-  x.cta.stats.memoryOps[static_cast<size_t>(space)] += static_cast<uint64_t>(std::popcount(x.mask));
   {
     uint64_t a[32];
     addresses(x, addr, a);
@@ -217,8 +216,7 @@ void store(Exec &x, const DInstr &in) {
 /// the other way.
 void cvta(Exec &x, const DInstr &in) {
   const Kernel &k = x.kernel();
-  const ptx::InstrDesc &desc = k.desc(in);
-  bool toSpace = desc.has(ptx::Mod::MemTo);
+  bool toSpace = in.mods & dmod::To;
   forLanes(x.mask, [&](unsigned l) {
     uint64_t a = readOperand(x, k.op(in, 1), l);
     uint64_t window = in.space == Space::Shared  ? kSharedWindow
@@ -282,19 +280,23 @@ void getctarank(Exec &x, const DInstr &in) {
   });
 }
 
+Handler pickLoad(const DInstr &in) { return ptx::bitWidth(in.type) <= 64 ? load : nullptr; }
+Handler pickStore(const DInstr &in) { return ptx::bitWidth(in.type) <= 64 ? store : nullptr; }
+
+// .b128 loads and stores: Wide.cpp.
+constexpr uint16_t kNotWide = tclass::All & ~tclass::Wide;
+constexpr HandlerRow kRows[] = {
+    row(Opcode::Ld, kNotWide, pickLoad),
+    row(Opcode::Ldu, kNotWide, pickLoad),
+    row(Opcode::St, kNotWide, pickStore),
+    row(Opcode::Cvta, tclass::All, cvta),
+    row(Opcode::Isspacep, tclass::All, isspacep),
+    row(Opcode::Mapa, tclass::All, mapa),
+    row(Opcode::Getctarank, tclass::All, getctarank),
+};
+
 } // namespace
 
-Handler selectMemory(const DInstr &in) {
-  switch (in.opcode) {
-  case Opcode::Ld:
-  case Opcode::Ldu: return ptx::bitWidth(in.type) <= 64 ? load : nullptr;
-  case Opcode::St: return ptx::bitWidth(in.type) <= 64 ? store : nullptr;
-  case Opcode::Cvta: return cvta;
-  case Opcode::Isspacep: return isspacep;
-  case Opcode::Mapa: return mapa;
-  case Opcode::Getctarank: return getctarank;
-  default: return nullptr;
-  }
-}
+std::span<const HandlerRow> memoryHandlers() { return kRows; }
 
 } // namespace emu

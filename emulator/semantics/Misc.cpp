@@ -24,21 +24,40 @@ template <typename F> inline void each(Exec &x, const DInstr &in, F f) {
 
 // ---- Predicate logic: registers hold 0/1; a source may be written !p ----
 
+/// Predicate operand i in `lane`, negation applied.
 bool pred(Exec &x, const DInstr &in, unsigned i, unsigned lane) {
   const DOp &p = x.kernel().op(in, i);
   return (readOperand(x, p, lane) & 1) != p.negated;
 }
+
+/// and/or/xor/not on predicates, as one vectorised loop.
+template <typename F> void predicateLogic(Exec &x, const DInstr &in, F f) {
+  const Kernel &k = x.kernel();
+  const DOp &a = k.op(in, 1);
+  uint64_t av[32], bv[32], r[32];
+  gather(x, a, av);
+  const uint64_t flipA = a.negated ? 1 : 0;
+  if (in.numOps > 2) {
+    const DOp &b = k.op(in, 2);
+    gather(x, b, bv);
+    const uint64_t flipB = b.negated ? 1 : 0;
+    for (unsigned l = 0; l < 32; ++l) r[l] = f((av[l] ^ flipA) & 1, (bv[l] ^ flipB) & 1);
+  } else {
+    for (unsigned l = 0; l < 32; ++l) r[l] = f((av[l] ^ flipA) & 1, 0);
+  }
+  scatter(x, k.op(in, 0), r);
+}
 void predAnd(Exec &x, const DInstr &in) {
-  each(x, in, [&](unsigned l) { return uint64_t{pred(x, in, 1, l) && pred(x, in, 2, l)}; });
+  predicateLogic(x, in, [](uint64_t a, uint64_t b) { return a & b; });
 }
 void predOr(Exec &x, const DInstr &in) {
-  each(x, in, [&](unsigned l) { return uint64_t{pred(x, in, 1, l) || pred(x, in, 2, l)}; });
+  predicateLogic(x, in, [](uint64_t a, uint64_t b) { return a | b; });
 }
 void predXor(Exec &x, const DInstr &in) {
-  each(x, in, [&](unsigned l) { return uint64_t{pred(x, in, 1, l) != pred(x, in, 2, l)}; });
+  predicateLogic(x, in, [](uint64_t a, uint64_t b) { return a ^ b; });
 }
 void predNot(Exec &x, const DInstr &in) {
-  each(x, in, [&](unsigned l) { return uint64_t{!pred(x, in, 1, l)}; });
+  predicateLogic(x, in, [](uint64_t a, uint64_t) { return a ^ 1; });
 }
 
 // ---- Bit fields ----
@@ -164,8 +183,8 @@ template <bool Left, bool Clamp> void shf(Exec &x, const DInstr &in) {
   });
 }
 
-Handler shfFor(const Modifiers &mods) {
-  bool left = mods.has(Mod::Left), clamp = mods.has(Mod::Clamp);
+Handler shfFor(const DInstr &in) {
+  bool left = in.mods & dmod::Left, clamp = in.mods & dmod::Clamp;
   if (left) return clamp ? shf<true, true> : shf<true, false>;
   return clamp ? shf<false, true> : shf<false, false>;
 }
@@ -360,12 +379,12 @@ template <typename T> Handler mul24For(const DInstr &in) {
 }
 
 /// prmt's mode, decided when the instruction is decoded.
-Handler prmtFor(const Modifiers &mods) {
-  static constexpr Mod kModes[6] = {Mod::PrmtF4e, Mod::PrmtB4e, Mod::PrmtRc8,
-                                    Mod::PrmtEcl, Mod::PrmtEcr, Mod::PrmtRc16};
+Handler prmtFor(const DInstr &in) {
+  static constexpr uint32_t kModes[6] = {dmod::PrmtF4e, dmod::PrmtB4e, dmod::PrmtRc8,
+                                         dmod::PrmtEcl, dmod::PrmtEcr, dmod::PrmtRc16};
   static constexpr Handler kHandlers[6] = {prmt<0>, prmt<1>, prmt<2>, prmt<3>, prmt<4>, prmt<5>};
   for (unsigned m = 0; m < 6; ++m)
-    if (mods.has(kModes[m])) return kHandlers[m];
+    if (in.mods & kModes[m]) return kHandlers[m];
   return prmt<-1>;
 }
 
@@ -411,62 +430,89 @@ void stackRestore(Exec &x, const DInstr &in) {
   });
 }
 
-Handler selectMisc(const DInstr &in, const Modifiers &mods) {
-  Type t = in.type;
-  switch (in.opcode) {
-  case Opcode::Alloca: return stackAlloc;
-  case Opcode::Stacksave: return stackSave;
-  case Opcode::Stackrestore: return stackRestore;
-  case Opcode::And: return t == Type::Pred ? predAnd : nullptr;
-  case Opcode::Or: return t == Type::Pred ? predOr : nullptr;
-  case Opcode::Xor: return t == Type::Pred ? predXor : nullptr;
-  case Opcode::Not: return t == Type::Pred ? predNot : nullptr;
-  case Opcode::Bfe: return byInt32_64<PickBfe>(t);
-  case Opcode::Bfi: return t == Type::B32 ? bfi<uint32_t> : t == Type::B64 ? bfi<uint64_t> : nullptr;
-  case Opcode::Prmt: return t == Type::B32 ? prmtFor(mods) : nullptr;
-  case Opcode::Lop3:
-    if (t != Type::B32) return nullptr;
-    if (in.op == Mod::None) return lop3;
-    return in.op == Mod::And || in.op == Mod::Or ? lop3Pred : nullptr;
-  case Opcode::Shf: return t == Type::B32 ? shfFor(mods) : nullptr;
-  case Opcode::Bfind:
-    return mods.has(Mod::Shiftamt) ? byInt32_64<PickBfindShiftamt>(t) : byInt32_64<PickBfind>(t);
-  case Opcode::Szext: {
-    bool clamp = mods.has(Mod::Clamp);
-    if (t == Type::S32) return clamp ? szext<true, true> : szext<true, false>;
-    if (t == Type::U32) return clamp ? szext<false, true> : szext<false, false>;
-    return nullptr;
-  }
-  case Opcode::Bmsk: return t != Type::B32 ? nullptr : mods.has(Mod::Clamp) ? bmsk<true> : bmsk<false>;
-  case Opcode::Slct:
-    if (t == Type::S32) return slct<false, false>;
-    if (t == Type::F32) return in.ftz ? slct<true, true> : slct<true, false>;
-    return nullptr;
-  case Opcode::Fns: return t == Type::B32 ? fns : nullptr;
-  case Opcode::Mul24:
-  case Opcode::Mad24:
-    if (t == Type::U32) return mul24For<uint32_t>(in);
-    if (t == Type::S32) return mul24For<int32_t>(in);
-    return nullptr;
-  case Opcode::Sad: return sadFor(t);
-  // Memory ordering: each CTA runs on one host thread and atomics are
-  // serialised, so every fence is already satisfied.
-  case Opcode::Membar:
-  case Opcode::Fence:
-  // Hints and scheduling: no effect on results.
-  case Opcode::Nanosleep:
-  case Opcode::Prefetch:
-  case Opcode::Prefetchu:
-  case Opcode::Applypriority:
-  case Opcode::Discard: // the line's contents become undefined; keeping them is one valid outcome
-  case Opcode::Pmevent:
-  case Opcode::Setmaxnreg:
-  case Opcode::Griddepcontrol: return nothing;
-  case Opcode::Createpolicy: return createPolicy;
-  case Opcode::Trap:
-  case Opcode::Brkpt: return trap;
-  default: return nullptr;
-  }
+namespace {
+
+Handler pickBfe(const DInstr &in) { return byInt32_64<PickBfe>(in.type); }
+Handler pickBfi(const DInstr &in) {
+  return in.type == Type::B32 ? bfi<uint32_t> : in.type == Type::B64 ? bfi<uint64_t> : nullptr;
 }
+Handler pickPrmt(const DInstr &in) { return in.type == Type::B32 ? prmtFor(in) : nullptr; }
+Handler pickLop3(const DInstr &in) {
+  if (in.type != Type::B32) return nullptr;
+  if (in.op == Mod::None) return lop3;
+  return in.op == Mod::And || in.op == Mod::Or ? lop3Pred : nullptr;
+}
+Handler pickShf(const DInstr &in) { return in.type == Type::B32 ? shfFor(in) : nullptr; }
+Handler pickBfind(const DInstr &in) {
+  return (in.mods & dmod::Shiftamt) ? byInt32_64<PickBfindShiftamt>(in.type) : byInt32_64<PickBfind>(in.type);
+}
+Handler pickSzext(const DInstr &in) {
+  bool clamp = in.mods & dmod::Clamp;
+  if (in.type == Type::S32) return clamp ? szext<true, true> : szext<true, false>;
+  if (in.type == Type::U32) return clamp ? szext<false, true> : szext<false, false>;
+  return nullptr;
+}
+Handler pickBmsk(const DInstr &in) {
+  if (in.type != Type::B32) return nullptr;
+  return (in.mods & dmod::Clamp) ? bmsk<true> : bmsk<false>;
+}
+Handler pickSlct(const DInstr &in) {
+  if (in.type == Type::S32) return slct<false, false>;
+  if (in.type == Type::F32) return in.ftz ? slct<true, true> : slct<true, false>;
+  return nullptr;
+}
+Handler pickFns(const DInstr &in) { return in.type == Type::B32 ? fns : nullptr; }
+Handler pickMul24(const DInstr &in) {
+  if (in.type == Type::U32) return mul24For<uint32_t>(in);
+  if (in.type == Type::S32) return mul24For<int32_t>(in);
+  return nullptr;
+}
+Handler pickSad(const DInstr &in) { return sadFor(in.type); }
+
+constexpr uint16_t kAll = tclass::All;
+
+constexpr HandlerRow kRows[] = {
+    row(Opcode::Alloca, kAll, stackAlloc),
+    row(Opcode::Stacksave, kAll, stackSave),
+    row(Opcode::Stackrestore, kAll, stackRestore),
+    row(Opcode::And, tclass::Pred, predAnd),
+    row(Opcode::Or, tclass::Pred, predOr),
+    row(Opcode::Xor, tclass::Pred, predXor),
+    row(Opcode::Not, tclass::Pred, predNot),
+    row(Opcode::Bfe, kAll, pickBfe),
+    row(Opcode::Bfi, kAll, pickBfi),
+    row(Opcode::Prmt, kAll, pickPrmt),
+    row(Opcode::Lop3, kAll, pickLop3),
+    row(Opcode::Shf, kAll, pickShf),
+    row(Opcode::Bfind, kAll, pickBfind),
+    row(Opcode::Szext, kAll, pickSzext),
+    row(Opcode::Bmsk, kAll, pickBmsk),
+    row(Opcode::Slct, kAll, pickSlct),
+    row(Opcode::Fns, kAll, pickFns),
+    row(Opcode::Mul24, kAll, pickMul24),
+    row(Opcode::Mad24, kAll, pickMul24),
+    row(Opcode::Sad, kAll, pickSad),
+    // Memory ordering: each CTA runs on one host thread and atomics are
+    // serialised, so every fence is already satisfied.
+    row(Opcode::Membar, kAll, nothing),
+    row(Opcode::Fence, kAll, nothing),
+    // Hints and scheduling: no effect on results.
+    row(Opcode::Nanosleep, kAll, nothing),
+    row(Opcode::Prefetch, kAll, nothing),
+    row(Opcode::Prefetchu, kAll, nothing),
+    row(Opcode::Applypriority, kAll, nothing),
+    row(Opcode::Discard, kAll,
+        nothing), // the line's contents become undefined; keeping them is one valid outcome
+    row(Opcode::Pmevent, kAll, nothing),
+    row(Opcode::Setmaxnreg, kAll, nothing),
+    row(Opcode::Griddepcontrol, kAll, nothing),
+    row(Opcode::Createpolicy, kAll, createPolicy),
+    row(Opcode::Trap, kAll, trap),
+    row(Opcode::Brkpt, kAll, trap),
+};
+
+} // namespace
+
+std::span<const HandlerRow> miscHandlers() { return kRows; }
 
 } // namespace emu

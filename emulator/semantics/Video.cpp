@@ -298,16 +298,16 @@ template <Opcode Op, unsigned N, bool ASigned> void simd(Exec &x, const DInstr &
   });
 }
 
-template <Opcode Op, bool ASigned> Handler scalarFor(const DInstr &, const Modifiers &mods) {
+template <Opcode Op, bool ASigned> Handler scalarFor(const DInstr &in) {
   if constexpr (Op == Opcode::Vshl || Op == Opcode::Vshr)
-    return mods.has(Mod::Clamp) ? scalar<Op, ASigned, true> : scalar<Op, ASigned, false>;
+    return (in.mods & dmod::Clamp) ? scalar<Op, ASigned, true> : scalar<Op, ASigned, false>;
   else
     return scalar<Op, ASigned, false>;
 }
 
-template <bool ASigned> Handler vmadFor(const Modifiers &mods) {
-  bool po = mods.has(Mod::VmadPo);
-  unsigned shift = mods.has(Mod::VmadShr7) ? 7 : mods.has(Mod::VmadShr15) ? 15 : 0;
+template <bool ASigned> Handler vmadFor(const DInstr &in) {
+  bool po = in.mods & dmod::VmadPo;
+  unsigned shift = (in.mods & dmod::VmadShr7) ? 7 : (in.mods & dmod::VmadShr15) ? 15 : 0;
   if (po)
     return shift == 7    ? vmad<ASigned, true, 7>
            : shift == 15 ? vmad<ASigned, true, 15>
@@ -317,17 +317,17 @@ template <bool ASigned> Handler vmadFor(const Modifiers &mods) {
                        : vmad<ASigned, false, 0>;
 }
 
-template <bool ASigned> Handler videoFor(const DInstr &in, const Modifiers &mods) {
+template <bool ASigned> Handler videoFor(const DInstr &in) {
   switch (in.opcode) {
-  case Opcode::Vadd: return scalarFor<Opcode::Vadd, ASigned>(in, mods);
-  case Opcode::Vsub: return scalarFor<Opcode::Vsub, ASigned>(in, mods);
-  case Opcode::Vabsdiff: return scalarFor<Opcode::Vabsdiff, ASigned>(in, mods);
-  case Opcode::Vmin: return scalarFor<Opcode::Vmin, ASigned>(in, mods);
-  case Opcode::Vmax: return scalarFor<Opcode::Vmax, ASigned>(in, mods);
-  case Opcode::Vshl: return scalarFor<Opcode::Vshl, ASigned>(in, mods);
-  case Opcode::Vshr: return scalarFor<Opcode::Vshr, ASigned>(in, mods);
-  case Opcode::Vset: return scalarFor<Opcode::Vset, ASigned>(in, mods);
-  case Opcode::Vmad: return vmadFor<ASigned>(mods);
+  case Opcode::Vadd: return scalarFor<Opcode::Vadd, ASigned>(in);
+  case Opcode::Vsub: return scalarFor<Opcode::Vsub, ASigned>(in);
+  case Opcode::Vabsdiff: return scalarFor<Opcode::Vabsdiff, ASigned>(in);
+  case Opcode::Vmin: return scalarFor<Opcode::Vmin, ASigned>(in);
+  case Opcode::Vmax: return scalarFor<Opcode::Vmax, ASigned>(in);
+  case Opcode::Vshl: return scalarFor<Opcode::Vshl, ASigned>(in);
+  case Opcode::Vshr: return scalarFor<Opcode::Vshr, ASigned>(in);
+  case Opcode::Vset: return scalarFor<Opcode::Vset, ASigned>(in);
+  case Opcode::Vmad: return vmadFor<ASigned>(in);
   case Opcode::Vadd2: return simd<Opcode::Vadd2, 2, ASigned>;
   case Opcode::Vsub2: return simd<Opcode::Vsub2, 2, ASigned>;
   case Opcode::Vavrg2: return simd<Opcode::Vavrg2, 2, ASigned>;
@@ -346,43 +346,30 @@ template <bool ASigned> Handler videoFor(const DInstr &in, const Modifiers &mods
   }
 }
 
-bool isVideo(Opcode op) {
-  switch (op) {
-  case Opcode::Vadd:
-  case Opcode::Vsub:
-  case Opcode::Vabsdiff:
-  case Opcode::Vmin:
-  case Opcode::Vmax:
-  case Opcode::Vshl:
-  case Opcode::Vshr:
-  case Opcode::Vmad:
-  case Opcode::Vset:
-  case Opcode::Vadd2:
-  case Opcode::Vsub2:
-  case Opcode::Vavrg2:
-  case Opcode::Vabsdiff2:
-  case Opcode::Vmin2:
-  case Opcode::Vmax2:
-  case Opcode::Vset2:
-  case Opcode::Vadd4:
-  case Opcode::Vsub4:
-  case Opcode::Vavrg4:
-  case Opcode::Vabsdiff4:
-  case Opcode::Vmin4:
-  case Opcode::Vmax4:
-  case Opcode::Vset4: return true;
-  default: return false;
-  }
+Handler pickVideo(const DInstr &in) {
+  // vset and vset2/4 name two types (atype, btype); the others three.
+  bool isSet = in.opcode == Opcode::Vset || in.opcode == Opcode::Vset2 || in.opcode == Opcode::Vset4;
+  Type atype = isSet ? in.type0 : in.type1;
+  return atype == Type::S32 ? videoFor<true>(in) : videoFor<false>(in);
 }
+
+constexpr HandlerRow kRows[] = {
+    row(Opcode::Vadd, tclass::All, pickVideo),      row(Opcode::Vsub, tclass::All, pickVideo),
+    row(Opcode::Vabsdiff, tclass::All, pickVideo),  row(Opcode::Vmin, tclass::All, pickVideo),
+    row(Opcode::Vmax, tclass::All, pickVideo),      row(Opcode::Vshl, tclass::All, pickVideo),
+    row(Opcode::Vshr, tclass::All, pickVideo),      row(Opcode::Vmad, tclass::All, pickVideo),
+    row(Opcode::Vset, tclass::All, pickVideo),      row(Opcode::Vadd2, tclass::All, pickVideo),
+    row(Opcode::Vsub2, tclass::All, pickVideo),     row(Opcode::Vavrg2, tclass::All, pickVideo),
+    row(Opcode::Vabsdiff2, tclass::All, pickVideo), row(Opcode::Vmin2, tclass::All, pickVideo),
+    row(Opcode::Vmax2, tclass::All, pickVideo),     row(Opcode::Vset2, tclass::All, pickVideo),
+    row(Opcode::Vadd4, tclass::All, pickVideo),     row(Opcode::Vsub4, tclass::All, pickVideo),
+    row(Opcode::Vavrg4, tclass::All, pickVideo),    row(Opcode::Vabsdiff4, tclass::All, pickVideo),
+    row(Opcode::Vmin4, tclass::All, pickVideo),     row(Opcode::Vmax4, tclass::All, pickVideo),
+    row(Opcode::Vset4, tclass::All, pickVideo),
+};
 
 } // namespace
 
-Handler selectVideo(const DInstr &in, const Modifiers &mods) {
-  if (!isVideo(in.opcode)) return nullptr;
-  // vset and vset2/4 name two types (atype, btype); the others three.
-  bool isSet = in.opcode == Opcode::Vset || in.opcode == Opcode::Vset2 || in.opcode == Opcode::Vset4;
-  Type atype = isSet ? in.type0 : mods.type(1);
-  return atype == Type::S32 ? videoFor<true>(in, mods) : videoFor<false>(in, mods);
-}
+std::span<const HandlerRow> videoHandlers() { return kRows; }
 
 } // namespace emu

@@ -209,8 +209,8 @@ void activemask(Exec &x, const DInstr &in) {
 /// checks that every live lane of the mask reached it.
 void barWarpSync(Exec &x, const DInstr &in) {
   uint32_t members[32];
-  if (memberMasks(x, in, opnd(x, in, 0), members) && x.cta.racecheck)
-    x.cta.racecheck->warpSync(x.warp.index, x.mask);
+  if (memberMasks(x, in, opnd(x, in, 0), members) && x.cta.events)
+    x.cta.events->warpSynced(x.warp.index, x.mask, x.pc);
 }
 
 /// elect.sync d|p, membermask: the leader is the lowest lane of the member
@@ -271,8 +271,8 @@ template <bool IsMax, bool Abs, bool NaNMode> void reduxFloat(Exec &x, const DIn
   });
 }
 
-template <bool IsMax> Handler reduxFloatFor(const Modifiers &mods) {
-  bool abs = mods.has(Mod::Abs), nan = mods.has(Mod::NaN);
+template <bool IsMax> Handler reduxFloatFor(const DInstr &in) {
+  bool abs = in.mods & dmod::Abs, nan = in.mods & dmod::NaN;
   if (abs) return nan ? reduxFloat<IsMax, true, true> : reduxFloat<IsMax, true, false>;
   return nan ? reduxFloat<IsMax, false, true> : reduxFloat<IsMax, false, false>;
 }
@@ -289,31 +289,38 @@ template <typename T> Handler reduxFor(Mod op) {
   }
 }
 
+Handler pickShfl(const DInstr &in) {
+  if (in.type != Type::B32) return nullptr;
+  return (in.mods & dmod::Sync) ? shflFor<true>(in.op) : shflFor<false>(in.op);
+}
+Handler pickShflSync(const DInstr &in) { return in.type == Type::B32 ? shflFor<true>(in.op) : nullptr; }
+Handler pickMatch(const DInstr &in) {
+  if (in.type == Type::B32) return match<uint32_t>;
+  if (in.type == Type::B64) return match<uint64_t>;
+  return nullptr;
+}
+Handler pickRedux(const DInstr &in) {
+  if (in.type == Type::S32) return reduxFor<int32_t>(in.op);
+  if (in.type == Type::U32 || in.type == Type::B32) return reduxFor<uint32_t>(in.op);
+  if (in.type == Type::F32 && in.op == Mod::Min) return reduxFloatFor<false>(in);
+  if (in.type == Type::F32 && in.op == Mod::Max) return reduxFloatFor<true>(in);
+  return nullptr;
+}
+
+constexpr HandlerRow kRows[] = {
+    row(Opcode::Shfl, tclass::All, pickShfl),
+    row(Opcode::ShflSync, tclass::All, pickShflSync),
+    row(Opcode::Vote, tclass::All, vote),
+    row(Opcode::VoteSync, tclass::All, vote),
+    row(Opcode::Match, tclass::All, pickMatch),
+    row(Opcode::ReduxSync, tclass::All, pickRedux),
+    row(Opcode::Activemask, tclass::All, activemask),
+    row(Opcode::BarWarpSync, tclass::All, barWarpSync),
+    row(Opcode::ElectSync, tclass::All, elect),
+};
+
 } // namespace
 
-Handler selectWarp(const DInstr &in, const Modifiers &mods) {
-  switch (in.opcode) {
-  case Opcode::Shfl:
-    if (in.type != Type::B32) return nullptr;
-    return mods.has(Mod::Sync) ? shflFor<true>(in.op) : shflFor<false>(in.op);
-  case Opcode::ShflSync: return in.type == Type::B32 ? shflFor<true>(in.op) : nullptr;
-  case Opcode::Vote:
-  case Opcode::VoteSync: return vote;
-  case Opcode::Match:
-    if (in.type == Type::B32) return match<uint32_t>;
-    if (in.type == Type::B64) return match<uint64_t>;
-    return nullptr;
-  case Opcode::ReduxSync:
-    if (in.type == Type::S32) return reduxFor<int32_t>(in.op);
-    if (in.type == Type::U32 || in.type == Type::B32) return reduxFor<uint32_t>(in.op);
-    if (in.type == Type::F32 && in.op == Mod::Min) return reduxFloatFor<false>(mods);
-    if (in.type == Type::F32 && in.op == Mod::Max) return reduxFloatFor<true>(mods);
-    return nullptr;
-  case Opcode::Activemask: return activemask;
-  case Opcode::BarWarpSync: return barWarpSync;
-  case Opcode::ElectSync: return elect;
-  default: return nullptr;
-  }
-}
+std::span<const HandlerRow> warpHandlers() { return kRows; }
 
 } // namespace emu

@@ -85,17 +85,21 @@ template <bool Cas> void atomic(Exec &x, const DInstr &in) {
   });
 }
 
+Handler pickAtom(const DInstr &in) {
+  if (in.vec > 1) return nullptr;
+  return in.op == Mod::Cas ? atomic<true> : in.op == Mod::Exch ? atomic<false> : nullptr;
+}
+template <Handler H> Handler scalarOnly(const DInstr &in) { return in.vec > 1 ? nullptr : H; }
+
+constexpr HandlerRow kRows[] = {
+    row(Opcode::Mov, tclass::Wide, scalarOnly<mov>),
+    row(Opcode::Ld, tclass::Wide, scalarOnly<load>),
+    row(Opcode::St, tclass::Wide, scalarOnly<store>),
+    row(Opcode::Atom, tclass::Wide, pickAtom),
+};
+
 } // namespace
 
-Handler selectWide(const DInstr &in) {
-  if (in.vec > 1) return nullptr;
-  switch (in.opcode) {
-  case Opcode::Mov: return mov;
-  case Opcode::Ld: return load;
-  case Opcode::St: return store;
-  case Opcode::Atom: return in.op == Mod::Cas ? atomic<true> : in.op == Mod::Exch ? atomic<false> : nullptr;
-  default: return nullptr;
-  }
-}
+std::span<const HandlerRow> wideHandlers() { return kRows; }
 
 } // namespace emu

@@ -82,6 +82,7 @@ cudaError_t Runtime::launch(const char *api, const void *function, dim3 grid, di
   launch.threads = config.threads;
   launch.maxInstructions = config.maxInstructions;
   launch.racecheck = config.racecheck;
+  launch.statistics = !config.reportPath.empty(); // the report has divergent_branches
   launch.randomSchedule = config.randomSchedule;
   launch.seed = config.seed;
   launch.cooperative = cooperative; // every CTA resident at once, for grid-wide sync

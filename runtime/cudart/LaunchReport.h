@@ -6,21 +6,24 @@
 #include "ptx/Diagnostic.h"
 #include "runtime/Device.h"
 
+#include <boost/json/object.hpp>
+
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace cudart {
 
-/// One launch as a JSON object: kernel, grid, block, status, error, instruction counts, time.
-std::string launchJson(std::string_view kernel, runtime::Dim3 grid, runtime::Dim3 block,
-                       const runtime::LaunchResult &r);
+/// One launch: kernel, grid, block, status, error (null when none), instruction counts, time.
+boost::json::object launchJson(std::string_view kernel, runtime::Dim3 grid, runtime::Dim3 block,
+                               const runtime::LaunchResult &r);
 
 /// The whole report, from launch objects made by launchJson.
-std::string reportJson(const std::vector<std::string> &launches, const ptx::DiagnosticList &diags);
+boost::json::object reportJson(const std::vector<boost::json::object> &launches,
+                               const ptx::DiagnosticList &diags);
 
-/// Writes the report to `path`; false when the file cannot be written.
-bool writeReport(const std::string &path, const std::vector<std::string> &launches,
+/// Writes the report (one line of JSON) to `path`; false when the file cannot be written.
+bool writeReport(const std::string &path, const std::vector<boost::json::object> &launches,
                  const ptx::DiagnosticList &diags);
 
 } // namespace cudart

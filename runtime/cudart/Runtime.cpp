@@ -55,7 +55,9 @@ void Runtime::createDevice() {
     // As on a machine without the GPU asked for: every call that needs a
     // device answers cudaErrorNoDevice. An emulator stays behind it so that
     // nothing the program does can reach a missing device.
-    // (Config has said why.)
+    // (Config has said why a device is not built in.)
+    std::string notBuiltIn;
+    if (runtime::deviceBuiltIn(config.device, notBuiltIn)) std::fprintf(stderr, "ptxvm: %s\n", error.c_str());
     std::fprintf(stderr, "ptxvm: no device to run on: CUDA calls return cudaErrorNoDevice\n");
     sticky = cudaErrorNoDevice;
     device = runtime::createDevice("emulator", error);

@@ -12,6 +12,8 @@
 #include "runtime/cudart/CudaTypes.h"
 #include "runtime/cudart/DeviceServices.h"
 
+#include <boost/json/object.hpp>
+
 #include <chrono>
 #include <map>
 #include <memory>
@@ -152,7 +154,7 @@ public:
   void finish();
 
   // The report (PTXVM_REPORT).
-  std::vector<std::string> launchReports;
+  std::vector<boost::json::object> launchReports; // launchJson (LaunchReport.h)
   ptx::DiagnosticList reportDiagnostics;
   size_t errorsReported = 0;
   /// Prints a diagnostic that has no launch (a PTX parse error, an API problem) and records it.

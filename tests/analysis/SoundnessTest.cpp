@@ -110,7 +110,7 @@ CaseOutcome checkCase(const gpucase::Case &c, bool withShape, Tally &values, Tal
   emu::LaunchConfig config;
   ptxvm::test::CaseBuffers buffers = ptxvm::test::prepareCase(c, device, *kernel, config);
   config.maxInstructions = 200'000'000;
-  config.observer = &recorder;
+  config.observers.push_back(&recorder);
   ptx::DiagnosticList runDiags;
   device.launch(*kernel, config, runDiags);
   out.ran = true;

@@ -8,8 +8,10 @@ add_executable(analysis_tests
   analysis/Generators.cpp
   analysis/GraphTest.cpp
   analysis/InterproceduralTest.cpp
+  analysis/IrreducibleTest.cpp
   analysis/OutOfSSATest.cpp
   analysis/PassManagerTest.cpp
+  analysis/ReferenceGates.cpp
   analysis/SSATest.cpp
   analysis/TestUtil.cpp
   Corpus.cpp

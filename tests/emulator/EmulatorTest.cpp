@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <numeric>
 #include <sstream>
@@ -247,7 +248,7 @@ TEST(Emulator, IndexedBranchesSplitTheWarpPerTarget) {
   for (bool random : {false, true}) {
     EmuRun r = runKernel(readSource("kernels/ptx/brx_idx.ptx"), "jt_dispatch", {2}, {128},
                          {Arg::array(ops), Arg::array(vals), Arg::array(out), Arg::scalar(n)}, random ? 2 : 1,
-                         0, 100'000'000, random, 7);
+                         0, 100'000'000, random, 7, false, /*statistics=*/true);
     ASSERT_TRUE(r.result.ok) << r.diags.renderText();
     auto got = r.buffer<int32_t>(2);
     for (uint32_t i = 0; i < 256; ++i) {
@@ -575,6 +576,123 @@ TEST(Emulator, UseAfterFreeIsReported) {
   for (auto &[key, value] : d.fields)
     nearest |= key == "nearest" && value.find("freed allocation") != std::string::npos;
   EXPECT_TRUE(nearest) << d.renderText();
+}
+
+// A module that was not verified may name a symbol nothing defines: the
+// decoder reports it at its line instead of giving it address 0.
+TEST(Emulator, UnresolvedSymbolsAreReportedByTheDecoder) {
+  const std::string text = ptxModule(R"(
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [out];
+  ld.global.u32 %r1, [missing];
+  mov.u64 %rd2, nowhere;
+  st.global.u32 [%rd1], %r1;
+  ret;
+}
+)");
+  auto lineOf = [&](const std::string &s) {
+    return 1 + static_cast<uint32_t>(std::count(text.begin(), text.begin() + text.find(s), '\n'));
+  };
+  ptx::DiagnosticList diags;
+  auto m = ptx::parseModule(text, "unresolved.ptx", diags);
+  ASSERT_FALSE(diags.hasErrors()) << diags.renderText();
+  emu::Device device;
+  auto k = device.decode(*m, "k", diags);
+  EXPECT_EQ(k, nullptr);
+  ASSERT_EQ(diags.all().size(), 2u) << diags.renderText();
+  const ptx::Diagnostic &load = diags.all()[0], &mov = diags.all()[1];
+  EXPECT_EQ(load.severity, ptx::Severity::Error);
+  EXPECT_EQ(load.loc.file, "unresolved.ptx");
+  EXPECT_EQ(load.loc.line, lineOf("ld.global.u32 %r1, [missing]")) << load.renderText();
+  EXPECT_EQ(load.loc.function, "k");
+  EXPECT_NE(load.message.find("'missing'"), std::string::npos) << load.message;
+  EXPECT_NE(load.sourceLine.find("ld.global.u32 %r1, [missing]"), std::string::npos) << load.renderText();
+  EXPECT_EQ(mov.loc.line, lineOf("mov.u64 %rd2, nowhere")) << mov.renderText();
+  EXPECT_NE(mov.message.find("'nowhere'"), std::string::npos) << mov.message;
+}
+
+// The barrier facts of the table's BARRIER rows, decoded once into each
+// instruction for the barrier unit (kind, .aligned, where the id is).
+TEST(Emulator, TheDecoderCopiesTheTablesBarrierFacts) {
+  ptx::DiagnosticList diags;
+  auto m = ptx::parseModule(ptxModule(R"(
+.visible .entry k()
+{
+  .reg .b32 %r<2>;
+  .reg .pred %p<2>;
+  bar.sync 1;
+  barrier.sync 1, 64;
+  barrier.sync.aligned 2;
+  bar.arrive 3, 64;
+  barrier.red.popc.u32 %r1, 4, %p1;
+  barrier.cluster.arrive.aligned;
+  add.u32 %r1, %r1, 1;
+  ret;
+}
+)",
+                                      "sm_90"),
+                            "barriers.ptx", diags);
+  ASSERT_FALSE(diags.hasErrors()) << diags.renderText();
+  emu::Device device;
+  auto k = device.decode(*m, "k", diags);
+  ASSERT_NE(k, nullptr) << diags.renderText();
+  using ptx::BarrierKind;
+  struct Want {
+    BarrierKind kind;
+    bool aligned;
+    uint8_t idOperand;
+  } want[] = {{BarrierKind::Sync, true, 0},    {BarrierKind::Sync, false, 0},
+              {BarrierKind::Sync, true, 0},    {BarrierKind::Arrive, true, 0},
+              {BarrierKind::Reduce, false, 1}, {BarrierKind::ClusterArrive, true, 0},
+              {BarrierKind::None, false, 0}};
+  for (size_t i = 0; i < std::size(want); ++i) {
+    const emu::DInstr &d = k->code[i];
+    EXPECT_EQ(d.barrier, want[i].kind) << i;
+    EXPECT_EQ(d.aligned, want[i].aligned) << i;
+    EXPECT_EQ(d.barrierIdOperand, want[i].idOperand) << i;
+  }
+}
+
+// Names that are not values stay out of it: labels, functions, prototypes.
+TEST(Emulator, LabelsFunctionsAndPrototypesAreNotUnresolvedSymbols) {
+  ptx::DiagnosticList diags;
+  auto m = ptx::parseModule(ptxModule(R"(
+.func (.param .b32 r) twice(.param .b32 a)
+{
+  .reg .b32 %r<2>;
+  ld.param.b32 %r1, [a];
+  add.s32 %r1, %r1, %r1;
+  st.param.b32 [r], %r1;
+  ret;
+}
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<3>;
+  proto: .callprototype (.param .b32 _) _ (.param .b32 _);
+  ld.param.u64 %rd1, [out];
+  mov.u64 %rd2, twice;
+  {
+    .param .b32 a0;
+    .param .b32 r0;
+    st.param.b32 [a0], 21;
+    call (r0), %rd2, (a0), proto;
+    ld.param.b32 %r1, [r0];
+  }
+  bra DONE;
+DONE:
+  st.global.u32 [%rd1], %r1;
+  ret;
+}
+)"),
+                            "names.ptx", diags);
+  ASSERT_FALSE(diags.hasErrors()) << diags.renderText();
+  emu::Device device;
+  EXPECT_NE(device.decode(*m, "k", diags), nullptr) << diags.renderText();
+  EXPECT_TRUE(diags.all().empty()) << diags.renderText();
 }
 
 } // namespace

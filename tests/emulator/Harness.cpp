@@ -27,7 +27,8 @@ std::string ptxModule(const std::string &body, const std::string &target, const 
 
 EmuRun runKernel(const std::string &ptxText, const std::string &kernel, emu::Dim3 grid, emu::Dim3 block,
                  const std::vector<Arg> &args, unsigned hostThreads, uint32_t dynamicShared,
-                 uint64_t maxInstructions, bool randomSchedule, uint64_t seed, bool racecheck) {
+                 uint64_t maxInstructions, bool randomSchedule, uint64_t seed, bool racecheck,
+                 bool statistics) {
   EmuRun run;
   auto m = ptx::parseModule(ptxText, "test.ptx", run.diags);
   if (run.diags.hasErrors()) return run;
@@ -47,6 +48,7 @@ EmuRun runKernel(const std::string &ptxText, const std::string &kernel, emu::Dim
   config.randomSchedule = randomSchedule;
   config.seed = seed;
   config.racecheck = racecheck;
+  config.statistics = statistics;
   config.params.assign(abi.paramBytes, 0);
   std::vector<std::pair<uint64_t, size_t>> buffers;
   for (size_t i = 0; i < args.size() && i < abi.paramOffsets.size(); ++i) {

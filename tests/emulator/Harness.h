@@ -50,11 +50,12 @@ struct EmuRun {
 };
 
 /// Parses and verifies `ptx` (parse or verify errors end up in diags with
-/// parsed = false), then launches `kernel`.
+/// parsed = false), then launches `kernel`. `statistics` fills
+/// EmuRun::result.stats (off: the launch has no observer).
 EmuRun runKernel(const std::string &ptx, const std::string &kernel, emu::Dim3 grid, emu::Dim3 block,
                  const std::vector<Arg> &args, unsigned hostThreads = 1, uint32_t dynamicShared = 0,
                  uint64_t maxInstructions = 100'000'000, bool randomSchedule = false, uint64_t seed = 0,
-                 bool racecheck = false);
+                 bool racecheck = false, bool statistics = false);
 
 /// The contents of a file (empty when it cannot be read), through
 /// ptx::readFile.

@@ -5,6 +5,7 @@
 // checked against an H100 (sm_90, driver 580, CUDA 13.0 JIT): every form below
 // gave the same bits there.
 #include "tests/emulator/Harness.h"
+#include "tests/emulator/TableSamples.h"
 
 #include <gtest/gtest.h>
 
@@ -241,6 +242,14 @@ TEST(EmuMisc, PredicateLogic) {
                     return uint64_t{p != q ? 7u : 0u};
                   }),
             kThreads);
+}
+
+// The test above runs Misc.cpp's predicate handlers: no other group
+// registers and/or/xor/not on .pred.
+TEST(EmuMisc, PredicateLogicRunsMiscHandlers) {
+  for (const char *line :
+       {"and.pred %p1, %p2, %p3", "or.pred %p1, %p2, %p3", "xor.pred %p1, %p2, %p3", "not.pred %p1, %p2"})
+    EXPECT_EQ(handlerGroup(line), "Misc") << line;
 }
 
 // ---- Bit fields ----

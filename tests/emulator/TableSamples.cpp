@@ -188,6 +188,17 @@ SampleKind classify(const ptx::InstrDesc &d) {
 
 } // namespace
 
+std::string handlerGroup(const std::string &line) {
+  ptx::DiagnosticList diags;
+  auto module = ptx::parseModule(wrapSample(line), "line.ptx", diags);
+  if (diags.hasErrors()) return {};
+  emu::Device device;
+  auto kernel = device.decode(*module, "k", diags);
+  if (!kernel || kernel->code.empty()) return {};
+  const emu::HandlerRegistry &registry = emu::HandlerRegistry::get();
+  return std::string(registry.groupOf(registry.find(kernel->code[0])));
+}
+
 DecodedSample decodeSample(const TableSample &s) {
   DecodedSample out;
   ptx::DiagnosticList diags;
@@ -224,7 +235,7 @@ DecodedSample decodeSample(const TableSample &s) {
   const emu::DInstr &d = kernel->code[0];
   if (d.control != emu::Control::Next && d.control != emu::Control::Unsupported) {
     if (out.kind == SampleKind::Executable) out.kind = SampleKind::ControlFlow;
-  } else if (!emu::selectHandler(d, desc)) {
+  } else if (!emu::selectHandler(d)) {
     out.kind = SampleKind::Unsupported;
   }
   return out;

@@ -61,8 +61,13 @@ struct DecodedSample {
 /// register it names declared.
 std::string wrapSample(const std::string &text);
 
+/// The semantics group whose handler row runs `line` (an instruction
+/// written as in the sample files, e.g. "and.pred %p1, %p2, %p3"): "Misc",
+/// "Integer", ...; empty when no row matches or the line does not decode.
+std::string handlerGroup(const std::string &line);
+
 /// Parses and classifies one sample (an instruction is executable when the
-/// emulator's selectHandler finds a handler for it with its description).
+/// emulator's handler registry finds a handler for it).
 DecodedSample decodeSample(const TableSample &s);
 
 } // namespace ptxvm::test

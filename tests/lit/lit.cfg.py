@@ -1,6 +1,7 @@
 # lit configuration for ptxvm's command-line tests: each .ptx file carries
 # RUN: lines and FileCheck CHECK: lines.
 import os
+import sys
 import lit.formats
 
 config.name = "ptxvm"
@@ -10,5 +11,11 @@ config.excludes = ["Inputs"]
 config.substitutions.append(("%ptxvm", os.path.join(config.ptxvm_bin, "ptxvm")))
 config.substitutions.append(("FileCheck", config.filecheck))
 config.substitutions.append(("%ptxas", config.ptxas or "ptxas"))
+# %json: the JSON document on stdin (or a file) one value per line, for
+# FileCheck; fails when it is not JSON. %status N CMD: CMD exits with N.
+inputs = os.path.join(config.test_source_root, "Inputs")
+config.substitutions.append(("%json", sys.executable + " " + os.path.join(inputs, "json_flat.py")))
+config.substitutions.append(("%status", sys.executable + " " + os.path.join(
+    config.test_source_root, "..", "runtime", "programs", "Inputs", "status.py")))
 if config.ptxas and os.path.exists(config.ptxas):
     config.available_features.add("ptxas")

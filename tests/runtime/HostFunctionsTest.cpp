@@ -267,16 +267,26 @@ TEST(GlobalMemoryFree, AFreeDuringALaunchIsDeadAtOnceAndReleasedWhenTheLaunchEnd
   EXPECT_EQ(memory.liveBytes(), 0u);
 }
 
-TEST(DeviceRegistry, TheEmulatorIsBuiltInAndOtherDevicesAreNamedInTheError) {
+TEST(DeviceRegistry, TheEmulatorIsTheDefaultAndOtherDevicesAreNamedInTheError) {
   std::string error;
   auto emulator = runtime::createDevice("", error);
   ASSERT_TRUE(emulator);
   EXPECT_EQ(emulator->name(), "emulator");
   EXPECT_TRUE(runtime::createDevice("emulator", error));
-  EXPECT_FALSE(runtime::createDevice("gpu", error));
-  EXPECT_EQ(error, "device 'gpu' is not built into this ptxvm (built in: emulator)");
+  EXPECT_FALSE(runtime::createDevice("cpu", error));
+  EXPECT_EQ(error, "device 'cpu' is not built into this ptxvm (built in: emulator, gpu)");
   EXPECT_FALSE(runtime::createDevice("tpu", error));
-  EXPECT_EQ(error, "unknown device 'tpu' (built in: emulator)");
+  EXPECT_EQ(error, "unknown device 'tpu' (built in: emulator, gpu)");
+}
+
+TEST(DeviceRegistry, TheGpuDeviceWithoutADriverSaysSo) {
+  // Built in (the driver is loaded at run time), and an error value, not a crash, without one.
+  setenv("PTXVM_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1);
+  std::string error;
+  EXPECT_FALSE(runtime::createDevice("gpu", error));
+  unsetenv("PTXVM_CUDA_DRIVER");
+  EXPECT_NE(error.find("cannot load the CUDA driver"), std::string::npos) << error;
+  EXPECT_NE(error.find("needs a machine with an NVIDIA GPU"), std::string::npos) << error;
 }
 
 TEST(DeviceErrors, ALaunchErrorComesFromTheFirstFatalDiagnostic) {

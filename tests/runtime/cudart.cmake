@@ -2,7 +2,7 @@
 # Included from tests/CMakeLists.txt.
 #
 #   cudart_tests       unit tests: printf formatting, compute-sanitizer rendering, settings, the
-#                      PTX linker, host functions in the emulator, adopted host memory
+#                      PTX linker, host functions in the emulator, adopted host memory, the report
 #   cudart_abi_tests   the runtime's types and values against CUDA's own headers (when present)
 #   cudart_programs    small CUDA programs (tests/runtime/programs/*.cu), built with
 #                      `nvcc -cudart shared` when nvcc is found, run by lit under `ptxvm exec`
@@ -15,6 +15,7 @@ add_executable(cudart_tests
   runtime/CudartPrintfTest.cpp
   runtime/CudartSanitizerTest.cpp
   runtime/HostFunctionsTest.cpp
+  runtime/LaunchReportTest.cpp
   runtime/PtxLinkTest.cpp
 )
 target_link_libraries(cudart_tests PRIVATE cudart_core launch_report GTest::gtest_main)

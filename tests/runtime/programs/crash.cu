@@ -5,17 +5,20 @@
 // clang-format off
 // RUN: %status 134 %ptxvm exec --report %t.abort.json -- %bin/crash abort > %t.abort.out
 // RUN: FileCheck %s --check-prefix=PRINTED < %t.abort.out
-// RUN: FileCheck %s --check-prefix=JSON < %t.abort.json
+// RUN: %json %t.abort.json | FileCheck %s --check-prefix=JSON
 // RUN: %status 139 %ptxvm exec --report %t.segv.json -- %bin/crash segv > %t.segv.out
 // RUN: FileCheck %s --check-prefix=PRINTED < %t.segv.out
-// RUN: FileCheck %s --check-prefix=JSON < %t.segv.json
+// RUN: %json %t.segv.json | FileCheck %s --check-prefix=JSON
 // RUN: %status 143 %ptxvm exec --report %t.term.json -- %bin/crash term > %t.term.out
 // RUN: FileCheck %s --check-prefix=PRINTED < %t.term.out
 // A handler of the program's own is left alone.
 // RUN: %status 3 %ptxvm exec --report %t.own.json -- %bin/crash own > %t.own.out
 // RUN: FileCheck %s --check-prefix=OWN < %t.own.out
 // PRINTED: kernel says 42
-// JSON: {"launches":[{"kernel":"_Z5helloi","grid":[1,1,1],"block":[1,1,1],"status":"completed"
+// JSON:      launches[0].kernel = "_Z5helloi"
+// JSON-NEXT: launches[0].grid = [1,1,1]
+// JSON-NEXT: launches[0].block = [1,1,1]
+// JSON-NEXT: launches[0].status = "completed"
 // OWN: own handler ran
 // clang-format on
 #include <csignal>

@@ -7,7 +7,7 @@
 // RUN: %ptxvm exec --report %t.oob.json -- %bin/faults oob > %t.oob.out 2> %t.oob.err
 // RUN: FileCheck %s --check-prefix=OOB < %t.oob.out
 // RUN: FileCheck %s --check-prefix=OOB-ERR < %t.oob.err
-// RUN: FileCheck %s --check-prefix=OOB-JSON < %t.oob.json
+// RUN: %json %t.oob.json | FileCheck %s --check-prefix=OOB-JSON
 // OOB: launch returned cudaSuccess
 // OOB-NEXT: synchronize returned cudaErrorIllegalAddress
 // OOB-NEXT: then cudaMalloc returned cudaErrorIllegalAddress
@@ -16,16 +16,23 @@
 // OOB-NEXT: then cudaGetLastError returned cudaErrorIllegalAddress
 // OOB-NEXT: an illegal memory access was encountered
 // OOB-ERR: ========= Invalid __global__ write of size 4 bytes
-// OOB-ERR-NEXT: =========     at writePast(int*, int) in {{.*}}faults.cu:[[#@LINE+61]] (PTX line {{[0-9]+}} of faults.cu.sm_80.ptx)
+// OOB-ERR-NEXT: =========     at writePast(int*, int) in {{.*}}faults.cu:[[#@LINE+68]] (PTX line {{[0-9]+}} of faults.cu.sm_80.ptx)
 // OOB-ERR-NEXT: =========     by thread (100,0,0) in block (0,0,0)
 // OOB-ERR-NEXT: =========     Address 0x{{[0-9a-f]+}} is 0 bytes after the nearest allocation at 0x{{[0-9a-f]+}} of size 400 bytes
 // OOB-ERR: ========= Kernel writePast(int*, int) (launched by cudaLaunchKernel) failed: cudaErrorIllegalAddress
 // OOB-ERR-NEXT: ========= Program hit cudaErrorIllegalAddress (error 700) due to "an illegal memory access was encountered" on CUDA API call to cudaDeviceSynchronize.
 // OOB-ERR-NEXT: ========= ERROR SUMMARY: 1 error
-// OOB-JSON: {"launches":[{"kernel":"_Z9writePastPii","grid":[1,1,1],"block":[128,1,1],"status":"failed","error":"cudaErrorIllegalAddress",
-// OOB-JSON-SAME: "diagnostics":[{"kind":"out-of-bounds","severity":"error","message":"out-of-bounds write of 4 bytes
-// OOB-JSON-SAME: "source":{"file":"{{.*}}faults.cu","line":[[#@LINE+53]]}
-// OOB-JSON-SAME: "thread":"100"
+// OOB-JSON:      launches[0].kernel = "_Z9writePastPii"
+// OOB-JSON-NEXT: launches[0].grid = [1,1,1]
+// OOB-JSON-NEXT: launches[0].block = [128,1,1]
+// OOB-JSON-NEXT: launches[0].status = "failed"
+// OOB-JSON-NEXT: launches[0].error = "cudaErrorIllegalAddress"
+// OOB-JSON:      diagnostics[0].kind = "out-of-bounds"
+// OOB-JSON-NEXT: diagnostics[0].severity = "error"
+// OOB-JSON-NEXT: diagnostics[0].message = "out-of-bounds write of 4 bytes
+// OOB-JSON:      diagnostics[0].location.source.file = "{{.*}}faults.cu"
+// OOB-JSON-NEXT: diagnostics[0].location.source.line = [[#@LINE+53]]
+// OOB-JSON:      diagnostics[0].fields.thread = "100"
 //
 // RUN: %ptxvm exec -- %bin/faults assert > %t.assert.out 2> %t.assert.err
 // RUN: FileCheck %s --check-prefix=ASSERT < %t.assert.out
@@ -58,12 +65,12 @@
 // RESET: synchronize returned cudaErrorIllegalAddress
 // RESET-NEXT: after cudaDeviceReset: cudaMalloc returned cudaSuccess, cudaGetLastError returned cudaSuccess
 // RESET-NEXT: a launch after the reset: cudaSuccess
-// A device that is not built in: the program sees none (started directly; ptxvm exec refuses it).
-// RUN: env LD_LIBRARY_PATH=%libdir PTXVM_DEVICE=gpu %bin/faults race > %t.nodevice.out 2> %t.nodevice.err || true
+// A device that is not built in, or a GPU without a driver: the program sees none.
+// RUN: env LD_LIBRARY_PATH=%libdir PTXVM_DEVICE=gpu PTXVM_CUDA_DRIVER=/nonexistent/libcuda.so.1 %bin/faults race > %t.nodevice.out 2> %t.nodevice.err || true
 // RUN: FileCheck %s --check-prefix=NODEVICE < %t.nodevice.out
 // RUN: FileCheck %s --check-prefix=NODEVICE-ERR < %t.nodevice.err
 // NODEVICE: synchronize returned cudaErrorNoDevice
-// NODEVICE-ERR: ptxvm: device 'gpu' is not built into this ptxvm (built in: emulator)
+// NODEVICE-ERR: ptxvm: cannot load the CUDA driver
 // NODEVICE-ERR: ptxvm: no device to run on: CUDA calls return cudaErrorNoDevice
 // RACE: Race hazard detected: shared-memory race on byte 0
 // RACE: synchronize returned cudaSuccess

@@ -13,6 +13,8 @@ config.substitutions.append(("%bin", config.programs_dir))
 config.substitutions.append(("%libdir", config.cudart_dir))
 config.substitutions.append(("%python", config.python))
 config.substitutions.append(("%status", config.python + " " + os.path.join(config.test_source_root, "Inputs", "status.py")))
+config.substitutions.append(("%json", config.python + " " + os.path.join(
+    config.test_source_root, "..", "..", "lit", "Inputs", "json_flat.py")))
 config.substitutions.append(("FileCheck", config.filecheck))
 # Only what the tests set: no PTXVM_* from the caller's environment.
 for name in list(config.environment):

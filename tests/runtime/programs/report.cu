@@ -5,20 +5,35 @@
 //
 // clang-format off
 // RUN: rm -rf %t.ptx && %ptxvm exec --racecheck --report %t.json --save-ptx %t.ptx -- %bin/report | FileCheck %s
-// RUN: FileCheck %s --check-prefix=JSON < %t.json
+// RUN: %json %t.json | FileCheck %s --check-prefix=JSON
 // RUN: ls %t.ptx | FileCheck %s --check-prefix=PTX
 // RUN: env LD_LIBRARY_PATH=%libdir PTXVM_REPORT=%t.env.json %bin/report > %t.out
-// RUN: FileCheck %s --check-prefix=NORACE < %t.env.json
+// RUN: %json %t.env.json | FileCheck %s --check-prefix=NORACE
 // CHECK-NOT: FAIL
 // CHECK: report: ok
-// JSON: {"launches":[
-// JSON-SAME: {"kernel":"_Z5sharePii","grid":[2,1,1],"block":[64,1,1],"status":"completed","error":null,"thread_instructions":{{[1-9][0-9]*}},"warp_instructions":{{[1-9][0-9]*}},"wall_seconds":{{[0-9.e-]+}},"divergent_branches":{{[0-9]+}}},
-// JSON-SAME: {"kernel":"_Z5sharePii","grid":[1,1,1],"block":[64,1,1],"status":"completed"
-// JSON-SAME: {"kernel":"_Z6squarePii","grid":[1,1,1],"block":[32,1,1],"status":"completed"
-// JSON-SAME: ],"diagnostics":[{"kind":"shared-race","severity":"error"
-// JSON-SAME: "location":{"file":"{{.*}}report.cu.sm_80.ptx"
+// JSON:      launches[0].kernel = "_Z5sharePii"
+// JSON-NEXT: launches[0].grid = [2,1,1]
+// JSON-NEXT: launches[0].block = [64,1,1]
+// JSON-NEXT: launches[0].status = "completed"
+// JSON-NEXT: launches[0].error = null
+// JSON-NEXT: launches[0].thread_instructions = {{[1-9][0-9]*}}
+// JSON-NEXT: launches[0].warp_instructions = {{[1-9][0-9]*}}
+// JSON-NEXT: launches[0].wall_seconds = {{[0-9.e-]+}}
+// JSON-NEXT: launches[0].divergent_branches = {{[0-9]+}}
+// JSON-NEXT: launches[1].kernel = "_Z5sharePii"
+// JSON-NEXT: launches[1].grid = [1,1,1]
+// JSON-NEXT: launches[1].block = [64,1,1]
+// JSON-NEXT: launches[1].status = "completed"
+// JSON:      launches[2].kernel = "_Z6squarePii"
+// JSON-NEXT: launches[2].grid = [1,1,1]
+// JSON-NEXT: launches[2].block = [32,1,1]
+// JSON-NEXT: launches[2].status = "completed"
+// JSON-NOT:  launches[3]
+// JSON:      diagnostics[0].kind = "shared-race"
+// JSON-NEXT: diagnostics[0].severity = "error"
+// JSON:      diagnostics[0].location.file = "{{.*}}report.cu.sm_80.ptx"
 // PTX: report.cu.sm_80.ptx
-// NORACE: "diagnostics":[]}
+// NORACE: diagnostics = []
 // clang-format on
 #include "Inputs/check.h"
 

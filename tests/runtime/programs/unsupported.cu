@@ -5,13 +5,15 @@
 // RUN: %ptxvm exec --report %t.json -- %bin/unsupported > %t.out 2> %t.err
 // RUN: FileCheck %s < %t.out
 // RUN: FileCheck %s --check-prefix=ERR < %t.err
-// RUN: FileCheck %s --check-prefix=JSON < %t.json
+// RUN: %json %t.json | FileCheck %s --check-prefix=JSON
 // CHECK-NOT: FAIL
 // CHECK: unsupported: ok
 // ERR: ptxvm: cudaGraphCreate is not supported
 // ERR-NEXT: ptxvm: cudaMallocArray is not supported
 // ERR-NOT: not supported
-// JSON: "diagnostics":[{"kind":"unsupported","severity":"warning","message":"cudaGraphCreate is not supported"
+// JSON:      diagnostics[0].kind = "unsupported"
+// JSON-NEXT: diagnostics[0].severity = "warning"
+// JSON-NEXT: diagnostics[0].message = "cudaGraphCreate is not supported"
 // clang-format on
 #include "Inputs/check.h"
 

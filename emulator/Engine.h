@@ -1,0 +1,34 @@
+// The execution-engine seam: the CTA scheduler drives each warp through an
+// Engine, which runs the warp's current group from its pc until something
+// needs the scheduler. The interpreter (Interpreter.h) is the first engine;
+// a JIT-compiled engine implements the same interface and reuses the
+// scheduler, the SIMT stack (Cta::diverge, exitLanes, park), the named-barrier
+// unit, the cluster barrier, deadlock reports, memory checks and observers.
+#pragma once
+
+#include <cstdint>
+
+namespace emu {
+
+class Cta;
+struct Warp;
+
+/// Why an engine gave a warp back to the scheduler.
+enum class WarpStop : uint8_t {
+  Exited,  // every lane of the warp exited
+  Blocked, // its running group waits at a barrier (named, cluster) and no other group can run
+  Budget,  // it used up its instruction budget; it can go on later
+  Failed,  // it reported an error that ends the CTA (fault, trap, unsupported, bad barrier)
+};
+
+class Engine {
+public:
+  virtual ~Engine() = default;
+  /// Runs warp `w` of `cta` for at most `budget` warp instructions. Calls to
+  /// host services (HostFunctions.h) are served on the way, synchronously:
+  /// they never leave a warp waiting for the scheduler. An engine counts
+  /// what it executes with Cta::countInstruction.
+  virtual WarpStop run(Cta &cta, Warp &w, uint64_t budget) = 0;
+};
+
+} // namespace emu

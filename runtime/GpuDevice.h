@@ -1,0 +1,63 @@
+// NVIDIA's GPU as a device (runtime/Device.h), through the CUDA driver
+// loaded at run time (runtime/CudaDriver.h): memory is the GPU's, modules are
+// the PTX that ptx/ writes (after any passes) JIT-compiled by the driver,
+// launches run on the hardware and end in the error the driver reports.
+// Device code's printf, malloc and assert are the driver's own.
+#pragma once
+
+#include "runtime/CudaDriver.h"
+#include "runtime/Device.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+
+namespace runtime {
+
+class GpuDevice final : public Device {
+public:
+  /// Opens GPU 0 through `driverLibrary` (libcuda.so.1 by default); null
+  /// with `error` saying why (no driver, no GPU).
+  static std::unique_ptr<GpuDevice> open(std::string &error, const char *driverLibrary = "libcuda.so.1");
+  ~GpuDevice() override;
+  std::string_view name() const override { return "gpu"; }
+  /// The GPU's name and compute capability, e.g. "NVIDIA H100 80GB HBM3 (sm_90)".
+  const std::string &description() const { return description_; }
+
+  uint64_t allocate(uint64_t bytes, uint64_t alignment = 256) override;
+  bool free(uint64_t address) override;
+  bool mapHost(void *host, uint64_t bytes) override;
+  bool unmapHost(uint64_t address) override;
+  std::optional<AllocationInfo> allocationAt(uint64_t address) const override;
+  bool inDeviceHeap(uint64_t) const override { return false; }
+  uint64_t liveBytes() const override;
+  bool write(uint64_t address, const void *data, uint64_t size) override;
+  bool read(uint64_t address, void *data, uint64_t size) const override;
+  bool copy(uint64_t to, uint64_t from, uint64_t size) override;
+  bool fill(uint64_t address, uint8_t value, uint64_t size) override;
+
+  std::optional<Symbol> symbol(const ptx::Module &m, ptx::Name name) override;
+  std::unique_ptr<Kernel> loadKernel(const ptx::Module &m, std::string_view name,
+                                     ptx::DiagnosticList &diags) override;
+  void setHostFunction(std::string, HostFunction) override {}
+
+  LaunchResult launch(const Kernel &k, const LaunchConfig &config, ptx::DiagnosticList &diags) override;
+
+private:
+  GpuDevice() = default;
+  /// The driver's module for `m`, JIT-compiling its PTX on first use; null
+  /// after reporting the JIT's log to `diags`.
+  cuda::CUmodule module(const ptx::Module &m, ptx::DiagnosticList *diags);
+  /// Whether [address, address+size) lies in one live allocation.
+  bool inLive(uint64_t address, uint64_t size) const;
+
+  cuda::Driver driver_{};
+  cuda::CUdevice device_ = 0;
+  cuda::CUcontext context_ = nullptr;
+  std::string description_;
+  mutable std::mutex mutex_;
+  std::map<uint64_t, AllocationInfo> allocations_; // by base, freed ones kept (use after free)
+  std::map<const ptx::Module *, cuda::CUmodule> modules_;
+};
+
+} // namespace runtime

@@ -1,0 +1,269 @@
+// The observer event stream: exact event counts on a small kernel, several
+// observers at once, and the checkers built on it (statistics, racecheck)
+// next to a caller's observer.
+#include "emulator/Device.h"
+#include "ptx/Parser.h"
+#include "ptx/Verifier.h"
+#include "tests/emulator/Harness.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+
+using namespace ptxvm::test;
+
+namespace {
+
+/// Each thread stores its %tid.x to shared memory, waits at bar.sync 0,
+/// reads the word of thread 63 - t and stores it to out[cta * 64 + t].
+const char *kExchange = R"(
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<8>;
+  .shared .align 4 .b32 s[64];
+  mov.u32 %r0, %tid.x;
+  mul.wide.u32 %rd0, %r0, 4;
+  mov.u64 %rd1, s;
+  add.u64 %rd2, %rd1, %rd0;
+  st.shared.u32 [%rd2], %r0;
+  bar.sync 0;
+  xor.b32 %r1, %r0, 63;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.shared.u32 %r2, [%rd4];
+  ld.param.u64 %rd5, [out];
+  cvta.to.global.u64 %rd6, %rd5;
+  mov.u32 %r3, %ctaid.x;
+  mad.lo.u32 %r4, %r3, 64, %r0;
+  mul.wide.u32 %rd7, %r4, 4;
+  add.u64 %rd7, %rd6, %rd7;
+  st.global.u32 [%rd7], %r2;
+  ret;
+}
+)";
+
+/// The same without the barrier: the read of another thread's word races.
+std::string racyExchange() {
+  std::string text = kExchange;
+  text.erase(text.find("  bar.sync 0;\n"), 14);
+  return text;
+}
+
+/// Counts what it is told, per event kind (summed over CTAs).
+struct Counts {
+  std::atomic<uint64_t> ctaStarted{0}, ctaFinished{0}, instructions{0};
+  std::atomic<uint64_t> memory{0}, sharedReads{0}, sharedWrites{0}, global{0}, param{0};
+  std::atomic<uint64_t> arrived{0}, waiting{0}, completed{0}, resumed{0}, diverged{0};
+};
+
+class Counter final : public emu::LaunchObserver {
+public:
+  Counter(Counts &c, unsigned interests) : c_(c), interests_(interests) {}
+  std::unique_ptr<emu::CtaObserver> observeCta(emu::Cta &) override { return std::make_unique<Per>(*this); }
+  void launchStarted(const emu::Kernel &, const emu::LaunchConfig &) override { ++launches; }
+  void launchFinished(emu::LaunchResult &) override { ++finished; }
+  int launches = 0, finished = 0;
+
+private:
+  struct Per final : emu::CtaObserver {
+    explicit Per(Counter &o) : o_(o) {}
+    unsigned interests() const override { return o_.interests_; }
+    void ctaStarted(const emu::Cta &) override { ++o_.c_.ctaStarted; }
+    void ctaFinished(const emu::Cta &) override { ++o_.c_.ctaFinished; }
+    void instructionExecuted(const emu::Warp &, uint32_t, uint32_t, uint32_t) override {
+      ++o_.c_.instructions;
+    }
+    void memoryAccess(const emu::MemoryAccess &a) override {
+      ++o_.c_.memory;
+      if (a.space == emu::Space::Shared) ++(a.write ? o_.c_.sharedWrites : o_.c_.sharedReads);
+      if (a.space == emu::Space::Global) ++o_.c_.global;
+      if (a.space == emu::Space::Param) ++o_.c_.param;
+    }
+    void branchDiverged(const emu::Warp &, uint32_t, unsigned) override { ++o_.c_.diverged; }
+    void barrierArrived(const emu::BarrierEvent &) override { ++o_.c_.arrived; }
+    void barrierWaiting(const emu::BarrierEvent &) override { ++o_.c_.waiting; }
+    void barrierCompleted(int32_t, uint32_t) override { ++o_.c_.completed; }
+    void barrierResumed(const emu::BarrierEvent &) override { ++o_.c_.resumed; }
+    Counter &o_;
+  };
+  Counts &c_;
+  unsigned interests_;
+};
+
+struct Launched {
+  emu::LaunchResult result;
+  ptx::DiagnosticList diags;
+  std::vector<uint32_t> out;
+};
+
+/// Launches `k` of `text` on 2 CTAs of 64 threads with `observers`.
+Launched launch(const std::string &text, std::vector<emu::LaunchObserver *> observers, bool racecheck = false,
+                bool statistics = false, unsigned hostThreads = 1) {
+  Launched l;
+  auto m = ptx::parseModule(ptxModule(text), "observer.ptx", l.diags);
+  EXPECT_FALSE(l.diags.hasErrors()) << l.diags.renderText();
+  ptx::verifyModule(*m, l.diags);
+  EXPECT_FALSE(l.diags.hasErrors()) << l.diags.renderText();
+  emu::Device device;
+  auto k = device.decode(*m, "k", l.diags);
+  EXPECT_TRUE(k);
+  uint64_t out = device.global.allocate(2 * 64 * 4);
+  emu::LaunchConfig config;
+  config.grid = {2, 1, 1};
+  config.block = {64, 1, 1};
+  config.threads = hostThreads;
+  config.params.assign(k->paramBytes, 0);
+  std::memcpy(config.params.data() + k->paramOffsets[0], &out, 8);
+  config.observers = std::move(observers);
+  config.racecheck = racecheck;
+  config.statistics = statistics;
+  l.result = device.launch(*k, config, l.diags);
+  l.out.resize(2 * 64);
+  device.global.read(out, l.out.data(), l.out.size() * 4);
+  return l;
+}
+
+void expectExchanged(const Launched &l) {
+  ASSERT_TRUE(l.result.ok) << l.diags.renderText();
+  for (uint32_t i = 0; i < l.out.size(); ++i) EXPECT_EQ(l.out[i], 63 - i % 64) << "out[" << i << "]";
+}
+
+TEST(Observer, EventStreamOfASmallKernel) {
+  Counts c;
+  Counter counter(c, emu::CtaObserver::kMemory | emu::CtaObserver::kInstructions);
+  Launched l = launch(kExchange, {&counter});
+  expectExchanged(l);
+  EXPECT_EQ(counter.launches, 1);
+  EXPECT_EQ(counter.finished, 1);
+  EXPECT_EQ(c.ctaStarted, 2u);
+  EXPECT_EQ(c.ctaFinished, 2u);
+  // Per CTA: 64 shared writes, 64 shared reads, one ld.param per warp (a
+  // uniform parameter is read once for the warp) and 64 global writes.
+  EXPECT_EQ(c.sharedWrites, 128u);
+  EXPECT_EQ(c.sharedReads, 128u);
+  EXPECT_EQ(c.param, 4u);
+  EXPECT_EQ(c.global, 128u);
+  EXPECT_EQ(c.memory, 128u + 128u + 4u + 128u);
+  // Per CTA: each of the 2 warps arrives and waits; the barrier completes
+  // once and lets both go on.
+  EXPECT_EQ(c.arrived, 4u);
+  EXPECT_EQ(c.waiting, 4u);
+  EXPECT_EQ(c.completed, 2u);
+  EXPECT_EQ(c.resumed, 4u);
+  EXPECT_EQ(c.diverged, 0u);
+  // Every instruction but bar.sync and ret (control handled by the
+  // scheduler) is an instructionExecuted event: 16 per warp, 4 warps.
+  EXPECT_EQ(c.instructions, 16u * 4);
+  EXPECT_EQ(l.result.warpInstructions, 18u * 4);
+}
+
+TEST(Observer, NoInterestNoPerAccessEvents) {
+  // An observer that asks for neither instructions nor memory still sees
+  // CTAs and barriers, and the kernel takes its fast paths.
+  Counts c;
+  Counter counter(c, 0);
+  Launched l = launch(kExchange, {&counter});
+  expectExchanged(l);
+  EXPECT_EQ(c.ctaStarted, 2u);
+  EXPECT_EQ(c.arrived, 4u);
+  EXPECT_EQ(c.completed, 2u);
+  EXPECT_EQ(c.memory, 0u);
+  EXPECT_EQ(c.instructions, 0u);
+}
+
+TEST(Observer, TwoObserversSeeTheSameStream) {
+  Counts a, b;
+  Counter first(a, emu::CtaObserver::kMemory), second(b, emu::CtaObserver::kMemory);
+  Launched l = launch(kExchange, {&first, &second}, false, false, 2);
+  expectExchanged(l);
+  for (Counts *c : {&a, &b}) {
+    EXPECT_EQ(c->ctaStarted, 2u);
+    EXPECT_EQ(c->ctaFinished, 2u);
+    EXPECT_EQ(c->memory, 388u);
+    EXPECT_EQ(c->arrived, 4u);
+    EXPECT_EQ(c->completed, 2u);
+    EXPECT_EQ(c->resumed, 4u);
+  }
+  // Only one asked for instructions: the other's count stays 0 even
+  // though the loop ran observed.
+  Counts d, e;
+  Counter memoryOnly(d, emu::CtaObserver::kMemory), instructionsOnly(e, emu::CtaObserver::kInstructions);
+  expectExchanged(launch(kExchange, {&memoryOnly, &instructionsOnly}));
+  EXPECT_EQ(d.instructions, 0u);
+  EXPECT_EQ(e.instructions, 16u * 4);
+}
+
+TEST(Observer, StatisticsObserver) {
+  Launched plain = launch(kExchange, {});
+  expectExchanged(plain);
+  EXPECT_EQ(plain.result.stats.memoryOps[static_cast<size_t>(emu::Space::Shared)], 0u)
+      << "statistics are off";
+  Launched l = launch(kExchange, {}, false, true, 2);
+  expectExchanged(l);
+  const emu::CtaStats &s = l.result.stats;
+  EXPECT_EQ(s.memoryOps[static_cast<size_t>(emu::Space::Shared)], 256u);
+  EXPECT_EQ(s.memoryOps[static_cast<size_t>(emu::Space::Global)], 128u);
+  EXPECT_EQ(s.memoryOps[static_cast<size_t>(emu::Space::Param)], 4u);
+  EXPECT_EQ(s.memoryOps[static_cast<size_t>(emu::Space::Generic)], 0u) << "generic addresses are resolved";
+  EXPECT_EQ(s.barrierWaits[0], 4u);
+  EXPECT_EQ(s.divergentBranches, 0u);
+}
+
+TEST(Observer, RacecheckNextToOtherObservers) {
+  // The exchange with its barrier is race-free; without it every thread's
+  // read races with another warp's write. A caller's observer and the
+  // statistics run alongside and change nothing.
+  Counts c;
+  Counter counter(c, emu::CtaObserver::kMemory);
+  Launched ordered = launch(kExchange, {&counter}, true, true);
+  expectExchanged(ordered);
+  EXPECT_FALSE(ordered.diags.hasErrors()) << ordered.diags.renderText();
+  EXPECT_EQ(c.memory, 388u);
+
+  Counts r;
+  Counter racy(r, emu::CtaObserver::kMemory);
+  Launched l = launch(racyExchange(), {&racy}, true, true);
+  bool race = false;
+  for (const ptx::Diagnostic &d : l.diags.all()) race |= d.kind == ptx::DiagKind::SharedRace;
+  EXPECT_TRUE(race) << l.diags.renderText();
+  EXPECT_TRUE(l.result.ok) << "races do not fail a launch";
+  EXPECT_EQ(r.memory, 388u);
+  EXPECT_EQ(r.arrived, 0u);
+  EXPECT_EQ(l.result.stats.memoryOps[static_cast<size_t>(emu::Space::Shared)], 256u);
+}
+
+TEST(Observer, DivergenceEvents) {
+  // Lanes below 16 take the branch: one divergence per warp.
+  const char *text = R"(
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p;
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<4>;
+  mov.u32 %r0, %tid.x;
+  and.b32 %r1, %r0, 31;
+  mov.u32 %r2, 1;
+  setp.lt.u32 %p, %r1, 16;
+  @%p bra DONE;
+  mov.u32 %r2, 2;
+DONE:
+  ld.param.u64 %rd0, [out];
+  cvta.to.global.u64 %rd1, %rd0;
+  mul.wide.u32 %rd2, %r0, 4;
+  add.u64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r2;
+  ret;
+}
+)";
+  Counts c;
+  Counter counter(c, 0);
+  Launched l = launch(text, {&counter}, false, true);
+  ASSERT_TRUE(l.result.ok) << l.diags.renderText();
+  EXPECT_EQ(c.diverged, 4u); // 2 warps in each of 2 CTAs
+  EXPECT_EQ(l.result.stats.divergentBranches, 4u);
+  EXPECT_EQ(l.out[3], 1u);
+  EXPECT_EQ(l.out[20], 2u);
+}
+
+} // namespace
