@@ -3,6 +3,7 @@
 #include "ptx/Verifier.h"
 #include "runtime/Device.h"
 #include "runtime/cudart/LaunchReport.h"
+#include "tools/ArgumentSpec.h"
 
 #include <fmt/format.h>
 
@@ -19,69 +20,6 @@ namespace ptxvm {
 
 namespace {
 
-struct Buffer {
-  uint64_t address = 0, size = 0;
-  std::string out;
-};
-
-uint64_t splitmix(uint64_t &s) {
-  uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-/// The largest buffer `--arg buf:` allocates (its bytes are also built on the host).
-constexpr uint64_t kMaxBufferBytes = uint64_t{16} << 30;
-
-/// A decimal or 0x number without sign; false on anything else or overflow.
-bool parseUnsigned(const std::string &text, uint64_t &out) {
-  if (text.empty() || text[0] == '-' || text[0] == '+' || std::isspace(static_cast<unsigned char>(text[0])))
-    return false;
-  char *end = nullptr;
-  errno = 0;
-  out = std::strtoull(text.c_str(), &end, 0);
-  return errno != ERANGE && end && !*end;
-}
-
-bool parseSigned(const std::string &text, int64_t &out) {
-  if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return false;
-  char *end = nullptr;
-  errno = 0;
-  out = std::strtoll(text.c_str(), &end, 0);
-  return errno != ERANGE && end && !*end;
-}
-
-/// A buffer size: a positive number of bytes with an optional K, M or G, up to kMaxBufferBytes.
-bool parseBufferSize(std::string text, uint64_t &out) {
-  unsigned shift = 0;
-  if (!text.empty()) {
-    switch (text.back()) {
-    case 'K':
-    case 'k': shift = 10; break;
-    case 'M':
-    case 'm': shift = 20; break;
-    case 'G':
-    case 'g': shift = 30; break;
-    default: break;
-    }
-    if (shift) text.pop_back();
-  }
-  uint64_t n = 0;
-  if (!parseUnsigned(text, n) || n == 0 || n > (kMaxBufferBytes >> shift)) return false;
-  out = n << shift;
-  return true;
-}
-
-/// Whether an output file can be written, found out before the run rather
-/// than after it (when the results would be lost).
-bool writable(const std::string &path) {
-  std::FILE *f = path.empty() ? nullptr : std::fopen(path.c_str(), "ab");
-  if (!f) return false;
-  std::fclose(f);
-  return true;
-}
-
 /// CUDA's limits on a launch's shape (what `exec` enforces through the runtime).
 bool checkLaunchShape(const runtime::Dim3 &grid, const runtime::Dim3 &block, std::string &error) {
   if (grid.x > 0x7FFFFFFFu || grid.y > 65535 || grid.z > 65535) {
@@ -95,122 +33,17 @@ bool checkLaunchShape(const runtime::Dim3 &grid, const runtime::Dim3 &block, std
   return true;
 }
 
-/// Builds one argument's bytes (and its buffer); false with `error`.
-bool buildArgument(const std::string &spec, runtime::Device &dev, std::vector<uint8_t> &bytes,
-                   std::vector<Buffer> &buffers, std::string &error) {
-  size_t colon = spec.find(':');
-  std::string kind = spec.substr(0, colon), rest = colon == std::string::npos ? "" : spec.substr(colon + 1);
-  auto put = [&](const void *p, size_t n) {
-    bytes.assign(static_cast<const uint8_t *>(p), static_cast<const uint8_t *>(p) + n);
-  };
-  // Every value must fit its type: a number that does not is a usage error,
-  // not a silently truncated argument.
-  if (kind == "u32" || kind == "u64") {
-    uint64_t v = 0;
-    if (!parseUnsigned(rest, v) || (kind == "u32" && v > UINT32_MAX)) {
-      error = "'" + spec + "': not a " + kind + " value (0 to " + (kind == "u32" ? "2^32-1" : "2^64-1") + ")";
-      return false;
-    }
-    put(&v, kind == "u32" ? 4 : 8); // little-endian: the low bytes first
-    return true;
-  }
-  if (kind == "s32" || kind == "s64") {
-    int64_t v = 0;
-    if (!parseSigned(rest, v) || (kind == "s32" && (v < INT32_MIN || v > INT32_MAX))) {
-      error = "'" + spec + "': not an " + kind + " value";
-      return false;
-    }
-    put(&v, kind == "s32" ? 4 : 8);
-    return true;
-  }
-  if (kind == "f32" || kind == "f64") {
-    char *end = nullptr;
-    errno = 0;
-    double v = std::strtod(rest.c_str(), &end);
-    float f = static_cast<float>(v);
-    bool finiteInput = std::isfinite(v) || rest.find_first_of("iInN") != std::string::npos;
-    if (rest.empty() || !end || *end || errno == ERANGE || !finiteInput ||
-        (kind == "f32" && std::isfinite(v) && !std::isfinite(f))) {
-      error = "'" + spec + "': not an " + kind + " value (or out of its range)";
-      return false;
-    }
-    if (kind == "f32")
-      put(&f, 4);
-    else
-      put(&v, 8);
-    return true;
-  }
-  if (kind != "buf") {
-    error = "unknown argument kind '" + kind + "' in '" + spec + "' (see ptxvm run --help)";
-    return false;
-  }
-  Buffer b;
-  size_t gt = rest.find('>');
-  if (gt != std::string::npos) {
-    b.out = rest.substr(gt + 1);
-    rest = rest.substr(0, gt);
-    if (!writable(b.out)) {
-      error = "cannot write '" + b.out + "' (in '" + spec + "')";
-      return false;
-    }
-  }
-  size_t c2 = rest.find(':');
-  std::string sizeText = rest.substr(0, c2), init = c2 == std::string::npos ? "zeros" : rest.substr(c2 + 1);
-  if (!parseBufferSize(sizeText, b.size)) {
-    error = "bad buffer size in '" + spec + "' (1 byte to " + std::to_string(kMaxBufferBytes >> 30) +
-            " GiB, with an optional K, M or G)";
-    return false;
-  }
-  std::vector<uint8_t> data(b.size);
-  if (init == "iota.u32") {
-    for (uint64_t i = 0; i + 4 <= b.size; i += 4) {
-      uint32_t v = static_cast<uint32_t>(i / 4);
-      std::memcpy(&data[i], &v, 4);
-    }
-  } else if (init == "iota.f32") {
-    for (uint64_t i = 0; i + 4 <= b.size; i += 4) {
-      float v = static_cast<float>(i / 4);
-      std::memcpy(&data[i], &v, 4);
-    }
-  } else if (init.starts_with("fill.u32=")) {
-    uint32_t v = static_cast<uint32_t>(std::strtoull(init.c_str() + 9, nullptr, 0));
-    for (uint64_t i = 0; i + 4 <= b.size; i += 4) std::memcpy(&data[i], &v, 4);
-  } else if (init.starts_with("fill.f32=")) {
-    float v = std::strtof(init.c_str() + 9, nullptr);
-    for (uint64_t i = 0; i + 4 <= b.size; i += 4) std::memcpy(&data[i], &v, 4);
-  } else if (init.starts_with("random=")) {
-    uint64_t seed = std::strtoull(init.c_str() + 7, nullptr, 0);
-    for (uint64_t i = 0; i < b.size; ++i) data[i] = static_cast<uint8_t>(splitmix(seed));
-  } else if (init.starts_with("file=")) {
-    std::ifstream in(init.substr(5), std::ios::binary);
-    if (!in) {
-      error = "cannot read '" + init.substr(5) + "'";
-      return false;
-    }
-    in.read(reinterpret_cast<char *>(data.data()), static_cast<std::streamsize>(b.size));
-  } else if (init != "zeros") {
-    error = "unknown buffer contents '" + init + "'";
-    return false;
-  }
-  b.address = dev.allocate(b.size);
-  if (!b.address || !dev.write(b.address, data.data(), b.size)) {
-    error = "cannot allocate " + std::to_string(b.size) + " bytes on the device for '" + spec + "'";
-    return false;
-  }
-  put(&b.address, 8);
-  buffers.push_back(b);
-  return true;
-}
-
 } // namespace
 
 Command addRunCommand(CLI::App &ptxvm) {
   auto o = std::make_shared<RunOptions>();
-  CLI::App *cmd = ptxvm.add_subcommand("run", "run a kernel of a PTX file on a device (the SIMT emulator by default)");
+  CLI::App *cmd =
+      ptxvm.add_subcommand("run", "run a kernel of a PTX file on a device (the SIMT emulator by default)");
   addInputOptions(*cmd, o->in);
-  cmd->add_option("--device", o->device,
-                  "the device to run on: emulator (default), gpu (the real GPU through its driver: the PTX as "
-                  "ptxvm writes it, JIT-compiled by the driver)")
+  cmd->add_option(
+         "--device", o->device,
+         "the device to run on: emulator (default), gpu (the real GPU through its driver: the PTX as "
+         "ptxvm writes it, JIT-compiled by the driver)")
       ->type_name("NAME");
   cmd->add_option("--kernel", o->kernel, "the .entry to launch")->required()->type_name("NAME");
   cmd->add_option("--grid", o->grid, "CTAs in the grid")
@@ -270,7 +103,8 @@ int runKernel(const RunOptions &o, const CLI::App &command) {
   config.randomSchedule = o.schedule == "random";
   config.seed = o.seed;
   if (o.maxInstructions) config.maxInstructions = o.maxInstructions;
-  if (!reportPath.empty() && !writable(reportPath)) return fail("cannot write the report to '" + reportPath + "'");
+  if (!reportPath.empty() && !writable(reportPath))
+    return fail("cannot write the report to '" + reportPath + "'");
   if (!checkLaunchShape(config.grid, config.block, error)) return fail(error);
 
   ptx::DiagnosticList diags;
@@ -323,8 +157,8 @@ int runKernel(const RunOptions &o, const CLI::App &command) {
     fmt::print(
         stderr,
         "{}: {}{}{}; {} warp instructions, {} thread instructions, SIMD efficiency {:.1f}%, {:.3f} s\n",
-        kernelName, r.status, r.error.empty() ? "" : " with ", r.error, s.warpInstructions, s.threadInstructions,
-        simd * 100, r.wallSeconds);
+        kernelName, r.status, r.error.empty() ? "" : " with ", r.error, s.warpInstructions,
+        s.threadInstructions, simd * 100, r.wallSeconds);
   }
   if (stats) {
     fmt::print(stderr, "  device: {}\n", device->name());
