@@ -102,10 +102,14 @@ void reportFault(Exec &x, const MemoryFault &f, unsigned lane, bool write) {
   x.cta.report(kind, ptx::Severity::Error, x.pc, x.warp, 1u << lane, msg, fields);
 }
 
-/// A byte range inside a CTA- or thread-owned buffer, or nullptr.
-uint8_t *window(std::vector<uint8_t> &buffer, uint64_t offset, uint64_t base, uint64_t limit, unsigned size) {
-  if (offset < base || offset - base + size > limit) return nullptr;
-  return buffer.data() + offset;
+/// The bytes at [offset, offset + size) of a window of `limit` bytes at
+/// `bytes`, or nullptr with `fault.nearest` saying where the access lies.
+uint8_t *window(uint8_t *bytes, uint64_t offset, unsigned size, uint64_t limit, const std::string &what,
+                MemoryFault &fault) {
+  if (fitsIn(offset, size, limit)) return bytes + offset;
+  fault.nearest =
+      what + " is " + std::to_string(limit) + " bytes; the access " + describeOutside(offset, size, limit);
+  return nullptr;
 }
 
 } // namespace
@@ -161,7 +165,7 @@ void readOperandLanes(Exec &x, const DOp &op, uint64_t (&out)[32]) {
 }
 
 uint8_t *accessBytes(Exec &x, Space space, uint64_t address, unsigned size, unsigned lane, bool write,
-                     bool atomic) {
+                     bool atomic, unsigned alignment) {
   Cta &c = x.cta;
   MemoryFault fault{MemoryFault::OutOfBounds, space, address, size, ""};
   // Generic addresses: find the window.
@@ -177,7 +181,10 @@ uint8_t *accessBytes(Exec &x, Space space, uint64_t address, unsigned size, unsi
     }
     fault.space = space;
   }
-  if (size > 1 && (address & (size - 1)) && space != Space::Global) {
+  // Natural alignment: the largest power of two dividing the size (a
+  // vector's whole size; the pieces of a bulk copy need only their own).
+  if (alignment == 0) alignment = size & (0u - size);
+  if (alignment > 1 && (address & (alignment - 1))) {
     fault.kind = MemoryFault::Misaligned;
     reportFault(x, fault, lane, write);
     return nullptr;
@@ -188,7 +195,7 @@ uint8_t *accessBytes(Exec &x, Space space, uint64_t address, unsigned size, unsi
   switch (space) {
   case Space::Global: {
     const GlobalMemory::Range &r = c.globalRange(address);
-    if (r.bytes && address + size <= r.end && !(address & (size - 1))) {
+    if (r.bytes && fitsIn(address - r.base, size, r.end - r.base)) {
       p = r.bytes + (address - r.base);
       break;
     }
@@ -196,42 +203,44 @@ uint8_t *accessBytes(Exec &x, Space space, uint64_t address, unsigned size, unsi
     break;
   }
   case Space::Shared:
-    if (address >> kClusterRankShift) {
+    if (const uint64_t tag = address >> kClusterRankShift; tag && tag <= kMaxClusterCtas) {
       // Distributed shared memory: another CTA of the cluster (mapa).
-      const uint32_t target = static_cast<uint32_t>(address >> kClusterRankShift) - 1;
+      const uint32_t target = static_cast<uint32_t>(tag - 1);
       const uint64_t offset = address & ((uint64_t{1} << kClusterRankShift) - 1);
       std::vector<uint8_t> *other = c.clusterShared(target);
-      p = other ? window(*other, offset, 0, other->size(), size) : nullptr;
-      if (!p)
-        fault.nearest = other ? "shared memory of cluster CTA " + std::to_string(target) + " is " +
-                                    std::to_string(other->size()) + " bytes"
-                              : "the cluster has no CTA of rank " + std::to_string(target);
+      if (other)
+        p = window(other->data(), offset, size, other->size(),
+                   "shared memory of cluster CTA " + std::to_string(target), fault);
+      else
+        fault.nearest = "the cluster has no CTA of rank " + std::to_string(target);
       distributed = true;
       rank = target;
       address = offset;
       break;
     }
-    p = window(c.shared, address, 0, c.shared.size(), size);
-    if (!p) fault.nearest = "shared memory of the CTA is " + std::to_string(c.shared.size()) + " bytes";
+    p = window(c.shared.data(), address, size, c.shared.size(), "shared memory of the CTA", fault);
     break;
   case Space::Local: {
-    uint64_t frame = uint64_t{x.warp.index * 32 + lane} * c.kernel.localBytes;
-    p = address + size <= c.kernel.localBytes ? c.local.data() + frame + address : nullptr;
-    if (!p) fault.nearest = "local memory of a thread is " + std::to_string(c.kernel.localBytes) + " bytes";
+    const uint64_t frame = uint64_t{x.warp.index * 32 + lane} * c.kernel.localBytes;
+    p = window(c.local.data() + frame, address, size, c.kernel.localBytes, "local memory of a thread", fault);
     break;
   }
   case Space::Param:
-    if (!write && address + size <= c.params.size()) p = const_cast<uint8_t *>(c.params.data()) + address;
-    if (!p) fault.nearest = "kernel parameters are " + std::to_string(c.params.size()) + " bytes";
+    if (write)
+      fault.nearest = "kernel parameters are read-only";
+    else
+      p = window(const_cast<uint8_t *>(c.params.data()), address, size, c.params.size(),
+                 "the parameter buffer", fault);
     break;
   case Space::Const:
-    if (!write && address + size <= c.kernel.constSize) p = c.kernel.constBytes + address;
-    if (!p) fault.nearest = "the constant bank is " + std::to_string(c.kernel.constSize) + " bytes";
+    if (write)
+      fault.nearest = "the constant bank is read-only";
+    else
+      p = window(c.kernel.constBytes, address, size, c.kernel.constSize, "the constant bank", fault);
     break;
   case Space::Frame: {
-    uint32_t bytes = c.kernel.regions[x.warp.region].frameBytes;
-    if (address + size <= bytes) p = x.warp.frame.data() + size_t{lane} * bytes + address;
-    if (!p) fault.nearest = "the call frame is " + std::to_string(bytes) + " bytes";
+    const uint32_t bytes = c.kernel.regions[x.warp.region].frameBytes;
+    p = window(x.warp.frame.data() + size_t{lane} * bytes, address, size, bytes, "the call frame", fault);
     break;
   }
   case Space::Generic: break;
@@ -244,15 +253,17 @@ uint8_t *accessBytes(Exec &x, Space space, uint64_t address, unsigned size, unsi
   return p;
 }
 
-bool loadBytes(Exec &x, Space space, uint64_t address, unsigned size, unsigned lane, void *out) {
-  uint8_t *p = accessBytes(x, space, address, size, lane, false);
+bool loadBytes(Exec &x, Space space, uint64_t address, unsigned size, unsigned lane, void *out,
+               unsigned alignment) {
+  uint8_t *p = accessBytes(x, space, address, size, lane, false, false, alignment);
   if (!p) return false;
   std::memcpy(out, p, size);
   return true;
 }
 
-bool storeBytes(Exec &x, Space space, uint64_t address, unsigned size, unsigned lane, const void *in) {
-  uint8_t *p = accessBytes(x, space, address, size, lane, true);
+bool storeBytes(Exec &x, Space space, uint64_t address, unsigned size, unsigned lane, const void *in,
+                unsigned alignment) {
+  uint8_t *p = accessBytes(x, space, address, size, lane, true, false, alignment);
   if (!p) return false;
   std::memcpy(p, in, size);
   return true;

@@ -10,6 +10,7 @@
 #include "emulator/Semantics.h"
 
 #include <bit>
+#include <cstdio>
 #include <cstring>
 
 namespace emu {
@@ -43,6 +44,22 @@ bool Interpreter::call(Cta &cta, Warp &w, const DInstr &in, uint32_t mask, uint3
   const uint32_t r = (value & ~0xFFFF'FFFFull) == kFunctionTag && index < kernel.regionOfFunction.size()
                          ? kernel.regionOfFunction[index]
                          : UINT32_MAX;
+  const bool indirect =
+      caller.operandsOf(ir)[static_cast<size_t>(in.callTarget)].kind == ptx::OperandKind::Register;
+  if (indirect && ((value & ~0xFFFF'FFFFull) != kFunctionTag || index >= kernel.regionOfFunction.size())) {
+    // Not a function's address at all. Measured on the H100
+    // (tests/gpu/cases/fault_call_*): a garbage pointer faults with
+    // cudaErrorIllegalAddress, a null one hangs the kernel; both are
+    // reported here, the null one as the illegal instruction it is.
+    char text[32];
+    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
+    cta.report(ptx::DiagKind::IllegalInstruction, ptx::Severity::Error, pc, w, mask,
+               value == 0 ? std::string("call through a null function pointer")
+                          : "call through " + std::string(text) + ", which is not the address of a function",
+               {{"target", text},
+                {"cuda_error", value == 0 ? "cudaErrorIllegalInstruction" : "cudaErrorIllegalAddress"}});
+    return false;
+  }
   if (r == UINT32_MAX) {
     std::string name = "the callee";
     auto ops = caller.operandsOf(ir);
@@ -76,8 +93,11 @@ bool Interpreter::call(Cta &cta, Warp &w, const DInstr &in, uint32_t mask, uint3
           uint32_t reg = static_cast<uint32_t>(callee.function->returns.size() + i);
           regs[reg * 32 + l] = readOperand(x, arg, l);
         } else if (arg.kind == DOp::Imm && arg.space == Space::Frame) {
+          // The verifier rejects an argument smaller than its formal; the
+          // copy stays inside the caller's frame regardless.
           std::memcpy(frame.data() + size_t{l} * callee.frameBytes + callee.paramOffsets[i],
-                      w.frame.data() + size_t{l} * here.frameBytes + arg.imm, callee.paramSizes[i]);
+                      w.frame.data() + size_t{l} * here.frameBytes + arg.imm,
+                      bytesInside(arg.imm, callee.paramSizes[i], here.frameBytes));
         } else {
           uint64_t v = readOperand(x, arg, l);
           std::memcpy(frame.data() + size_t{l} * callee.frameBytes + callee.paramOffsets[i], &v,
@@ -129,7 +149,7 @@ void Interpreter::finishCall(Cta &cta, Warp &w) {
         } else if (dst.kind == DOp::Imm && dst.space == Space::Frame && !inRegister) {
           std::memcpy(cf.callerFrame.data() + size_t{l} * caller.frameBytes + dst.imm,
                       w.frame.data() + size_t{l} * callee.frameBytes + callee.returnOffsets[i],
-                      callee.returnSizes[i]);
+                      bytesInside(dst.imm, callee.returnSizes[i], caller.frameBytes));
         }
       });
     }

@@ -114,8 +114,8 @@ bool callHostFunction(Exec &x, const DInstr &in, const HostCallee &callee) {
       forLanes(x.mask, [&](unsigned l) {
         uint8_t *dst = frames.data() + l * frameBytes + layout.paramOffsets[i];
         if (arg.kind == DOp::Imm && arg.space == Space::Frame) {
-          if (arg.imm + size <= caller.frameBytes)
-            std::memcpy(dst, x.warp.frame.data() + size_t{l} * caller.frameBytes + arg.imm, size);
+          std::memcpy(dst, x.warp.frame.data() + size_t{l} * caller.frameBytes + arg.imm,
+                      bytesInside(arg.imm, size, caller.frameBytes));
         } else {
           uint64_t v = readOperand(x, arg, l);
           std::memcpy(dst, &v, std::min<uint32_t>(size, 8));
@@ -141,8 +141,9 @@ bool callHostFunction(Exec &x, const DInstr &in, const HostCallee &callee) {
           uint64_t v = 0;
           std::memcpy(&v, src, std::min<uint32_t>(size, 8));
           x.warp.regs[dst.reg * 32 + l] = v;
-        } else if (dst.kind == DOp::Imm && dst.space == Space::Frame && dst.imm + size <= caller.frameBytes) {
-          std::memcpy(x.warp.frame.data() + size_t{l} * caller.frameBytes + dst.imm, src, size);
+        } else if (dst.kind == DOp::Imm && dst.space == Space::Frame) {
+          std::memcpy(x.warp.frame.data() + size_t{l} * caller.frameBytes + dst.imm, src,
+                      bytesInside(dst.imm, size, caller.frameBytes));
         }
       });
     }

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+
+#include <unistd.h>
 
 namespace emu {
 
@@ -29,13 +32,47 @@ std::string hex(uint64_t v) {
 }
 } // namespace
 
+std::string describeOutside(uint64_t offset, uint64_t size, uint64_t limit) {
+  if (offset >> 63) return std::to_string(0 - offset) + " bytes before its start";
+  if (offset >= limit) return std::to_string(offset - limit) + " bytes past its end";
+  return "straddles its end by " + std::to_string(size - (limit - offset)) + " bytes";
+}
+
+void GlobalMemory::FreeBytes::operator()(uint8_t *p) const { std::free(p); }
+
+GlobalMemory::GlobalMemory() {
+  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
+  capacity_ = pages > 0 && pageSize > 0 ? uint64_t(pages) * uint64_t(pageSize) / 2 : uint64_t{16} << 30;
+}
+
+uint64_t GlobalMemory::capacity() const {
+  std::lock_guard lock(mutex_);
+  return capacity_;
+}
+
+void GlobalMemory::setCapacity(uint64_t bytes) {
+  std::lock_guard lock(mutex_);
+  capacity_ = bytes;
+}
+
+bool GlobalMemory::inHeapRange(uint64_t address) const {
+  std::lock_guard lock(mutex_);
+  return address >= kGlobalBase && address < next_;
+}
+
 uint64_t GlobalMemory::allocate(uint64_t bytes, uint64_t alignment) {
   std::lock_guard lock(mutex_);
   if (alignment == 0 || (alignment & (alignment - 1))) alignment = 256;
+  alignment = std::min<uint64_t>(alignment, uint64_t{1} << 20);
+  // The heap's addresses stay far below 2^63, so no sum here can wrap.
+  if (bytes > capacity_ - std::min(capacity_, live_) || bytes > (uint64_t{1} << 62) - next_) return 0;
+  std::unique_ptr<uint8_t[], FreeBytes> storage(
+      static_cast<uint8_t *>(std::calloc(std::max<uint64_t>(bytes, 1), 1)));
+  if (!storage) return 0;
   uint64_t base = (next_ + alignment - 1) & ~(alignment - 1);
   next_ = base + bytes + kGuard;
-  Allocation a{base, bytes, std::vector<uint8_t>(bytes), true};
-  allocations_.emplace(base, std::move(a));
+  live_ += bytes;
+  allocations_.emplace(base, Allocation{base, bytes, std::move(storage), true, nullptr});
   return base;
 }
 
@@ -46,10 +83,11 @@ bool GlobalMemory::free(uint64_t address) {
   // Keep the range (and release the bytes) so later accesses are reported
   // as use after free rather than out of bounds.
   it->second.live = false;
+  if (!it->second.external) live_ -= it->second.size;
   if (runningLaunches_)
     retired_.push_back(address);
   else
-    std::vector<uint8_t>().swap(it->second.bytes);
+    it->second.bytes.reset();
   return true;
 }
 
@@ -63,7 +101,7 @@ void GlobalMemory::endLaunch() {
   if (runningLaunches_ && --runningLaunches_) return;
   for (uint64_t address : retired_)
     if (auto it = allocations_.find(address); it != allocations_.end() && !it->second.live)
-      std::vector<uint8_t>().swap(it->second.bytes);
+      it->second.bytes.reset();
   retired_.clear();
 }
 
@@ -76,7 +114,7 @@ const GlobalMemory::Allocation *GlobalMemory::find(uint64_t address) const {
   return nullptr;
 }
 
-std::string GlobalMemory::describeNearest(uint64_t address) const {
+std::string GlobalMemory::describeNearest(uint64_t address, uint64_t size) const {
   const Allocation *best = nullptr;
   uint64_t bestDistance = UINT64_MAX;
   for (const auto &[base, a] : allocations_) {
@@ -88,9 +126,8 @@ std::string GlobalMemory::describeNearest(uint64_t address) const {
     }
   }
   if (!best) return "no allocations";
-  std::string where = address < best->base
-                          ? std::to_string(best->base - address) + " bytes before it"
-                          : std::to_string(address - (best->base + best->size)) + " bytes past its end";
+  std::string where = address < best->base ? std::to_string(best->base - address) + " bytes before it"
+                                           : describeOutside(address - best->base, size, best->size);
   return std::string(best->live ? "" : "freed ") + "allocation " + hex(best->base) + " of " +
          std::to_string(best->size) + " bytes, " + where;
 }
@@ -98,9 +135,9 @@ std::string GlobalMemory::describeNearest(uint64_t address) const {
 uint8_t *GlobalMemory::translate(uint64_t address, unsigned size, MemoryFault &fault) {
   std::lock_guard lock(mutex_);
   const Allocation *a = find(address);
-  if (a && address + size <= a->base + a->size) {
+  if (a && fitsIn(address - a->base, size, a->size)) {
     if (!a->live) {
-      fault = {MemoryFault::UseAfterFree, Space::Global, address, size, describeNearest(address)};
+      fault = {MemoryFault::UseAfterFree, Space::Global, address, size, describeNearest(address, size)};
       return nullptr;
     }
     if (size > 1 && (address & (size - 1))) {
@@ -109,7 +146,7 @@ uint8_t *GlobalMemory::translate(uint64_t address, unsigned size, MemoryFault &f
     }
     return const_cast<uint8_t *>(a->data()) + (address - a->base);
   }
-  fault = {MemoryFault::OutOfBounds, Space::Global, address, size, describeNearest(address)};
+  fault = {MemoryFault::OutOfBounds, Space::Global, address, size, describeNearest(address, size)};
   return nullptr;
 }
 
@@ -123,7 +160,7 @@ GlobalMemory::Range GlobalMemory::rangeOf(uint64_t address) {
 bool GlobalMemory::write(uint64_t address, const void *data, uint64_t size) {
   std::lock_guard lock(mutex_);
   const Allocation *a = find(address);
-  if (!a || !a->live || size > a->base + a->size - address) return false; // no wrap-around
+  if (!a || !a->live || !fitsIn(address - a->base, size, a->size)) return false;
   if (size) std::memcpy(const_cast<uint8_t *>(a->data()) + (address - a->base), data, size);
   return true;
 }
@@ -131,7 +168,7 @@ bool GlobalMemory::write(uint64_t address, const void *data, uint64_t size) {
 bool GlobalMemory::read(uint64_t address, void *data, uint64_t size) const {
   std::lock_guard lock(mutex_);
   const Allocation *a = find(address);
-  if (!a || !a->live || size > a->base + a->size - address) return false; // no wrap-around
+  if (!a || !a->live || !fitsIn(address - a->base, size, a->size)) return false;
   if (size) std::memcpy(data, a->data() + (address - a->base), size);
   return true;
 }
@@ -160,9 +197,7 @@ bool GlobalMemory::adopt(void *host, uint64_t bytes) {
     }
     ++it;
   }
-  Allocation a{base, bytes, {}, true};
-  a.external = static_cast<uint8_t *>(host);
-  allocations_.emplace(base, std::move(a));
+  allocations_.emplace(base, Allocation{base, bytes, nullptr, true, static_cast<uint8_t *>(host)});
   return true;
 }
 
@@ -183,10 +218,7 @@ std::optional<GlobalMemory::AllocationInfo> GlobalMemory::allocationAt(uint64_t 
 
 uint64_t GlobalMemory::liveBytes() const {
   std::lock_guard lock(mutex_);
-  uint64_t total = 0;
-  for (const auto &[base, a] : allocations_)
-    if (a.live && !a.external) total += a.size;
-  return total;
+  return live_;
 }
 
 } // namespace emu

@@ -117,14 +117,19 @@ inline uint64_t effectiveAddress(Exec &x, const DOp &op, unsigned lane) {
 }
 
 /// Loads/stores `size` bytes for one lane in `space`; on a bad access reports
-/// the fault, marks the CTA failed and returns false.
-bool loadBytes(Exec &x, Space space, uint64_t address, unsigned size, unsigned lane, void *out);
-bool storeBytes(Exec &x, Space space, uint64_t address, unsigned size, unsigned lane, const void *in);
+/// the fault, marks the CTA failed and returns false. `alignment` as for
+/// accessBytes.
+bool loadBytes(Exec &x, Space space, uint64_t address, unsigned size, unsigned lane, void *out,
+               unsigned alignment = 0);
+bool storeBytes(Exec &x, Space space, uint64_t address, unsigned size, unsigned lane, const void *in,
+                unsigned alignment = 0);
 /// Host pointer for an access, or nullptr after reporting a fault. `atomic`:
 /// an atomic read-modify-write (atom, red, mbarrier operations), which
-/// --racecheck does not count as racing with another atomic.
+/// --racecheck does not count as racing with another atomic. `alignment`:
+/// what the address must be a multiple of (a power of two); 0 = the largest
+/// power of two dividing `size`. Every check is overflow-proof (fitsIn).
 uint8_t *accessBytes(Exec &x, Space space, uint64_t address, unsigned size, unsigned lane, bool write,
-                     bool atomic = false);
+                     bool atomic = false, unsigned alignment = 0);
 
 /// Size in bytes of a PTX type as stored in memory.
 inline unsigned byteSize(ptx::Type t) { return (ptx::bitWidth(t) + 7) / 8; }

@@ -27,6 +27,9 @@ std::string_view kindName(DiagKind k) {
   case DiagKind::InstructionLimit: return "instruction-limit";
   case DiagKind::Unsupported: return "unsupported";
   case DiagKind::IoError: return "io-error";
+  case DiagKind::IllegalInstruction: return "illegal-instruction";
+  case DiagKind::ResourceLimit: return "resource-limit";
+  case DiagKind::Timeout: return "timeout";
   }
   return "unknown";
 }

@@ -29,7 +29,10 @@ enum class DiagKind : uint8_t {
   Trap,
   InstructionLimit,
   Unsupported,
-  IoError
+  IoError,
+  IllegalInstruction, // a call through a null or garbage function pointer
+  ResourceLimit,      // a module or launch needs more memory than the device has
+  Timeout             // a launch ran past its wall-clock limit (--timeout)
 };
 std::string_view kindName(DiagKind k);
 

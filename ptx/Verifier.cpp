@@ -1,6 +1,7 @@
 #include "ptx/Verifier.h"
 
 #include "ptx/Builder.h"
+#include "ptx/Layout.h"
 #include "ptx/Writer.h"
 
 #include <unordered_map>
@@ -79,6 +80,7 @@ private:
     for (const Variable &p : f.returns) locals_.emplace(p.name, SymbolInfo{SymbolInfo::Variable, p.space});
     for (const Variable &v : f.locals) locals_.emplace(v.name, SymbolInfo{SymbolInfo::Variable, v.space});
     for (const Label &l : f.labels) locals_.emplace(l.name, SymbolInfo{SymbolInfo::Label, Mod::None});
+    currentFunction_ = &f;
     collectScopes(f);
     for (const Prototype &p : f.prototypes)
       locals_.emplace(p.name, SymbolInfo{SymbolInfo::Prototype, Mod::None});
@@ -110,7 +112,7 @@ private:
     for (const Stmt &st : f.statements()) {
       switch (st.kind) {
       case StmtKind::ScopeBegin:
-        scopes_.push_back(Scope{current, {}});
+        scopes_.push_back(Scope{current, {}, {}});
         current = uint32_t(scopes_.size() - 1);
         break;
       case StmtKind::ScopeEnd: current = scopes_[current].parent; break;
@@ -121,8 +123,70 @@ private:
         break;
       }
       case StmtKind::Instruction: instrScope_[st.index] = current; break;
+      case StmtKind::Variable:
+        scopes_[current].variables.emplace(f.locals[st.index].name, &f.locals[st.index]);
+        break;
       default: break;
       }
+    }
+  }
+
+  /// The variable `n` names at the instruction being checked: the innermost
+  /// block's declaration (call sites declare their .param variables in a
+  /// block each, often under the same names), a parameter, or a global.
+  const Variable *variableInScope(Name n) const {
+    for (uint32_t s = currentScope_;; s = scopes_[s].parent) {
+      if (auto it = scopes_[s].variables.find(n); it != scopes_[s].variables.end()) return it->second;
+      if (s == 0) break;
+    }
+    for (const auto *list : {&currentFunction_->params, &currentFunction_->returns})
+      for (const Variable &v : *list)
+        if (v.name == n) return &v;
+    for (const Variable &v : m_.globals)
+      if (v.name == n) return &v;
+    return nullptr;
+  }
+
+  /// Each actual of a call list against its .param formal, as ptxas checks
+  /// them: a .param variable of the same size and alignment, a register of
+  /// the same width, or an immediate. (A smaller argument would have the
+  /// callee read past it.)
+  void checkCallList(const Function &f, const Instruction &in, const Operand *list,
+                     const std::vector<Variable> &formals, const std::string &callee) {
+    if (!list) return;
+    auto actuals = f.children(*list);
+    for (size_t i = 0; i < actuals.size() && i < formals.size(); ++i) {
+      const Variable &formal = formals[i];
+      if (formal.space != Mod::Param) continue;
+      const std::optional<uint64_t> want = variableBytes(formal);
+      const std::string formalName =
+          formal.name == kNoName ? "#" + std::to_string(i + 1) : "'" + std::string(m_.str(formal.name)) + "'";
+      const Operand &a = actuals[i];
+      std::optional<uint64_t> have;
+      uint32_t alignment = 0;
+      std::string what;
+      if (a.kind == OperandKind::Symbol) {
+        const Variable *v = variableInScope(a.id);
+        if (!v || v->space != Mod::Param) continue;
+        have = variableBytes(*v);
+        alignment = naturalAlignment(*v);
+        what = "'" + std::string(m_.str(a.id)) + "'";
+      } else if (a.kind == OperandKind::Register) {
+        have = (bitWidth(f.registerType(a.id)) + 7) / 8;
+        alignment = naturalAlignment(formal);
+        what = "'" + registerName(m_, f, a.id) + "'";
+      } else {
+        continue;
+      }
+      if (!have || !want) continue; // a size that overflows is reported where it is declared
+      if (*have != *want)
+        error(in.loc, "type of " + what + " (" + std::to_string(*have) + " bytes) in " + describe(in) +
+                          " does not match formal parameter " + formalName + " of " + callee + " (" +
+                          std::to_string(*want) + " bytes)");
+      else if (alignment != naturalAlignment(formal))
+        error(in.loc, "alignment of " + what + " (" + std::to_string(alignment) + ") in " + describe(in) +
+                          " does not match formal parameter " + formalName + " of " + callee + " (" +
+                          std::to_string(naturalAlignment(formal)) + ")");
     }
   }
 
@@ -240,6 +304,8 @@ private:
     if (count(args) != wantArgs->size())
       error(in.loc, describe(in) + " passes " + plural(count(args), "argument") + ", " + what + " takes " +
                         std::to_string(wantArgs->size()));
+    checkCallList(f, in, rets, *wantRets, what);
+    checkCallList(f, in, args, *wantArgs, what);
   }
 
   void checkOperands(const Function &f, const Instruction &in, const Form &form) {
@@ -495,7 +561,9 @@ private:
   struct Scope {
     uint32_t parent = 0;
     std::unordered_set<Name> labels;
+    std::unordered_map<Name, const Variable *> variables; // declared in this block
   };
+  const Function *currentFunction_ = nullptr;
   std::vector<Scope> scopes_;
   std::vector<uint32_t> instrScope_; // per instruction of the current function
   uint32_t currentScope_ = 0;

@@ -16,7 +16,10 @@ std::string_view cudaErrorFor(ptx::DiagKind kind) {
   case K::BarrierCountMismatch:
   case K::BarrierMixedOps: return "cudaErrorIllegalInstruction"; // measured: tests/gpu bt14
   case K::BarrierDeadlock:
-  case K::InstructionLimit: return "cudaErrorLaunchTimeout";
+  case K::InstructionLimit:
+  case K::Timeout: return "cudaErrorLaunchTimeout";
+  case K::IllegalInstruction: return "cudaErrorIllegalInstruction";
+  case K::ResourceLimit: return "cudaErrorLaunchOutOfResources";
   case K::Unsupported: return "cudaErrorNotSupported";
   default: return "cudaErrorLaunchFailure";
   }

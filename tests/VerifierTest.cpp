@@ -219,3 +219,59 @@ TEST(Verifier, BuilderAndVerifierAgreeOnOperandShapes) {
 }
 
 } // namespace
+
+namespace {
+
+/// A module with `f(.param .align 4 .b8 p[16], .param .b32 q) -> .param .b32 r`
+/// and a kernel whose body holds `call_site`.
+std::string callModule(const std::string &callSite) {
+  return ".version 8.0\n.target sm_80\n.address_size 64\n"
+         ".func (.param .b32 r) f(.param .align 4 .b8 p[16], .param .b32 q)\n{\n"
+         "  .reg .b32 %r<2>;\n  ld.param.b32 %r1, [p];\n  st.param.b32 [r], %r1;\n  ret;\n}\n"
+         ".visible .entry k()\n{\n  .reg .b32 %r<2>;\n  .reg .b64 %rd<2>;\n  .reg .b16 %h<2>;\n" +
+         callSite + "\n  ret;\n}\n";
+}
+
+} // namespace
+
+// Issue 10, class 2: an argument or return variable smaller than the formal
+// would have the callee read or write past it. ptxas 13 rejects exactly
+// these (type = size, and alignment); the accepted forms are what it takes.
+TEST(Verifier, CallArgumentsMatchTheirFormalsInSizeAndAlignment) {
+  struct Case {
+    const char *callSite;
+    const char *error; // nullptr: ptxas accepts it
+  };
+  const Case cases[] = {
+      {"{ .param .align 4 .b8 a[16]; .param .b32 b; .param .b32 v; call (v), f, (a, b); }", nullptr},
+      {"{ .param .align 4 .b8 a[16]; .param .f32 b; .param .u32 v; call (v), f, (a, b); }", nullptr},
+      {"{ .param .align 4 .b32 a[4]; .param .s32 b; .param .f32 v; call (v), f, (a, b); }", nullptr},
+      {"{ .param .align 4 .b8 a[16]; .param .b32 v; call (v), f, (a, %r1); }", nullptr},
+      {"{ .param .align 4 .b8 a[16]; .param .b32 v; call (v), f, (a, 5); }", nullptr},
+      {"{ .param .align 4 .b8 a[8]; .param .b32 b; .param .b32 v; call (v), f, (a, b); }",
+       "type of 'a' (8 bytes) in 'call' does not match formal parameter 'p' of 'f' (16 bytes)"},
+      {"{ .param .align 4 .b8 a[16]; .param .b32 b; .param .b8 v; call (v), f, (a, b); }",
+       "type of 'v' (1 bytes) in 'call' does not match formal parameter 'r' of 'f' (4 bytes)"},
+      {"{ .param .align 4 .b8 a[16]; .param .b32 v; call (v), f, (a, %rd1); }",
+       "type of '%rd1' (8 bytes) in 'call' does not match formal parameter 'q' of 'f' (4 bytes)"},
+      {"{ .param .align 4 .b8 a[16]; .param .b32 v; call (v), f, (a, %h1); }",
+       "type of '%h1' (2 bytes) in 'call' does not match formal parameter 'q' of 'f' (4 bytes)"},
+      {"{ .param .align 8 .b8 a[16]; .param .b32 b; .param .b32 v; call (v), f, (a, b); }",
+       "alignment of 'a' (8) in 'call' does not match formal parameter 'p' of 'f' (4)"},
+      // Sibling blocks reuse names: each call is checked against its own block's declarations.
+      {"{ .param .align 4 .b8 a[16]; .param .b32 b; .param .b32 v; call (v), f, (a, b); }\n"
+       "{ .param .b64 a; .param .b32 b; .param .b32 v; call (v), f, (a, b); }",
+       "type of 'a' (8 bytes) in 'call' does not match formal parameter 'p' of 'f' (16 bytes)"},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.callSite);
+    DiagnosticList diags;
+    bool ok = verify(callModule(c.callSite), diags);
+    if (!c.error) {
+      EXPECT_TRUE(ok) << diags.renderText();
+      continue;
+    }
+    EXPECT_FALSE(ok);
+    EXPECT_NE(diags.renderText().find(c.error), std::string::npos) << diags.renderText();
+  }
+}

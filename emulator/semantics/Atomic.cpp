@@ -177,10 +177,13 @@ template <class E, bool ToShared> void bulkReduce(Exec &x, const DInstr &in) {
   forLanes(x.mask, [&](unsigned l) {
     const uint32_t size = static_cast<uint32_t>(readOperand(x, k.op(in, 2), l));
     const uint64_t to = effectiveAddress(x, dst, l);
+    // Bulk operands are 16-byte aligned whatever their size.
     const uint8_t *from =
-        size ? accessBytes(x, Space::Shared, effectiveAddress(x, src, l), size, l, false) : nullptr;
+        size ? accessBytes(x, Space::Shared, effectiveAddress(x, src, l), size, l, false, false, 16)
+             : nullptr;
     uint8_t *into =
-        size ? accessBytes(x, ToShared ? Space::Shared : Space::Global, to, size, l, true, true) : nullptr;
+        size ? accessBytes(x, ToShared ? Space::Shared : Space::Global, to, size, l, true, true, 16)
+             : nullptr;
     if (size && (!from || !into)) return;
     for (uint32_t off = 0; off + E::kBytes <= size; off += E::kBytes) {
       uint64_t old = 0, b = 0;

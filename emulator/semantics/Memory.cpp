@@ -51,7 +51,7 @@ inline AddressSpan spanOf(const uint64_t (&a)[32], uint32_t mask) {
 const GlobalMemory::Range *fastGlobal(Exec &x, Space space, const AddressSpan &s, unsigned size) {
   if ((space != Space::Global && space != Space::Generic) || x.cta.observeMemory) return nullptr;
   const GlobalMemory::Range &r = x.cta.globalRange(s.lo);
-  if (!r.bytes || s.hi + size > r.end || (s.bits & (size - 1))) return nullptr;
+  if (!r.bytes || s.hi >= r.end || size > r.end - s.hi || (s.bits & (size - 1))) return nullptr;
   return &r;
 }
 
@@ -68,7 +68,7 @@ uint8_t *fastShared(Exec &x, Space space, const AddressSpan &s, unsigned size, u
     return nullptr;
   // The window base is aligned far beyond any access size, so alignment
   // can be checked on the generic addresses.
-  if (s.lo < bias || s.hi - bias + size > x.cta.shared.size() || (s.bits & (size - 1))) return nullptr;
+  if (s.lo < bias || !fitsIn(s.hi - bias, size, x.cta.shared.size()) || (s.bits & (size - 1))) return nullptr;
   return x.cta.shared.data();
 }
 
@@ -159,11 +159,14 @@ void load(Exec &x, const DInstr &in) {
       return;
     }
   }
+  // A vector access is one access of its whole size: element 0 carries the
+  // alignment check of all of it (a float4 at a 4-byte offset is misaligned).
+  const unsigned vectorAlignment = size * in.vec;
   forLanes(x.mask, [&](unsigned l) {
     uint64_t base = effectiveAddress(x, addr, l);
     for (unsigned e = 0; e < in.vec; ++e) {
       uint64_t raw = 0;
-      if (!loadBytes(x, space, base + e * size, size, l, &raw)) return;
+      if (!loadBytes(x, space, base + e * size, size, l, &raw, e == 0 ? vectorAlignment : 0)) return;
       const DOp &d = dst.kind == DOp::Vec ? k.ops[dst.reg + e] : dst;
       writeOperand(x, d, l, extend(raw, in.type));
     }
@@ -201,8 +204,15 @@ void store(Exec &x, const DInstr &in) {
       return;
     }
   }
+  const unsigned vectorAlignment = size * in.vec;
   forLanes(x.mask, [&](unsigned l) {
     uint64_t base = effectiveAddress(x, addr, l);
+    if (in.vec > 1 && (base & (vectorAlignment - 1))) {
+      // Reported before any element is written (a sink element 0 would
+      // skip the check below).
+      storeBytes(x, space, base, size, l, nullptr, vectorAlignment);
+      return;
+    }
     for (unsigned e = 0; e < in.vec; ++e) {
       const DOp &s = src.kind == DOp::Vec ? k.ops[src.reg + e] : src;
       if (s.kind == DOp::Sink) continue;

@@ -51,7 +51,8 @@ std::vector<uint32_t> runRows(const std::string &instr, const std::vector<Row> &
   mul.wide.u32 %x0, %i, 12;
   ld.param.u64 %x1, [pa];
   add.u64 %x1, %x1, %x0;
-  ld.global.v2.u32 {%a, %b}, [%x1];
+  ld.global.u32 %a, [%x1];
+  ld.global.u32 %b, [%x1+4];
   ld.global.u32 %c, [%x1+8];
   mov.u32 %d, 0;
   )" + instr + R"(;
