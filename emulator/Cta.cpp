@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <bit>
 #include <cinttypes>
+#include <cstdio>
 #include <cstring>
 
 namespace emu {
@@ -34,9 +35,9 @@ std::string laneList(uint32_t mask) {
 }
 
 Cta::Cta(Device &device, const Kernel &kernel, Dim3 ctaid, Dim3 nctaid, Dim3 ntid, uint32_t dynamicShared,
-         const std::vector<uint8_t> &params, ptx::DiagnosticList &diags, uint64_t maxInstructions)
+         const std::vector<uint8_t> &params, ptx::DiagnosticList &diags, LaunchBudget &budget)
     : kernel(kernel), device(device), ctaid(ctaid), nctaid(nctaid), ntid(ntid), params(params), diags_(diags),
-      maxInstructions_(maxInstructions), engine_(&Interpreter::instance()) {
+      budget_(budget), engine_(&Interpreter::instance()) {
   shared.assign(kernel.staticShared + dynamicShared, 0);
   uint64_t threads = ntid.count();
   local.assign(threads * kernel.localBytes, 0);
@@ -152,6 +153,7 @@ Cta::SliceResult Cta::runSlice() {
     for (uint32_t i = 0; i < order_.size(); ++i) order_[i] = i;
   }
   bool progressed = false, anyBlocked = false, clusterWait = false;
+  Warp *lastRun = nullptr; // where a stopped launch is reported
   if (random_)
     for (size_t i = order_.size(); i > 1; --i) std::swap(order_[i - 1], order_[nextRandom() % i]);
   for (uint32_t wi : order_) {
@@ -160,6 +162,7 @@ Cta::SliceResult Cta::runSlice() {
     if (w.state == Warp::State::Ready) {
       if (engine_->run(*this, w, kQuantum) == WarpStop::Failed) return SliceResult::Failed;
       progressed = true;
+      lastRun = &w;
     } else if (w.state == Warp::State::AtBarrier) {
       anyBlocked = true;
       clusterWait |= w.barrier == static_cast<uint32_t>(kClusterBarrier);
@@ -175,9 +178,30 @@ Cta::SliceResult Cta::runSlice() {
     }
     return SliceResult::Done;
   }
-  if (executed > maxInstructions_) {
-    report(ptx::DiagKind::InstructionLimit, ptx::Severity::Error, 0, warps[0], 0,
-           "stopped after " + std::to_string(executed) + " warp instructions (--max-instructions)");
+  // The launch's budget, once per slice (a slice is up to kQuantum warp
+  // instructions per warp, so the clock is read rarely).
+  const uint64_t spent = budget_.spent.fetch_add(executed - charged_) + (executed - charged_);
+  charged_ = executed;
+  const bool overInstructions = spent > budget_.maxInstructions;
+  if (overInstructions ||
+      (budget_.timeoutSeconds > 0 && std::chrono::steady_clock::now() > budget_.deadline)) {
+    if (!budget_.exhausted.exchange(true)) {
+      const Warp &w = lastRun ? *lastRun : warps[0];
+      const uint32_t pc = w.stack.empty() ? 0 : w.stack.back().pc,
+                     lanes = w.stack.empty() ? 0 : w.stack.back().mask;
+      if (overInstructions)
+        report(ptx::DiagKind::InstructionLimit, ptx::Severity::Error, pc, w, lanes,
+               "stopped after " + std::to_string(spent) +
+                   " warp instructions over all CTAs of the launch (--max-instructions)");
+      else {
+        char seconds[32];
+        std::snprintf(seconds, sizeof seconds, "%g", budget_.timeoutSeconds);
+        report(ptx::DiagKind::Timeout, ptx::Severity::Error, pc, w, lanes,
+               std::string("the launch ran past its time limit of ") + seconds + " s (--timeout)",
+               {{"cuda_error", "cudaErrorLaunchTimeout"}});
+      }
+    }
+    failed = true;
     return SliceResult::Failed;
   }
   return SliceResult::Running;

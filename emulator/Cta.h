@@ -16,6 +16,8 @@
 #include "ptx/Diagnostic.h"
 
 #include <array>
+#include <atomic>
+#include <chrono>
 #if defined(__AVX2__) || defined(__AVX512F__)
 #include <immintrin.h>
 #endif
@@ -105,11 +107,28 @@ constexpr int32_t kClusterBarrier = 16;
 
 class Engine;
 
+/// What a whole launch may spend, shared by its CTAs: warp instructions over
+/// the grid (an endless loop in a grid of a million CTAs ends as surely as
+/// in one), and wall-clock time. The first CTA to find either exhausted
+/// reports it; the others stop quietly.
+struct LaunchBudget {
+  uint64_t maxInstructions = UINT64_MAX;
+  double timeoutSeconds = 0; // 0: none
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  std::atomic<uint64_t> spent{0};
+  std::atomic<bool> exhausted{false};
+};
+
 class Cta {
 public:
   Cta(Device &device, const Kernel &kernel, Dim3 ctaid, Dim3 nctaid, Dim3 ntid, uint32_t dynamicShared,
-      const std::vector<uint8_t> &params, ptx::DiagnosticList &diags, uint64_t maxInstructions);
+      const std::vector<uint8_t> &params, ptx::DiagnosticList &diags, LaunchBudget &budget);
   ~Cta();
+
+  /// Launch bookkeeping: the CTA's linear index in the grid, and the list
+  /// its diagnostics go to (owned here while the CTA lives).
+  uint64_t linearIndex = 0;
+  std::unique_ptr<ptx::DiagnosticList> diagnostics;
 
   /// Randomises the order in which warps run and in which the sides of a
   /// divergent branch run, from `seed` (deterministic for a seed).
@@ -217,7 +236,8 @@ private:
   uint64_t nextRandom();
 
   ptx::DiagnosticList &diags_;
-  uint64_t maxInstructions_;
+  LaunchBudget &budget_;
+  uint64_t charged_ = 0; // of `executed`, what the budget has been told
   bool random_ = false;
   uint64_t rng_ = 0;
   Engine *engine_;

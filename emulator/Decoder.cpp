@@ -5,9 +5,11 @@
 #include "analysis/PostDominators.h"
 #include "emulator/Device.h"
 #include "emulator/Semantics.h"
+#include "ptx/Layout.h"
 #include "ptx/Writer.h"
 
 #include <cstring>
+#include <optional>
 #include <unordered_set>
 
 namespace emu {
@@ -54,18 +56,21 @@ uint32_t Kernel::line(uint32_t pc) const {
 
 namespace {
 
-uint32_t alignUp(uint32_t v, uint32_t a) { return a ? (v + a - 1) / a * a : v; }
+uint64_t alignUp(uint64_t v, uint64_t a) { return a ? (v + a - 1) / a * a : v; }
 
-uint64_t variableBytes(const ptx::Variable &v) {
-  uint64_t bytes = byteSize(v.type) * (v.vectorWidth ? v.vectorWidth : 1);
-  for (uint64_t d : v.dims) bytes *= d; // an unsized [] counts 0
-  return bytes;
-}
+// What one kernel may lay out, far beyond what real kernels use and what
+// ptxas accepts, and small enough that no layout arithmetic can wrap and a
+// CTA's buffers stay allocatable: beyond them a module or kernel is refused
+// with a resource-limit diagnostic.
+constexpr uint64_t kMaxConstBank = 64 << 10;     // ptxas: 0x10000 of global constant data
+constexpr uint64_t kMaxStaticShared = 227 << 10; // the most an H100 CTA can have, dynamic included
+constexpr uint64_t kMaxLocalPerThread = 512 << 10;
+constexpr uint64_t kMaxParamFrame = 1 << 20;     // a kernel's parameters or a call's .param frame
+constexpr uint32_t kMaxRegisterSlots = 1u << 20; // 64-bit registers per thread of one function
 
-uint32_t naturalAlignment(const ptx::Variable &v) {
-  if (v.alignment) return v.alignment;
-  return std::max<uint32_t>(1, byteSize(v.type) * (v.vectorWidth ? v.vectorWidth : 1));
-}
+/// The bytes of `v` as laid out, or nullopt when they do not fit in 64 bits
+/// (the verifier rejects such declarations; the decoder refuses them too).
+std::optional<uint64_t> bytesOf(const ptx::Variable &v) { return ptx::variableBytes(v); }
 
 Space spaceOfMod(ptx::Mod m) {
   switch (m) {
@@ -99,33 +104,71 @@ Device::LoadedModule &Device::load(const ptx::Module &m) {
   LoadedModule &lm = it->second;
   if (!fresh) return lm;
   // Lay out every module-level variable, then write initializers (which may
-  // name any variable's address).
+  // name any variable's address). A layout that cannot be made leaves the
+  // module unloadable: every kernel of it reports lm.error.
+  auto refuse = [&](const ptx::Variable &v, std::string why, const char *cudaError) {
+    lm.error = "'" + std::string(m.str(v.name)) + "': " + std::move(why);
+    lm.errorLine = v.loc.line;
+    lm.errorCuda = cudaError;
+  };
+  uint64_t constCursor = 0, sharedCursor = 0;
   for (const ptx::Variable &v : m.globals) {
-    uint64_t size = variableBytes(v);
+    const std::optional<uint64_t> bytes = bytesOf(v);
+    if (!bytes) {
+      refuse(v, "its size does not fit in 64 bits", "cudaErrorInvalidPtx");
+      break;
+    }
+    const uint64_t size = *bytes;
     SymbolLocation loc;
     loc.size = size;
     if (v.space == ptx::Mod::Const) {
-      uint32_t off = alignUp(lm.constSize, naturalAlignment(v));
-      lm.constSize = off + static_cast<uint32_t>(size);
+      const uint64_t off = alignUp(constCursor, ptx::naturalAlignment(v));
+      if (size > kMaxConstBank || off + size > kMaxConstBank) {
+        refuse(v, "the module's constant data passes " + std::to_string(kMaxConstBank) + " bytes",
+               "cudaErrorInvalidPtx");
+        break;
+      }
+      constCursor = off + size;
       loc = {Space::Const, off, size};
     } else if (v.space == ptx::Mod::Shared) {
-      uint32_t off = alignUp(lm.sharedBytes, naturalAlignment(v));
-      lm.sharedBytes = off + static_cast<uint32_t>(size);
+      const uint64_t off = alignUp(sharedCursor, ptx::naturalAlignment(v));
+      if (size > kMaxStaticShared || off + size > kMaxStaticShared) {
+        refuse(v, "the module's .shared variables pass " + std::to_string(kMaxStaticShared) + " bytes",
+               "cudaErrorInvalidPtx");
+        break;
+      }
+      sharedCursor = off + size;
       loc = {Space::Shared, off, size};
     } else {
       uint64_t placed = placeGlobal ? placeGlobal(m, v, size) : 0;
-      loc = {Space::Global,
-             placed
-                 ? placed
-                 : global.allocate(std::max<uint64_t>(size, 1), std::max<uint32_t>(naturalAlignment(v), 8)),
-             size};
+      if (!placed)
+        placed =
+            global.allocate(std::max<uint64_t>(size, 1), std::max<uint32_t>(ptx::naturalAlignment(v), 8));
+      if (!placed) {
+        refuse(v,
+               "needs " + std::to_string(size) + " bytes of device memory; the device holds " +
+                   std::to_string(global.capacity()) + " bytes and " + std::to_string(global.liveBytes()) +
+                   " are in use",
+               "cudaErrorMemoryAllocation");
+        break;
+      }
+      loc = {Space::Global, placed, size};
     }
     lm.symbols.emplace(v.name, loc);
   }
+  lm.constSize = static_cast<uint32_t>(constCursor);
+  lm.sharedBytes = static_cast<uint32_t>(sharedCursor);
+  if (!lm.error.empty()) return lm;
   // The constant bank is a global allocation (the kernel reads it through
   // ld.const at offsets, generic pointers reach it at constAddress + offset).
   if (lm.constSize) {
     lm.constAddress = global.allocate(lm.constSize, 256);
+    if (!lm.constAddress) {
+      lm.error = "the module's constant bank of " + std::to_string(lm.constSize) +
+                 " bytes does not fit in device memory";
+      lm.errorCuda = "cudaErrorMemoryAllocation";
+      return lm;
+    }
     lm.constBytes = global.rangeOf(lm.constAddress).bytes;
   }
   const auto functions = functionIndices(m);
@@ -133,7 +176,9 @@ Device::LoadedModule &Device::load(const ptx::Module &m) {
     if (v.init.empty()) continue;
     const SymbolLocation &loc = lm.symbols[v.name];
     unsigned elem = byteSize(v.type);
-    std::vector<uint8_t> bytes(loc.size);
+    // The initializer's own extent: a huge array with a short initializer
+    // is mostly zeros the allocation already holds.
+    std::vector<uint8_t> bytes(std::min<uint64_t>(loc.size, uint64_t{v.init.size()} * elem));
     uint64_t at = 0;
     for (const ptx::InitItem &item : v.init) {
       if (item.kind == ptx::InitItem::List) continue;
@@ -196,6 +241,10 @@ public:
     k->module = &m_;
     k->function = &kernelFn;
     k->name = std::string(m_.str(kernelFn.name));
+    if (!lm_.error.empty()) {
+      refuseKernel(lm_.errorLine, "the module cannot be loaded: " + lm_.error, lm_.errorCuda);
+      return nullptr;
+    }
     // Regions: the kernel, then the device functions with bodies.
     std::vector<const ptx::Function *> fns{&kernelFn};
     for (const ptx::Function &f : m_.functions)
@@ -226,14 +275,15 @@ public:
     sharedCursor_ = lm_.sharedBytes;
     states_.resize(fns.size());
     for (uint32_t r = 0; r < fns.size(); ++r) layout(r);
+    if (failed_) return nullptr;
     sharedCursor_ = (sharedCursor_ + 15) / 16 * 16;
     for (RegionState &st : states_)
       for (ptx::Name n : st.dynamicShared) st.locals[n] = SymbolLocation{Space::Shared, sharedCursor_, 0};
-    k->staticShared = sharedCursor_;
+    k->staticShared = static_cast<uint32_t>(sharedCursor_);
     k->constAddress = lm_.constAddress;
     k->constSize = lm_.constSize;
     k->constBytes = lm_.constBytes;
-    k->localBytes = (localCursor_ + 7) / 8 * 8;
+    k->localBytes = static_cast<uint32_t>((localCursor_ + 7) / 8 * 8);
     k->stackBase = k->localBytes;
     auto allocates = [](const ptx::Function *f) {
       return std::any_of(f->instrs.begin(), f->instrs.end(),
@@ -262,59 +312,81 @@ private:
     CodeRegion &region = k_->regions[r];
     RegionState &st = states_[r];
     const ptx::Function &f = fn(r);
-    uint32_t frame = 0;
-    auto place = [&](const ptx::Variable &v, uint32_t &cursor) {
-      cursor = alignUp(cursor, naturalAlignment(v));
-      uint32_t at = cursor;
-      cursor += static_cast<uint32_t>(variableBytes(v));
-      return at;
+    uint64_t frame = 0;
+    // Places `v` at the cursor of a space of at most `limit` bytes; past the
+    // limit the kernel is refused (reported once) and `v` gets offset 0.
+    auto place = [&](const ptx::Variable &v, uint64_t &cursor, uint64_t limit, const char *what) -> uint32_t {
+      const std::optional<uint64_t> bytes = bytesOf(v);
+      const uint64_t at = alignUp(cursor, ptx::naturalAlignment(v));
+      if (!bytes || *bytes > limit || at + *bytes > limit) {
+        refuse(v, !bytes ? "its size does not fit in 64 bits"
+                         : std::string(what) + " pass " + std::to_string(limit) + " bytes");
+        return 0;
+      }
+      cursor = at + *bytes;
+      return static_cast<uint32_t>(at);
     };
+    auto sizeOf = [](const ptx::Variable &v) { return bytesOf(v).value_or(0); };
     if (r == 0) {
       // Kernel parameters live in the launch's parameter buffer.
-      uint32_t off = 0;
+      uint64_t off = 0;
       for (const ptx::Variable &p : f.params) {
-        uint32_t at = place(p, off);
-        st.locals.emplace(p.name, SymbolLocation{Space::Param, at, variableBytes(p)});
+        uint32_t at = place(p, off, kMaxParamFrame, "the kernel's parameters");
+        st.locals.emplace(p.name, SymbolLocation{Space::Param, at, sizeOf(p)});
         k_->paramOffsets.push_back(at);
-        k_->paramSizes.push_back(static_cast<uint32_t>(variableBytes(p)));
+        k_->paramSizes.push_back(static_cast<uint32_t>(sizeOf(p)));
       }
-      k_->paramBytes = off;
+      k_->paramBytes = static_cast<uint32_t>(off);
     } else {
       for (const ptx::Variable &p : f.params) {
-        uint32_t at = place(p, frame);
-        st.locals.emplace(p.name, SymbolLocation{Space::Frame, at, variableBytes(p)});
+        uint32_t at = place(p, frame, kMaxParamFrame, "the function's .param frame");
+        st.locals.emplace(p.name, SymbolLocation{Space::Frame, at, sizeOf(p)});
         region.paramOffsets.push_back(at);
-        region.paramSizes.push_back(static_cast<uint32_t>(variableBytes(p)));
+        region.paramSizes.push_back(static_cast<uint32_t>(sizeOf(p)));
       }
       for (const ptx::Variable &p : f.returns) {
-        uint32_t at = place(p, frame);
-        st.locals.emplace(p.name, SymbolLocation{Space::Frame, at, variableBytes(p)});
+        uint32_t at = place(p, frame, kMaxParamFrame, "the function's .param frame");
+        st.locals.emplace(p.name, SymbolLocation{Space::Frame, at, sizeOf(p)});
         region.returnOffsets.push_back(at);
-        region.returnSizes.push_back(static_cast<uint32_t>(variableBytes(p)));
+        region.returnSizes.push_back(static_cast<uint32_t>(sizeOf(p)));
       }
     }
     for (const ptx::Variable &v : f.locals) {
-      uint64_t size = variableBytes(v);
+      const uint64_t size = sizeOf(v);
       if (v.space == ptx::Mod::Shared) {
-        if (size == 0)
+        if (size == 0 && bytesOf(v))
           st.dynamicShared.push_back(v.name); // extern .shared x[]: the dynamic region
         else
-          st.locals.emplace(v.name, SymbolLocation{Space::Shared, place(v, sharedCursor_), size});
+          st.locals.emplace(v.name, SymbolLocation{Space::Shared,
+                                                   place(v, sharedCursor_, kMaxStaticShared,
+                                                         "the kernel's .shared variables"),
+                                                   size});
       } else if (v.space == ptx::Mod::Local) {
-        st.locals.emplace(v.name, SymbolLocation{Space::Local, place(v, localCursor_), size});
+        st.locals.emplace(v.name, SymbolLocation{Space::Local,
+                                                 place(v, localCursor_, kMaxLocalPerThread,
+                                                       "the .local variables of a thread"),
+                                                 size});
         if (r != 0) hasLocals_.insert(r);
       } else if (v.space == ptx::Mod::Param) {
         // Call-site variables (`.param .b32 param0;`) are per thread, in
         // the frame of the function that declares them. Sibling `{ }`
         // scopes reuse names with other types, so each declaration gets
         // its own slot, found by scope while decoding.
-        st.scoped.emplace(&v, SymbolLocation{Space::Frame, place(v, frame), size});
+        st.scoped.emplace(&v, SymbolLocation{Space::Frame,
+                                             place(v, frame, kMaxParamFrame, "the function's .param frame"),
+                                             size});
       }
     }
     if (r == 0)
       for (const ptx::Variable &v : m_.globals)
-        if (v.space == ptx::Mod::Shared && variableBytes(v) == 0) st.dynamicShared.push_back(v.name);
-    region.frameBytes = (frame + 7) / 8 * 8;
+        if (v.space == ptx::Mod::Shared && bytesOf(v) == 0) st.dynamicShared.push_back(v.name);
+    if (f.numRegisters > kMaxRegisterSlots)
+      refuseKernel(f.loc.line,
+                   "'" + std::string(m_.str(f.name)) + "' declares " + std::to_string(f.numRegisters) +
+                       " registers; the emulator runs functions of up to " +
+                       std::to_string(kMaxRegisterSlots) + " per thread",
+                   "cudaErrorLaunchOutOfResources");
+    region.frameBytes = static_cast<uint32_t>((frame + 7) / 8 * 8);
     for (const ptx::BasicBlock &b : f.blocks)
       if (b.label != UINT32_MAX) st.labelPc[f.labels[b.label].name] = region.entry + b.firstInstr;
   }
@@ -403,6 +475,26 @@ private:
     for (const ptx::TargetList &t : f.targetLists)
       if (t.name == n) return true;
     return false;
+  }
+
+  /// A kernel past one of the emulator's layout limits: reported (once) as
+  /// resource-limit with the CUDA error a driver would give, and not run.
+  void refuseKernel(uint32_t line, std::string why, const char *cudaError) {
+    if (refused_) return;
+    refused_ = failed_ = true;
+    ptx::Diagnostic d;
+    d.kind = ptx::DiagKind::ResourceLimit;
+    d.severity = ptx::Severity::Error;
+    d.message = std::move(why);
+    d.loc.file = m_.fileName;
+    d.loc.line = line;
+    d.loc.function = k_ ? k_->name : std::string();
+    d.fields.emplace_back("cuda_error", cudaError);
+    diags_.add(std::move(d));
+  }
+  void refuse(const ptx::Variable &v, const std::string &why) {
+    refuseKernel(v.loc.line, "'" + std::string(m_.str(v.name)) + "': " + why,
+                 "cudaErrorLaunchOutOfResources");
   }
 
   /// A symbol the kernel cannot be given an address for: reported at its
@@ -648,8 +740,9 @@ private:
   std::unordered_map<ptx::Name, uint32_t> regionOf_;
   std::unordered_map<ptx::Name, uint32_t> functionIndex_; // see functionIndices
   std::unordered_set<uint32_t> hasLocals_;
-  uint32_t sharedCursor_ = 0, localCursor_ = 0;
-  bool failed_ = false; // a diagnostic was reported: no kernel
+  uint64_t sharedCursor_ = 0, localCursor_ = 0;
+  bool failed_ = false;  // a diagnostic was reported: no kernel
+  bool refused_ = false; // a layout limit was reported
 };
 
 std::unique_ptr<Kernel> Device::decode(const ptx::Module &m, std::string_view name,

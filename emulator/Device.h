@@ -32,7 +32,8 @@ struct LaunchConfig {
   uint32_t dynamicShared = 0;
   std::vector<uint8_t> params;                  // laid out per Kernel::paramOffsets
   unsigned threads = 0;                         // host threads; 0 = all cores
-  uint64_t maxInstructions = 20'000'000'000ull; // per CTA, warp instructions
+  uint64_t maxInstructions = 20'000'000'000ull; // per launch, warp instructions over all CTAs
+  double timeoutSeconds = 0;                    // wall clock per launch; 0 = none (--timeout)
   bool racecheck = false;                       // --racecheck: shared-memory races between warps
   bool statistics = false;                      // fill LaunchResult::stats (--stats)
   bool randomSchedule = false;                  // --schedule=random
@@ -116,6 +117,11 @@ private:
     uint32_t constSize = 0;
     uint8_t *constBytes = nullptr; // the allocation's bytes
     uint32_t sharedBytes = 0;      // module-level .shared variables
+    // Why the module cannot be loaded (a layout past the device's limits),
+    // its PTX line and the CUDA error a driver gives; empty when it loaded.
+    std::string error;
+    uint32_t errorLine = 0;
+    const char *errorCuda = "";
   };
   LoadedModule &load(const ptx::Module &m);
   std::mutex mutex_;

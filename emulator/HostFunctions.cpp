@@ -4,6 +4,7 @@
 
 #include "emulator/Device.h"
 #include "emulator/Semantics.h"
+#include "ptx/Layout.h"
 
 #include <algorithm>
 #include <cstring>
@@ -12,34 +13,31 @@ namespace emu {
 
 namespace {
 
-uint32_t alignUp(uint32_t v, uint32_t a) { return a ? (v + a - 1) / a * a : v; }
-
-uint32_t variableBytes(const ptx::Variable &v) {
-  uint64_t bytes = byteSize(v.type) * (v.vectorWidth ? v.vectorWidth : 1);
-  for (uint64_t d : v.dims) bytes *= d;
-  return static_cast<uint32_t>(bytes);
-}
-
-uint32_t naturalAlignment(const ptx::Variable &v) {
-  if (v.alignment) return v.alignment;
-  return std::max<uint32_t>(1, byteSize(v.type) * (v.vectorWidth ? v.vectorWidth : 1));
-}
+uint64_t alignUp(uint64_t v, uint64_t a) { return a ? (v + a - 1) / a * a : v; }
 
 } // namespace
 
-CodeRegion hostFrameLayout(const ptx::Function &declaration) {
+std::optional<CodeRegion> hostFrameLayout(const ptx::Function &declaration) {
+  // Host services take a few scalars and pointers; a declaration whose frame
+  // would pass this is not one of them (and its sizes could wrap).
+  constexpr uint64_t kMaxFrame = 1 << 20;
   CodeRegion layout;
   layout.function = &declaration;
-  uint32_t cursor = 0;
+  uint64_t cursor = 0;
   auto place = [&](const ptx::Variable &v, std::vector<uint32_t> &offsets, std::vector<uint32_t> &sizes) {
-    cursor = alignUp(cursor, naturalAlignment(v));
-    offsets.push_back(cursor);
-    sizes.push_back(variableBytes(v));
-    cursor += variableBytes(v);
+    const std::optional<uint64_t> bytes = ptx::variableBytes(v);
+    cursor = alignUp(cursor, ptx::naturalAlignment(v));
+    if (!bytes || *bytes > kMaxFrame || cursor + *bytes > kMaxFrame) return false;
+    offsets.push_back(static_cast<uint32_t>(cursor));
+    sizes.push_back(static_cast<uint32_t>(*bytes));
+    cursor += *bytes;
+    return true;
   };
-  for (const ptx::Variable &p : declaration.params) place(p, layout.paramOffsets, layout.paramSizes);
-  for (const ptx::Variable &r : declaration.returns) place(r, layout.returnOffsets, layout.returnSizes);
-  layout.frameBytes = alignUp(cursor, 8);
+  for (const ptx::Variable &p : declaration.params)
+    if (!place(p, layout.paramOffsets, layout.paramSizes)) return std::nullopt;
+  for (const ptx::Variable &r : declaration.returns)
+    if (!place(r, layout.returnOffsets, layout.returnSizes)) return std::nullopt;
+  layout.frameBytes = static_cast<uint32_t>(alignUp(cursor, 8));
   return layout;
 }
 
@@ -170,10 +168,12 @@ uint64_t Device::hostFunctionAddress(const ptx::Module &m, ptx::Name name) {
       break;
     }
   if (!declaration) return 0;
+  std::optional<CodeRegion> layout = hostFrameLayout(*declaration);
+  if (!layout) return 0; // not a service's signature: calls to it are reported as unsupported
   HostCallee callee;
   callee.name = fn->first;
   callee.function = &fn->second;
-  callee.layout = hostFrameLayout(*declaration);
+  callee.layout = std::move(*layout);
   uint64_t address = kHostFunctionTag | hostCallees_.size();
   hostCallees_.push_back(std::move(callee));
   hostAddresses_.emplace(std::pair{&m, name}, address);

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -81,7 +82,7 @@ struct HostCallee {
 
 /// Lays out a declaration's parameters and returns in a frame, as the
 /// decoder lays out device functions.
-CodeRegion hostFrameLayout(const ptx::Function &declaration);
+std::optional<CodeRegion> hostFrameLayout(const ptx::Function &declaration);
 
 /// Runs a call to a host function for the lanes in x.mask, copying the
 /// arguments from the caller and the results back. False when a lane's call

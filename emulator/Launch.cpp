@@ -11,14 +11,50 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace emu {
 namespace {
 
 constexpr size_t kMaxDiagnostics = 100;
+
+/// What one CTA of the launch holds in host memory: registers and .param
+/// frames of its warps, local memory of its threads, its shared memory.
+/// More than this is refused before anything runs, as a GPU refuses a block
+/// that needs more registers than it has (cudaErrorLaunchOutOfResources),
+/// instead of the host aborting on an allocation.
+constexpr uint64_t kMaxCtaBytes = uint64_t{4} << 30;
+
+std::optional<ptx::Diagnostic> checkCtaResources(const Kernel &k, const LaunchConfig &config) {
+  const uint64_t threads = config.block.count(), warps = (threads + 31) / 32;
+  uint32_t registers = 0, frame = 0;
+  for (const CodeRegion &r : k.regions) {
+    registers = std::max(registers, r.numRegisters);
+    frame = std::max(frame, r.frameBytes);
+  }
+  // Every factor is below 2^32 and warps below 2^27: no product wraps.
+  const uint64_t perWarp = (uint64_t{registers} * 8 + frame) * 32;
+  const uint64_t bytes = warps * perWarp + threads * k.localBytes + k.staticShared + config.dynamicShared;
+  if (bytes <= kMaxCtaBytes) return std::nullopt;
+  ptx::Diagnostic d;
+  d.kind = ptx::DiagKind::ResourceLimit;
+  d.severity = ptx::Severity::Error;
+  d.message = "a CTA of " + std::to_string(threads) + " threads needs " + std::to_string(bytes) + " bytes (" +
+              std::to_string(registers) + " registers of 8 bytes per thread, " +
+              std::to_string(k.localBytes) + " bytes of local memory per thread, " +
+              std::to_string(k.staticShared + uint64_t{config.dynamicShared}) +
+              " of shared memory); the emulator runs CTAs of up to " + std::to_string(kMaxCtaBytes) +
+              " bytes";
+  d.loc.file = k.module->fileName;
+  d.loc.function = k.name;
+  d.loc.line = k.function->loc.line;
+  d.fields.emplace_back("cuda_error", "cudaErrorLaunchOutOfResources");
+  return d;
+}
 
 } // namespace
 
@@ -44,7 +80,36 @@ LaunchResult Device::launch(const Kernel &k, const LaunchConfig &config, ptx::Di
   StatisticsObserver statistics;
   if (config.racecheck) observers.push_back(&racecheck);
   if (config.statistics) observers.push_back(&statistics);
-  std::vector<ptx::DiagnosticList> ctaDiags(numCtas);
+  // Diagnostics of the CTAs that reported any, by CTA index: memory does
+  // not grow with the grid (a grid of 2^31 CTAs runs in constant space), and
+  // they are merged in CTA order at the end. Only the first kMaxDiagnostics
+  // in CTA order are kept.
+  std::map<uint64_t, ptx::DiagnosticList> ctaDiags;
+  size_t keptDiagnostics = 0;
+  std::mutex diagsMutex;
+  auto keepDiagnostics = [&](uint64_t cta, ptx::DiagnosticList &list) {
+    if (list.all().empty()) return;
+    std::lock_guard lock(diagsMutex);
+    keptDiagnostics += list.all().size();
+    ctaDiags.emplace(cta, std::move(list));
+    while (ctaDiags.size() > 1 &&
+           keptDiagnostics - std::prev(ctaDiags.end())->second.all().size() >= kMaxDiagnostics) {
+      keptDiagnostics -= std::prev(ctaDiags.end())->second.all().size();
+      ctaDiags.erase(std::prev(ctaDiags.end()));
+    }
+  };
+  LaunchBudget budget;
+  budget.maxInstructions = config.maxInstructions;
+  if (config.timeoutSeconds > 0) {
+    budget.timeoutSeconds = config.timeoutSeconds;
+    budget.deadline = std::chrono::steady_clock::now() +
+                      std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                          std::chrono::duration<double>(std::min(config.timeoutSeconds, 1e9)));
+  }
+  if (std::optional<ptx::Diagnostic> refused = checkCtaResources(k, config)) {
+    diags.add(std::move(*refused));
+    return result;
+  }
   std::atomic<uint64_t> next{0}, warpInstrs{0}, threadInstrs{0};
   std::atomic<bool> failed{false};
   std::mutex statsMutex;
@@ -61,8 +126,11 @@ LaunchResult Device::launch(const Kernel &k, const LaunchConfig &config, ptx::Di
     Dim3 ctaid{static_cast<uint32_t>(i % config.grid.x),
                static_cast<uint32_t>((i / config.grid.x) % config.grid.y),
                static_cast<uint32_t>(i / (uint64_t{config.grid.x} * config.grid.y))};
+    auto list = std::make_unique<ptx::DiagnosticList>();
     auto cta = std::make_unique<Cta>(*this, k, ctaid, config.grid, config.block, config.dynamicShared, params,
-                                     ctaDiags[i], config.maxInstructions);
+                                     *list, budget);
+    cta->linearIndex = i;
+    cta->diagnostics = std::move(list);
     cta->envregs = envregs.data();
     if (config.randomSchedule) cta->randomizeSchedule(config.seed);
     for (LaunchObserver *o : observers) cta->addObserver(o->observeCta(*cta));
@@ -71,6 +139,7 @@ LaunchResult Device::launch(const Kernel &k, const LaunchConfig &config, ptx::Di
   };
   auto collect = [&](Cta &cta) {
     if (cta.events) cta.events->ctaFinished(cta);
+    keepDiagnostics(cta.linearIndex, *cta.diagnostics);
     warpInstrs += cta.warpInstructions();
     threadInstrs += cta.threadInstructions();
     std::lock_guard lock(statsMutex);
@@ -191,7 +260,7 @@ LaunchResult Device::launch(const Kernel &k, const LaunchConfig &config, ptx::Di
   if (workspace) global.free(workspace);
   size_t added = 0;
   bool faulted = false;
-  for (ptx::DiagnosticList &list : ctaDiags)
+  for (auto &[index, list] : ctaDiags)
     for (const ptx::Diagnostic &d : list.all()) {
       if (added++ == kMaxDiagnostics) break;
       bool fatal = d.kind != ptx::DiagKind::SharedRace && d.kind != ptx::DiagKind::GlobalRace;

@@ -4,6 +4,7 @@
 #include "ptx/Layout.h"
 #include "ptx/Writer.h"
 
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -29,6 +30,7 @@ public:
     size_t before = errors_.errorCount();
     checkModuleHeader();
     collectModuleSymbols();
+    checkLayouts();
     for (const Function &f : m_.functions) checkFunction(f);
     return errors_.errorCount() == before;
   }
@@ -43,6 +45,41 @@ private:
     if (m_.targets.empty()) error(m_.versionLoc, "missing .target directive");
     if (m_.ptxVersion() > 90)
       error(m_.versionLoc, "PTX ISA " + versionText(m_.ptxVersion()) + " is newer than 9.0");
+  }
+
+  /// Sizes that cannot be laid out: a variable whose bytes do not fit in
+  /// 64 bits (a .b32 array of 2^62+1 elements would wrap to 4 bytes), and a
+  /// module whose constant data passes the 64 KiB bank (ptxas: "File uses
+  /// too much global constant data").
+  void checkLayouts() {
+    auto check = [&](const Variable &v) {
+      if (variableBytes(v)) return true;
+      std::string dims;
+      for (uint64_t d : v.dims) dims += "[" + std::to_string(d) + "]";
+      error(v.loc,
+            "the size of '" + std::string(m_.str(v.name)) + "' (" + dims + ") does not fit in 64 bits");
+      return false;
+    };
+    constexpr uint64_t kConstBank = 64 << 10;
+    uint64_t constBytes = 0;
+    bool constReported = false;
+    for (const Variable &v : m_.globals) {
+      if (!check(v) || v.space != Mod::Const || constReported) continue;
+      const uint64_t align = std::max<uint64_t>(naturalAlignment(v), 1);
+      const uint64_t at = (constBytes + align - 1) / align * align, bytes = *variableBytes(v);
+      if (bytes > kConstBank || at + bytes > kConstBank) {
+        error(v.loc, "the module's constant data passes " + std::to_string(kConstBank) + " bytes at '" +
+                         std::string(m_.str(v.name)) + "' (" + std::to_string(bytes) + " bytes)");
+        constReported = true;
+        continue;
+      }
+      constBytes = at + bytes;
+    }
+    for (const Function &f : m_.functions) {
+      for (const Variable &v : f.params) check(v);
+      for (const Variable &v : f.returns) check(v);
+      for (const Variable &v : f.locals) check(v);
+    }
   }
 
   void collectModuleSymbols() {

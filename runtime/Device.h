@@ -78,11 +78,12 @@ struct LaunchConfig {
   /// Thread-block cluster shape; 1x1x1 takes the kernel's .reqnctapercluster.
   Dim3 cluster;
   uint32_t dynamicShared = 0;
-  std::vector<uint8_t> params; // laid out per KernelAttributes::paramOffsets
-  bool cooperative = false;    // cudaLaunchCooperativeKernel: every CTA resident at once
-  unsigned threads = 0;        // host threads; 0 = all cores
-  uint64_t maxInstructions = 20'000'000'000ull;
-  bool racecheck = false;      // --racecheck
+  std::vector<uint8_t> params;                  // laid out per KernelAttributes::paramOffsets
+  bool cooperative = false;                     // cudaLaunchCooperativeKernel: every CTA resident at once
+  unsigned threads = 0;                         // host threads; 0 = all cores
+  uint64_t maxInstructions = 20'000'000'000ull; // per launch, warp instructions over all CTAs
+  double timeoutSeconds = 0;                    // wall clock per launch; 0 = none
+  bool racecheck = false;                       // --racecheck
   bool statistics = false;     // count what LaunchStats holds beyond instructions (--stats, reports)
   bool randomSchedule = false; // --schedule=random
   uint64_t seed = 0;

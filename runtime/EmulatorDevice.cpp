@@ -160,6 +160,7 @@ LaunchResult EmulatorDevice::launch(const Kernel &k, const LaunchConfig &config,
   c.params = config.params;
   c.threads = config.threads;
   c.maxInstructions = config.maxInstructions;
+  c.timeoutSeconds = config.timeoutSeconds;
   c.racecheck = config.racecheck;
   c.statistics = config.statistics;
   c.randomSchedule = config.randomSchedule;

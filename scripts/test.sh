@@ -4,10 +4,10 @@
 # lit/FileCheck), an AddressSanitizer+UBSan build of the tests, and a bounded
 # libFuzzer runs of the front end (PTXVM_FUZZ_SECONDS), of the fatbin reader
 # (PTXVM_FATBIN_FUZZ_SECONDS, 30 s) and of the analyses and emulator
-# (PTXVM_EMU_FUZZ_SECONDS, 45 s). The newer targets (fuzz_emulator_edges,
-# fuzz_run_args, fuzz_cudart) run under scripts/fuzz.sh; they join CI once the
-# emulator's bounds classes they find (tests/fuzz/pending) are fixed and they
-# have been built under clang with the merged tree. Ends with ctest's summary line.
+# (PTXVM_EMU_FUZZ_SECONDS, 45 s), of the emulator at state-space edges
+# (PTXVM_EDGE_FUZZ_SECONDS, 30 s), of `ptxvm run` argument specs and of CUDA
+# runtime call sequences (PTXVM_API_FUZZ_SECONDS, 20 s each); scripts/fuzz.sh
+# runs the same targets for hours. Ends with ctest's summary line.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -77,6 +77,10 @@ fuzz fuzz_fatbin "the fatbin reader" "${PTXVM_FATBIN_FUZZ_SECONDS:-30}" 16384 10
   tests/runtime/fatbin/*.fatbin tests/runtime/fatbin/*.bin
 fuzz fuzz_emulator "the analyses and the emulator" "${PTXVM_EMU_FUZZ_SECONDS:-45}" 16384 20 tests/fuzz/regressions \
   kernels/ptx/*.ptx tests/gpu/barrier-table/*.ptx $(find build/corpus -name '*.sm_80.ptx' -size -16k 2>/dev/null)
+fuzz fuzz_emulator_edges "the emulator at state-space edges" "${PTXVM_EDGE_FUZZ_SECONDS:-30}" 16384 20 \
+  tests/fuzz/regressions kernels/ptx/*.ptx tests/gpu/barrier-table/*.ptx
+fuzz fuzz_run_args "ptxvm run's argument specs" "${PTXVM_API_FUZZ_SECONDS:-20}" 4096 10 tests/fuzz/run_args
+fuzz fuzz_cudart "CUDA runtime call sequences" "${PTXVM_API_FUZZ_SECONDS:-20}" 4096 10 tests/fuzz/cudart
 
 echo "== summary"
 [[ $status -eq 0 ]] && echo "sanitizer build and fuzzing: ok" || echo "sanitizer build or fuzzing: FAILED (see above)"

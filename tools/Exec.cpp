@@ -125,7 +125,8 @@ Command addExecCommand(CLI::App &ptxvm, const std::vector<std::string> *afterDas
       "are reported as compute-sanitizer does, and return the error a GPU would. The program's exit status "
       "is passed through (a signal N: 128+N).\n\n"
       "The same settings reach programs started some other way through the environment:\n"
-      "PTXVM_DEVICE, PTXVM_THREADS, PTXVM_RACECHECK=1, PTXVM_MAX_INSTRUCTIONS, PTXVM_SCHEDULE,\n"
+      "PTXVM_DEVICE, PTXVM_THREADS, PTXVM_RACECHECK=1, PTXVM_MAX_INSTRUCTIONS, PTXVM_TIMEOUT, "
+      "PTXVM_SCHEDULE,\n"
       "PTXVM_SEED, PTXVM_REPORT, PTXVM_SAVE_PTX; with LD_LIBRARY_PATH naming the directory of\n"
       "ptxvm's libcudart.so.13 (PTXVM_CUDART_DIR tells ptxvm exec where it is)."));
   // The program and its arguments start at the first argument that is not
@@ -139,9 +140,13 @@ Command addExecCommand(CLI::App &ptxvm, const std::vector<std::string> *afterDas
                 "report shared-memory accesses of different threads not ordered by a barrier, __syncwarp or "
                 "mbarrier (lanes of a warp included)");
   cmd->add_option("--max-instructions", o->maxInstructions,
-                  "stop a launch after N warp instructions per CTA (cudaErrorLaunchTimeout)")
+                  "stop a launch after N warp instructions over all its CTAs (cudaErrorLaunchTimeout)")
       ->check(CLI::PositiveNumber)
       ->type_name("N");
+  cmd->add_option("--timeout", o->timeoutSeconds,
+                  "stop a launch after SECONDS of wall-clock time (cudaErrorLaunchTimeout)")
+      ->check(CLI::Range(1e-3, 1e9))
+      ->type_name("SECONDS");
   cmd->add_option("--schedule", o->schedule, "warp order and divergent-side order: deterministic or random")
       ->check(CLI::IsMember({"deterministic", "random"}))
       ->type_name("MODE");
@@ -178,6 +183,7 @@ int execProgram(const ExecOptions &o, const CLI::App &command) {
   if (o.threads) settings.emplace_back("PTXVM_THREADS", std::to_string(o.threads));
   if (o.racecheck) settings.emplace_back("PTXVM_RACECHECK", "1");
   if (o.maxInstructions) settings.emplace_back("PTXVM_MAX_INSTRUCTIONS", std::to_string(o.maxInstructions));
+  if (o.timeoutSeconds > 0) settings.emplace_back("PTXVM_TIMEOUT", std::to_string(o.timeoutSeconds));
   if (!o.schedule.empty()) settings.emplace_back("PTXVM_SCHEDULE", o.schedule);
   if (o.seed) settings.emplace_back("PTXVM_SEED", std::to_string(*o.seed));
   if (!o.reportPath.empty()) settings.emplace_back("PTXVM_REPORT", absolute(o.reportPath));

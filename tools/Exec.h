@@ -18,6 +18,7 @@ struct ExecOptions {
   unsigned threads = 0;
   bool racecheck = false;
   uint64_t maxInstructions = 0; // 0: the runtime's default
+  double timeoutSeconds = 0;    // 0: none
   std::string schedule;         // "", "deterministic" or "random"
   std::optional<uint64_t> seed;
   std::string reportPath, ptxDirectory;

@@ -70,9 +70,13 @@ Command addRunCommand(CLI::App &ptxvm) {
       ->check(CLI::IsMember({"deterministic", "random"}))
       ->type_name("MODE");
   cmd->add_option("--seed", o->seed, "seed of --schedule=random (default 1)")->type_name("S");
-  cmd->add_option("--max-instructions", o->maxInstructions, "stop a launch after N warp instructions per CTA")
+  cmd->add_option("--max-instructions", o->maxInstructions,
+                  "stop a launch after N warp instructions over all its CTAs")
       ->check(CLI::PositiveNumber)
       ->type_name("N");
+  cmd->add_option("--timeout", o->timeoutSeconds, "stop a launch after SECONDS of wall-clock time")
+      ->check(CLI::Range(1e-3, 1e9))
+      ->type_name("SECONDS");
   cmd->add_option("--report", o->reportPath, "launches and diagnostics as JSON")->type_name("FILE.json");
   cmd->add_flag("--stats", o->stats, "print instruction counts and SIMD efficiency");
   cmd->footer(R"(SPEC:
@@ -103,6 +107,7 @@ int runKernel(const RunOptions &o, const CLI::App &command) {
   config.randomSchedule = o.schedule == "random";
   config.seed = o.seed;
   if (o.maxInstructions) config.maxInstructions = o.maxInstructions;
+  config.timeoutSeconds = o.timeoutSeconds;
   if (!reportPath.empty() && !writable(reportPath))
     return fail("cannot write the report to '" + reportPath + "'");
   if (!checkLaunchShape(config.grid, config.block, error)) return fail(error);

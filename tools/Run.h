@@ -23,6 +23,7 @@ struct RunOptions {
   std::string schedule = "deterministic"; // or "random"
   uint64_t seed = 1;
   uint64_t maxInstructions = 0; // 0: the emulator's default
+  double timeoutSeconds = 0;    // 0: none
   std::string reportPath;
   bool stats = false;
 };

@@ -35,8 +35,8 @@ bool parseFlag(const std::string &text, bool &out) {
 
 const std::vector<std::string> &configVariables() {
   static const std::vector<std::string> names = {
-      "PTXVM_DEVICE",   "PTXVM_THREADS", "PTXVM_RACECHECK", "PTXVM_MAX_INSTRUCTIONS",
-      "PTXVM_SCHEDULE", "PTXVM_SEED",    "PTXVM_REPORT",    "PTXVM_SAVE_PTX"};
+      "PTXVM_DEVICE", "PTXVM_THREADS", "PTXVM_RACECHECK", "PTXVM_MAX_INSTRUCTIONS", "PTXVM_SCHEDULE",
+      "PTXVM_SEED",   "PTXVM_REPORT",  "PTXVM_SAVE_PTX",  "PTXVM_TIMEOUT"};
   return names;
 }
 
@@ -62,6 +62,11 @@ bool applySetting(Config &config, const std::string &name, const std::string &va
   } else if (name == "PTXVM_MAX_INSTRUCTIONS") {
     if (!parseCount(value, n) || n == 0) return bad("a positive number of warp instructions");
     config.maxInstructions = n;
+  } else if (name == "PTXVM_TIMEOUT") {
+    char *end = nullptr;
+    const double seconds = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end || !(seconds > 0) || seconds > 1e9) return bad("a number of seconds above 0");
+    config.timeoutSeconds = seconds;
   } else if (name == "PTXVM_SCHEDULE") {
     if (value != "random" && value != "deterministic") return bad("'random' or 'deterministic'");
     config.randomSchedule = value == "random";

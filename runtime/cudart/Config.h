@@ -12,7 +12,8 @@ struct Config {
   std::string device = "emulator";              // PTXVM_DEVICE
   unsigned threads = 0;                         // PTXVM_THREADS: host threads per launch, 0 = all cores
   bool racecheck = false;                       // PTXVM_RACECHECK=1
-  uint64_t maxInstructions = 20'000'000'000ull; // PTXVM_MAX_INSTRUCTIONS: per CTA, warp instructions
+  uint64_t maxInstructions = 20'000'000'000ull; // PTXVM_MAX_INSTRUCTIONS: per launch, warp instructions
+  double timeoutSeconds = 0;                    // PTXVM_TIMEOUT: wall clock per launch, 0 = none
   bool randomSchedule = false;                  // PTXVM_SCHEDULE=random|deterministic
   uint64_t seed = 1;                            // PTXVM_SEED
   std::string reportPath;                       // PTXVM_REPORT: launches and diagnostics as JSON

@@ -81,6 +81,7 @@ cudaError_t Runtime::launch(const char *api, const void *function, dim3 grid, di
   launch.params = std::move(params);
   launch.threads = config.threads;
   launch.maxInstructions = config.maxInstructions;
+  launch.timeoutSeconds = config.timeoutSeconds;
   launch.racecheck = config.racecheck;
   launch.statistics = !config.reportPath.empty(); // the report has divergent_branches
   launch.randomSchedule = config.randomSchedule;

@@ -173,8 +173,14 @@ cudaError_t Runtime::decode(KernelInfo &k) {
   bool ok = materializeReachable(m, *root, diags);
   if (ok) k.decoded = device->loadKernel(m, k.name, diags);
   for (const ptx::Diagnostic &d : diags.all()) note(d);
-  if (!ok || !k.decoded) return cudaErrorInvalidPtx;
-  return cudaSuccess;
+  if (ok && k.decoded) return cudaSuccess;
+  // A kernel refused for its resources says which error a driver gives
+  // (cudaErrorMemoryAllocation for a module's .global data, ...).
+  for (const ptx::Diagnostic &d : diags.all())
+    for (const auto &[key, value] : d.fields)
+      if (key == "cuda_error")
+        if (cudaError_t e = errorNamed(value); e != cudaSuccess) return e;
+  return cudaErrorInvalidPtx;
 }
 
 cudaError_t Runtime::symbol(const void *hostVariable, VariableInfo *&info, runtime::Symbol &where) {
@@ -213,9 +219,11 @@ CUDART_EXPORT void __cudaRegisterFatBinaryEnd(void **) {}
 
 CUDART_EXPORT void __cudaUnregisterFatBinary(void **) {
   // At exit (atexit): keep everything, since the program's later exit
-  // handlers may still call the runtime; flush what kernels printed.
-  Api api("__cudaUnregisterFatBinary", Api::Ignores);
-  api.rt.synchronize();
+  // handlers may still call the runtime; flush what kernels printed. Never
+  // wait for the runtime: another host thread may be inside a launch that
+  // will not end (a kernel waiting for the host that is exiting), and work
+  // still pending at exit is abandoned, as on a GPU.
+  Runtime::flushIfIdle();
 }
 
 CUDART_EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *deviceFun,

@@ -32,6 +32,12 @@ void *managedBytes(uint64_t bytes) {
 
 } // namespace
 
+void Runtime::flushIfIdle() {
+  if (!g_runtime) return;
+  std::unique_lock lock(g_runtime->mutex, std::try_to_lock);
+  if (lock.owns_lock()) g_runtime->synchronize();
+}
+
 Runtime &Runtime::get() {
   // Never destroyed: programs call the runtime from their own static
   // destructors and atexit handlers, after which ours would have run.

@@ -90,6 +90,10 @@ struct CallConfiguration {
 class Runtime {
 public:
   static Runtime &get();
+  /// At exit: flushes device printf output if the runtime exists and no
+  /// other host thread is inside it, else does nothing - never waits (that
+  /// thread may be in a launch that will not end).
+  static void flushIfIdle();
 
   std::recursive_mutex mutex;
   Config config;

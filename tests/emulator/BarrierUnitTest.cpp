@@ -36,7 +36,7 @@ protected:
     kernel_ = device_.decode(*module_, "k", diags_);
     ASSERT_TRUE(kernel_);
     cta_ = std::make_unique<emu::Cta>(device_, *kernel_, emu::Dim3{}, emu::Dim3{}, emu::Dim3{threads, 1, 1},
-                                      0, params_, diags_, 1000);
+                                      0, params_, diags_, budget_);
   }
   BarrierOp op(NamedBarrier::Op kind, uint32_t warp, uint64_t id, uint64_t count = 0, uint32_t lanes = ~0u) {
     BarrierOp o;
@@ -63,6 +63,7 @@ protected:
   }
 
   emu::Device device_;
+  emu::LaunchBudget budget_;
   ptx::DiagnosticList diags_;
   std::unique_ptr<ptx::Module> module_;
   std::unique_ptr<emu::Kernel> kernel_;

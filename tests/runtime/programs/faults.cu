@@ -57,7 +57,7 @@
 //
 // The settings reach a program started without ptxvm exec through the environment.
 // RUN: env LD_LIBRARY_PATH=%libdir PTXVM_MAX_INSTRUCTIONS=20000 %bin/faults timeout 2>&1 | FileCheck %s --check-prefix=TIMEOUT
-// TIMEOUT: Launch stopped: stopped after {{[0-9]+}} warp instructions (--max-instructions)
+// TIMEOUT: Launch stopped: stopped after {{[0-9]+}} warp instructions over all CTAs of the launch (--max-instructions)
 // TIMEOUT: synchronize returned cudaErrorLaunchTimeout
 // RUN: env LD_LIBRARY_PATH=%libdir PTXVM_RACECHECK=1 %bin/faults race 2>&1 | FileCheck %s --check-prefix=RACE
 // RUN: %ptxvm exec -- %bin/faults race 2>&1 | FileCheck %s --check-prefix=NORACE
