@@ -164,8 +164,11 @@ static bool resolveUncached(std::string_view dotted, ResolvedInstruction &out, s
 // ---- Functions -------------------------------------------------------------
 
 namespace {
-constexpr uint64_t kMaxRegistersPerFunction = 1u << 30;
-}
+// Far beyond what nvcc emits (tens of thousands), and small enough that the
+// analyses' per-register sets and the emulator's register files of a function
+// stay allocatable: a declaration past it is an error, not an abort.
+constexpr uint64_t kMaxRegistersPerFunction = 1u << 20;
+} // namespace
 
 FunctionBuilder::FunctionBuilder(Module &module, Function &fn, ErrorReporter &errors)
     : module_(module), fn_(fn), errors_(errors) {
@@ -218,7 +221,8 @@ void FunctionBuilder::declareRegisters(std::string_view name, Type type, uint8_t
   }
   uint64_t n = isRange ? count : 1;
   if (fn_.numRegisters + n > kMaxRegistersPerFunction) {
-    errors_.error(loc, "too many registers in one function");
+    errors_.error(loc, "too many registers in one function (" + std::to_string(fn_.numRegisters + n) +
+                           "; ptxvm takes up to " + std::to_string(kMaxRegistersPerFunction) + ")");
     return;
   }
   forgetPrefixes();

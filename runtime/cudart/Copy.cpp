@@ -71,6 +71,19 @@ cudaError_t copyRows(Runtime &rt, void *dst, size_t dpitch, const void *src, siz
   if (!validKind(kind)) return cudaErrorInvalidMemcpyDirection;
   if (width == 0 || rows == 0) return cudaSuccess;
   if (!dst || !src) return cudaErrorInvalidValue;
+  // A copy that starts in an allocation the device knows (device memory, or
+  // host memory it maps) stays in it: rows past a registered block are not
+  // host memory the runtime may write to.
+  for (auto [p, pitch] : {std::pair{static_cast<const void *>(dst), dpitch}, std::pair{src, spitch}}) {
+    uint64_t last = 0, span = 0;
+    if (__builtin_mul_overflow(uint64_t{rows - 1}, uint64_t{pitch}, &last) ||
+        __builtin_add_overflow(last, uint64_t{width}, &span))
+      return cudaErrorInvalidValue;
+    const uint64_t address = reinterpret_cast<uint64_t>(p);
+    if (auto info = rt.device->allocationAt(address);
+        info && info->live && span > info->base + info->size - address)
+      return cudaErrorInvalidValue;
+  }
   for (size_t r = 0; r < rows; ++r) {
     Side ds, ss;
     uint8_t *to = at(dst, r * dpitch);

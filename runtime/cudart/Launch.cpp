@@ -1,9 +1,10 @@
 // Kernel launches: the <<<...>>> path nvcc 13 emits (__cudaPushCallConfiguration, then the stub's
 // __cudaPopCallConfiguration, __cudaGetKernel and __cudaLaunchKernel), and cudaLaunchKernel,
 // cudaLaunchCooperativeKernel and cudaLaunchKernelExC for code that calls them. A launch checks
-// its configuration as a GPU does, lays the arguments out per the PTX signature and runs to
-// completion (streams are in order, so this respects every ordering). A kernel that faults makes
-// the launch succeed and every later call return the fault, as on a GPU.
+// its configuration as a GPU does, lays the arguments out per the PTX signature and is queued on
+// the device thread (Runtime::enqueue): the host goes on until its next runtime call, which waits
+// for it (so every stream ordering holds). A kernel that faults makes the launch succeed and every
+// later call return the fault, as on a GPU.
 #include "runtime/cudart/LaunchReport.h"
 #include "runtime/cudart/Limits.h"
 #include "runtime/cudart/Runtime.h"
@@ -88,25 +89,34 @@ cudaError_t Runtime::launch(const char *api, const void *function, dim3 grid, di
   launch.seed = config.seed;
   launch.cooperative = cooperative; // every CTA resident at once, for grid-wide sync
   launch.cluster = {cluster.x, cluster.y, cluster.z};
-  ptx::DiagnosticList diags;
-  services.beginLaunch(launch.grid);
-  // The device says which error a GPU would give (a device service may ask
-  // for one: a failed assert is cudaErrorAssert).
-  runtime::LaunchResult r = device->launch(code, launch, diags);
-  services.endLaunch();
-  services.flushAssertions(stderr);
-  launchReports.push_back(launchJson(k->name, launch.grid, launch.block, r));
-  SanitizerContext context{launch.block};
-  for (const ptx::Diagnostic &d : diags.all()) {
-    std::fputs(renderSanitizer(d, context).c_str(), stderr);
-    if (d.severity == ptx::Severity::Error) ++errorsReported;
-    reportDiagnostics.add(d);
-  }
-  if (!r.ok) {
-    pendingFault = errorNamed(r.error);
-    std::fprintf(stderr, "========= Kernel %s (launched by %s) failed: %s\n", demangle(k->name).c_str(), api,
-                 r.error.c_str());
-  }
+  // The launch runs on the device thread while the host goes on; its fault
+  // becomes pending when it ends (the next call that waits sees it).
+  enqueue([this, k, &code, launch = std::move(launch), api = std::string(api)] {
+    {
+      std::lock_guard lock(mutex);
+      if (pendingFault != cudaSuccess || sticky != cudaSuccess) return; // the context is lost
+    }
+    ptx::DiagnosticList diags;
+    services.beginLaunch(launch.grid);
+    // The device says which error a GPU would give (a device service may ask
+    // for one: a failed assert is cudaErrorAssert).
+    runtime::LaunchResult r = device->launch(code, launch, diags);
+    services.endLaunch();
+    std::lock_guard lock(mutex);
+    services.flushAssertions(stderr);
+    launchReports.push_back(launchJson(k->name, launch.grid, launch.block, r));
+    SanitizerContext context{launch.block};
+    for (const ptx::Diagnostic &d : diags.all()) {
+      std::fputs(renderSanitizer(d, context).c_str(), stderr);
+      if (d.severity == ptx::Severity::Error) ++errorsReported;
+      reportDiagnostics.add(d);
+    }
+    if (!r.ok) {
+      pendingFault = errorNamed(r.error);
+      std::fprintf(stderr, "========= Kernel %s (launched by %s) failed: %s\n", demangle(k->name).c_str(),
+                   api.c_str(), r.error.c_str());
+    }
+  });
   return cudaSuccess;
 }
 

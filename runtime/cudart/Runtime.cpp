@@ -12,6 +12,8 @@
 #include <cstring>
 #include <set>
 
+#include <thread>
+
 #include <signal.h>
 #include <unistd.h>
 
@@ -20,6 +22,8 @@ namespace cudart {
 namespace {
 
 Runtime *g_runtime = nullptr; // set once constructed, for the exit hook
+/// How long exit paths wait for issued launches before abandoning them.
+constexpr std::chrono::milliseconds kExitGrace{1000};
 
 /// Host memory for __managed__ variables, zeroed like the PTX's (absent)
 /// initialiser would leave them; initialisers are written by the device.
@@ -34,6 +38,7 @@ void *managedBytes(uint64_t bytes) {
 
 void Runtime::flushIfIdle() {
   if (!g_runtime) return;
+  g_runtime->drainFor(kExitGrace);
   std::unique_lock lock(g_runtime->mutex, std::try_to_lock);
   if (lock.owns_lock()) g_runtime->synchronize();
 }
@@ -151,13 +156,63 @@ cudaError_t Runtime::unsupported(const char *name) {
 
 // ---- Api ------------------------------------------------------------------------------------
 
-Api::Api(const char *name, Sticky sticky) : rt(Runtime::get()), lock_(rt.mutex), name_(name) {
+namespace {
+/// Runtime calls this thread is inside (they nest: a graph launch launches).
+unsigned &apiDepth() {
+  thread_local unsigned depth = 0;
+  return depth;
+}
+} // namespace
+
+void Runtime::enqueue(std::function<void()> job) {
+  std::lock_guard lock(queueMutex_);
+  queue_.push_back(std::move(job));
+  if (!workerStarted_) {
+    workerStarted_ = true;
+    // Detached: the process may exit with a launch running, and the
+    // runtime (never destroyed) outlives every job.
+    std::thread([this] {
+      std::unique_lock lock(queueMutex_);
+      for (;;) {
+        queueChanged_.wait(lock, [this] { return !queue_.empty(); });
+        std::function<void()> next = std::move(queue_.front());
+        queue_.pop_front();
+        jobRunning_ = true;
+        lock.unlock();
+        next();
+        lock.lock();
+        jobRunning_ = false;
+        queueChanged_.notify_all();
+      }
+    }).detach();
+  }
+  queueChanged_.notify_all();
+}
+
+bool Runtime::drainFor(std::chrono::milliseconds limit) {
+  std::unique_lock lock(queueMutex_);
+  return queueChanged_.wait_for(lock, limit, [this] { return queue_.empty() && !jobRunning_; });
+}
+
+void Runtime::drain() {
+  std::unique_lock lock(queueMutex_);
+  queueChanged_.wait(lock, [this] { return queue_.empty() && !jobRunning_; });
+}
+
+Api::Api(const char *name, Sticky sticky)
+    : rt(Runtime::get()), lock_(rt.mutex, std::defer_lock), name_(name) {
+  // The outermost call waits for issued launches (their faults become
+  // pending), then holds the lock; nested calls already did both.
+  if (apiDepth()++ == 0) rt.drain();
+  lock_.lock();
   if (sticky == Synchronizes && rt.pendingFault != cudaSuccess) {
     rt.sticky = rt.pendingFault;
     rt.pendingFault = cudaSuccess;
   }
   blocked_ = sticky != Ignores && rt.sticky != cudaSuccess;
 }
+
+Api::~Api() { --apiDepth(); }
 
 cudaError_t Api::sticky() {
   cudaError_t e = rt.sticky;
@@ -190,6 +245,7 @@ namespace {
 /// runtime (it keeps the lock: skip rather than hang).
 void finishIfIdle() {
   if (!cudart::g_runtime) return;
+  cudart::g_runtime->drainFor(cudart::kExitGrace);
   std::unique_lock lock(cudart::g_runtime->mutex, std::try_to_lock);
   if (lock.owns_lock()) cudart::g_runtime->finish();
 }

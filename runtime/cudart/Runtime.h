@@ -15,6 +15,9 @@
 #include <boost/json/object.hpp>
 
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -90,9 +93,10 @@ struct CallConfiguration {
 class Runtime {
 public:
   static Runtime &get();
-  /// At exit: flushes device printf output if the runtime exists and no
-  /// other host thread is inside it, else does nothing - never waits (that
-  /// thread may be in a launch that will not end).
+  /// At exit: gives issued launches a moment to end (drainFor), then
+  /// flushes device printf output if the runtime exists and no other host
+  /// thread is inside it - never waits longer (that thread, or the device
+  /// thread, may be in a launch that will not end).
   static void flushIfIdle();
 
   std::recursive_mutex mutex;
@@ -164,10 +168,27 @@ public:
   /// Prints a diagnostic that has no launch (a PTX parse error, an API problem) and records it.
   void note(ptx::Diagnostic d);
 
+  /// Launches run on one device thread, in issue order, while the host goes
+  /// on (as on a GPU's default stream); every other runtime call first waits
+  /// for them (drain), which keeps the order every stream allows. At exit,
+  /// launches still queued or running are abandoned, as on a GPU.
+  void enqueue(std::function<void()> job);
+  /// Waits until every issued launch has run. Never called with `mutex` held
+  /// (a running launch takes it to record its result).
+  void drain();
+  /// drain() for at most `limit`; false if launches are still queued or
+  /// running then. For exit paths: what finished kernels printed still comes
+  /// out, a kernel that will not end is abandoned.
+  bool drainFor(std::chrono::milliseconds limit);
+
 private:
   Runtime();
   void createDevice();
   bool finished_ = false;
+  std::mutex queueMutex_;
+  std::condition_variable queueChanged_;
+  std::deque<std::function<void()>> queue_;
+  bool jobRunning_ = false, workerStarted_ = false;
 };
 
 /// Makes fatal signals (where the program keeps their default action) flush
@@ -182,6 +203,9 @@ public:
   /// also observe a pending one; a few (versions, errors) ignore both.
   enum Sticky { Blocks, Synchronizes, Ignores };
   explicit Api(const char *name, Sticky sticky = Blocks);
+  ~Api();
+  Api(const Api &) = delete;
+  Api &operator=(const Api &) = delete;
   Runtime &rt;
   /// A kernel fault happened before this call: it must return sticky().
   bool blocked() const { return blocked_; }

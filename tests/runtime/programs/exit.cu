@@ -5,6 +5,11 @@
 // clang-format off
 // RUN: %status 0 timeout 60 %ptxvm exec -- %bin/exit thread > %t.thread.out
 // RUN: FileCheck %s --check-prefix=THREAD < %t.thread.out
+// Right after an asynchronous launch of a kernel that waits for the host (launches run on the
+// device thread while the host goes on), exit abandons it:
+// RUN: %status 0 timeout 60 %ptxvm exec -- %bin/exit async > %t.async.out
+// RUN: FileCheck %s --check-prefix=ASYNC < %t.async.out
+// ASYNC: launched; main exits
 // The same with a time limit per launch: the spinning launch fails with cudaErrorLaunchTimeout
 // and the program's own thread reports it before main exits.
 // RUN: %status 0 timeout 60 %ptxvm exec --timeout 0.5 -- %bin/exit timeout > %t.timeout.out 2> %t.timeout.err
@@ -35,6 +40,12 @@ int main(int argc, char **argv) {
   int *flag = nullptr;
   cudaMalloc(&flag, sizeof(int));
   cudaMemset(flag, 0, sizeof(int));
+  if (argc > 1 && std::strcmp(argv[1], "async") == 0) {
+    spin<<<4, 64>>>(flag);
+    std::printf("launched; main exits\n");
+    std::fflush(stdout);
+    std::exit(0);
+  }
   std::thread worker([&] {
     spin<<<4, 64>>>(flag);
     cudaError_t e = cudaDeviceSynchronize();
