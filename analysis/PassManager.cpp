@@ -1,6 +1,8 @@
 // Invalidation with dependents, and the pass pipeline.
 #include "analysis/PassManager.h"
 
+#include <chrono>
+
 namespace analysis {
 
 void AnalysisManager::drop(const Slot &slot) {
@@ -26,8 +28,15 @@ void AnalysisManager::invalidate(const ptx::Function &fn, const PreservedAnalyse
   for (const Slot &s : gone) drop(s);
 }
 
-void PassManager::run(ptx::Module &m, AnalysisManager &am) {
-  for (const auto &pass : passes_) am.invalidate(pass->run(m, am));
+bool PassManager::run(ptx::Module &m, AnalysisManager &am) {
+  seconds_.assign(passes_.size(), 0.0);
+  for (size_t i = 0; i < passes_.size(); ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    am.invalidate(passes_[i]->run(m, am));
+    seconds_[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (passes_[i]->failed()) return false;
+  }
+  return true;
 }
 
 } // namespace analysis

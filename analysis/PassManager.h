@@ -108,23 +108,38 @@ private:
   size_t computed_ = 0;
 };
 
+/// One figure a pass reports about its last run ("branches marked": 12).
+struct PassStatistic {
+  std::string name;
+  uint64_t value = 0;
+};
+
 /// A transform over a module.
 class Pass {
 public:
   virtual ~Pass() = default;
   virtual std::string_view name() const = 0;
   virtual PreservedAnalyses run(ptx::Module &m, AnalysisManager &am) = 0;
+  /// What the last run did, for --stats and reports.
+  virtual std::vector<PassStatistic> statistics() const { return {}; }
+  /// Errors the last run found (a verifier pass): the pipeline stops.
+  virtual bool failed() const { return false; }
 };
 
 class PassManager {
 public:
   void add(std::unique_ptr<Pass> pass) { passes_.push_back(std::move(pass)); }
   /// Runs the passes in order, invalidating after each what it did not
-  /// preserve.
-  void run(ptx::Module &m, AnalysisManager &am);
+  /// preserve; stops after a pass that failed. False if one did.
+  bool run(ptx::Module &m, AnalysisManager &am);
+  /// The passes, and the wall-clock seconds each took in the last run
+  /// (parallel to passes(); a pass that did not run: 0).
+  const std::vector<std::unique_ptr<Pass>> &passes() const { return passes_; }
+  const std::vector<double> &seconds() const { return seconds_; }
 
 private:
   std::vector<std::unique_ptr<Pass>> passes_;
+  std::vector<double> seconds_;
 };
 
 } // namespace analysis

@@ -27,7 +27,7 @@ std::optional<ptx::InstrDesc> withUni(const ptx::InstrDesc &desc) {
 } // namespace
 
 PreservedAnalyses UniformBranchesPass::run(ptx::Module &m, AnalysisManager &am) {
-  marked_ = 0;
+  marked_ = branches_ = already_ = 0;
   const DivergenceResult &divergence = am.getModule<DivergenceAnalysis>();
   const ptx::InstrTable &table = ptx::InstrTable::get();
   for (ptx::Function &fn : m.functions) {
@@ -35,7 +35,10 @@ PreservedAnalyses UniformBranchesPass::run(ptx::Module &m, AnalysisManager &am) 
     if (!fd) continue;
     for (uint32_t i = 0; i < fn.instrs.size(); ++i) {
       ptx::Instruction &in = fn.instrs[i];
-      if (!table.has(in.opcode, ptx::iflag::Branch) || fd->branch(i) == Uniformity::Divergent) continue;
+      if (!table.has(in.opcode, ptx::iflag::Branch)) continue;
+      ++branches_;
+      if (m.desc(in).has(ptx::Mod::Uni)) ++already_;
+      if (fd->branch(i) == Uniformity::Divergent) continue;
       auto d = withUni(m.desc(in));
       if (!d) continue;
       in.desc = m.internDesc(*d);

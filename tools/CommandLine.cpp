@@ -10,8 +10,8 @@
 
 namespace ptxvm {
 
-void addInputOptions(CLI::App &command, InputOptions &in) {
-  command.add_option("FILE", in.file, "the PTX file to read")->required();
+void addInputOptions(CLI::App &command, InputOptions &in, bool fileRequired) {
+  command.add_option("FILE", in.file, "the PTX file to read")->required(fileRequired);
   command
       .add_option_function<std::string>(
           "--parser",

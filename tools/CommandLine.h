@@ -35,8 +35,9 @@ struct InputOptions {
   bool json = false; // diagnostics as JSON on stdout
 };
 
-/// Adds FILE (required), --parser and --diagnostics to `command`, bound to `in`.
-void addInputOptions(CLI::App &command, InputOptions &in);
+/// Adds FILE (required unless `fileRequired` is false), --parser and
+/// --diagnostics to `command`, bound to `in`.
+void addInputOptions(CLI::App &command, InputOptions &in, bool fileRequired = true);
 
 /// A CLI11 check for X[,Y,Z]: one to three positive 32-bit integers whose
 /// product is at most `maxProduct` (0: any).

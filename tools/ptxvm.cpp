@@ -8,6 +8,7 @@
 #include "tools/Analyze.h"
 #include "tools/CommandLine.h"
 #include "tools/Exec.h"
+#include "tools/Opt.h"
 #include "tools/Run.h"
 #include "tools/Stats.h"
 
@@ -151,13 +152,10 @@ int main(int argc, char **argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   bool split = false;
   std::vector<std::string> program = splitProgram(args, split);
-  std::vector<Command> commands{addFmtCommand(app),
-                                addVerifyCommand(app),
-                                addStatsCommand(app),
-                                addDumpCommand(app),
-                                addAnalyzeCommand(app),
-                                addRunCommand(app),
-                                addExecCommand(app, split ? &program : nullptr)};
+  std::vector<Command> commands{addFmtCommand(app),     addVerifyCommand(app),
+                                addStatsCommand(app),   addDumpCommand(app),
+                                addAnalyzeCommand(app), addOptCommand(app),
+                                addRunCommand(app),     addExecCommand(app, split ? &program : nullptr)};
   try {
     // CLI11 takes its arguments last first.
     std::vector<std::string> reversed(args.rbegin(), args.rend());

@@ -34,6 +34,19 @@ bool classify(Runtime &rt, const void *p, uint64_t count, Side &side) {
   return true;
 }
 
+/// Whether [base + offset, base + offset + bytes) stays in the allocation
+/// `base` points into, when the device knows one (device memory, or host
+/// memory it maps): a pitched copy that starts there may not run past it
+/// into host memory nobody gave the runtime (rows past a registered block, a
+/// 3D position beyond it). Plain host pointers are the program's.
+bool staysInAllocation(Runtime &rt, const void *base, uint64_t offset, uint64_t bytes) {
+  const uint64_t address = reinterpret_cast<uint64_t>(base);
+  auto info = rt.device->allocationAt(address);
+  if (!info || !info->live) return true;
+  const uint64_t room = info->base + info->size - address;
+  return offset <= room && bytes <= room - offset;
+}
+
 /// Moves `count` bytes between classified ranges: host and shared memory
 /// are the host's to touch, device memory only the device's.
 bool transfer(Runtime &rt, void *dst, Side ds, const void *src, Side ss, uint64_t count) {
@@ -71,17 +84,10 @@ cudaError_t copyRows(Runtime &rt, void *dst, size_t dpitch, const void *src, siz
   if (!validKind(kind)) return cudaErrorInvalidMemcpyDirection;
   if (width == 0 || rows == 0) return cudaSuccess;
   if (!dst || !src) return cudaErrorInvalidValue;
-  // A copy that starts in an allocation the device knows (device memory, or
-  // host memory it maps) stays in it: rows past a registered block are not
-  // host memory the runtime may write to.
   for (auto [p, pitch] : {std::pair{static_cast<const void *>(dst), dpitch}, std::pair{src, spitch}}) {
     uint64_t last = 0, span = 0;
     if (__builtin_mul_overflow(uint64_t{rows - 1}, uint64_t{pitch}, &last) ||
-        __builtin_add_overflow(last, uint64_t{width}, &span))
-      return cudaErrorInvalidValue;
-    const uint64_t address = reinterpret_cast<uint64_t>(p);
-    if (auto info = rt.device->allocationAt(address);
-        info && info->live && span > info->base + info->size - address)
+        __builtin_add_overflow(last, uint64_t{width}, &span) || !staysInAllocation(rt, p, 0, span))
       return cudaErrorInvalidValue;
   }
   for (size_t r = 0; r < rows; ++r) {
@@ -151,7 +157,8 @@ cudaError_t copy3D(Runtime &rt, const cudaMemcpy3DParms *p) {
   // that fails leaves the destination as it was.
   uint64_t srcFirst = 0, srcBytes = 0, dstFirst = 0, dstBytes = 0;
   if (!s.ptr || !d.ptr || !span3D(s, p->srcPos, e, srcFirst, srcBytes) ||
-      !span3D(d, p->dstPos, e, dstFirst, dstBytes))
+      !span3D(d, p->dstPos, e, dstFirst, dstBytes) || !staysInAllocation(rt, s.ptr, srcFirst, srcBytes) ||
+      !staysInAllocation(rt, d.ptr, dstFirst, dstBytes))
     return cudaErrorInvalidValue;
   Side ss, ds;
   if (!classify(rt, at(s.ptr, srcFirst), srcBytes, ss) || !classify(rt, at(d.ptr, dstFirst), dstBytes, ds) ||

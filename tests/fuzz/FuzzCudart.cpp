@@ -179,7 +179,8 @@ private:
     uint8_t choice = in_.ConsumeIntegralInRange(0, 9);
     if (choice == 0 || blocks_.empty()) return {};
     if (choice == 1) {
-      uint64_t at = in_.ConsumeIntegralInRange<uint64_t>(0, kArenaBytes);
+      // Never at the end: hostBytes 0 means "not host memory" to owned().
+      uint64_t at = in_.ConsumeIntegralInRange<uint64_t>(0, kArenaBytes - 1);
       return {arena_.data() + at, kArenaBytes - at};
     }
     Block &b = blocks_[in_.ConsumeIntegralInRange<size_t>(0, blocks_.size() - 1)];

@@ -1,0 +1,58 @@
+// The passes `ptxvm opt --passes=LIST` (and, later, `ptxvm exec --passes`)
+// can run, by name: one registry that the command line, its --passes=list
+// and the tests read.
+#pragma once
+
+#include "analysis/PassManager.h"
+#include "ptx/Diagnostic.h"
+
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace analysis {
+
+struct PassInfo {
+  std::string_view name;
+  std::string_view description; // one line, for --passes=list
+  /// Makes the pass; `diags` receives what it reports (the verifier's errors).
+  std::function<std::unique_ptr<Pass>(ptx::DiagnosticList &diags)> create;
+};
+
+/// Every registered pass, in the order --passes=list prints them.
+std::span<const PassInfo> registeredPasses();
+/// The pass called `name`, or nullptr.
+const PassInfo *findPass(std::string_view name);
+
+/// Checks the module with ptx::verifyModule; fails (stopping the pipeline)
+/// on errors, which go to the diagnostics list it was made with.
+class VerifyPass : public Pass {
+public:
+  explicit VerifyPass(ptx::DiagnosticList &diags) : diags_(diags) {}
+  std::string_view name() const override { return "verify"; }
+  PreservedAnalyses run(ptx::Module &m, AnalysisManager &am) override;
+  std::vector<PassStatistic> statistics() const override { return {{"errors", errors_}}; }
+  bool failed() const override { return errors_ != 0; }
+
+private:
+  ptx::DiagnosticList &diags_;
+  uint64_t errors_ = 0;
+};
+
+/// Drops debug information: .file, .loc, .section blocks (DWARF) and the
+/// `debug` target, so that ptxas and the driver compile without it.
+class StripDebugPass : public Pass {
+public:
+  std::string_view name() const override { return "strip-debug"; }
+  PreservedAnalyses run(ptx::Module &m, AnalysisManager &am) override;
+  std::vector<PassStatistic> statistics() const override {
+    return {{"locations", locations_}, {"files", files_}, {"sections", sections_}};
+  }
+
+private:
+  uint64_t locations_ = 0, files_ = 0, sections_ = 0; // .loc directives, .file entries, sections
+};
+
+} // namespace analysis

@@ -1,0 +1,123 @@
+// `ptxvm opt FILE [-o OUT] --passes=LIST [--stats] [--report R.json]`.
+#include "tools/Opt.h"
+
+#include "analysis/Passes.h"
+#include "ptx/Writer.h"
+
+#include <boost/json/serialize.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace ptxvm {
+
+namespace {
+
+struct OptOptions {
+  InputOptions in;
+  std::string out, passes, report;
+  bool stats = false;
+};
+
+/// The names of a comma-separated list; empty names are an error (nullopt).
+std::optional<std::vector<std::string>> splitList(const std::string &list) {
+  std::vector<std::string> names;
+  std::stringstream in(list);
+  std::string name;
+  while (std::getline(in, name, ','))
+    if (name.empty())
+      return std::nullopt;
+    else
+      names.push_back(name);
+  if (names.empty() || list.back() == ',') return std::nullopt;
+  return names;
+}
+
+bool writeFile(const std::string &path, const std::string &text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  return static_cast<bool>(out.flush());
+}
+
+int opt(const OptOptions &o, const CLI::App &cmd) {
+  if (o.passes == "list") {
+    for (const analysis::PassInfo &p : analysis::registeredPasses())
+      std::printf("%-18s %.*s\n", std::string(p.name).c_str(), static_cast<int>(p.description.size()),
+                  p.description.data());
+    return kOk;
+  }
+  if (o.in.file.empty()) return usageError(cmd, "FILE is required (or --passes=list)");
+  ptx::DiagnosticList diags;
+  std::vector<std::string> names;
+  if (auto list = splitList(o.passes))
+    names = *list;
+  else
+    return usageError(cmd, "--passes takes a comma-separated list of passes ('--passes=list' names them)");
+  analysis::PassManager pm;
+  for (const std::string &name : names) {
+    const analysis::PassInfo *info = analysis::findPass(name);
+    if (!info) return usageError(cmd, "unknown pass '" + name + "' ('--passes=list' names them)");
+    pm.add(info->create(diags));
+  }
+  auto m = loadModule(o.in, diags);
+  if (!m || diags.hasErrors()) {
+    printDiagnostics(diags, o.in.json);
+    return kDiagnostics;
+  }
+  analysis::AnalysisManager am(*m);
+  const bool ok = pm.run(*m, am);
+  // Statistics: one line per figure on stderr, and the report.
+  boost::json::array passes;
+  for (size_t i = 0; i < pm.passes().size(); ++i) {
+    const analysis::Pass &pass = *pm.passes()[i];
+    boost::json::object figures;
+    for (const analysis::PassStatistic &s : pass.statistics()) {
+      figures[s.name] = s.value;
+      if (o.stats)
+        std::fprintf(stderr, "%s: %s %llu\n", std::string(pass.name()).c_str(), s.name.c_str(),
+                     static_cast<unsigned long long>(s.value));
+    }
+    if (o.stats)
+      std::fprintf(stderr, "%s: %.3f ms\n", std::string(pass.name()).c_str(), pm.seconds()[i] * 1e3);
+    passes.push_back(boost::json::object{{"name", std::string(pass.name())},
+                                         {"seconds", pm.seconds()[i]},
+                                         {"statistics", std::move(figures)}});
+  }
+  if (!o.report.empty()) {
+    boost::json::object report{{"file", o.in.file}, {"ok", ok}, {"passes", std::move(passes)}};
+    if (!writeFile(o.report, boost::json::serialize(report) + "\n"))
+      return usageError(cmd, "cannot write the report to '" + o.report + "'");
+  }
+  if (!ok) {
+    printDiagnostics(diags, o.in.json);
+    return kDiagnostics;
+  }
+  const std::string text = ptx::writeModule(*m);
+  if (o.out.empty() || o.out == "-")
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  else if (!writeFile(o.out, text))
+    return usageError(cmd, "cannot write '" + o.out + "'");
+  printDiagnostics(diags, o.in.json);
+  return diags.hasErrors() ? kDiagnostics : kOk;
+}
+
+} // namespace
+
+Command addOptCommand(CLI::App &ptxvm) {
+  auto o = std::make_shared<OptOptions>();
+  CLI::App *cmd = ptxvm.add_subcommand("opt", "run passes over PTX and write the PTX they leave");
+  cmd->footer(paragraph("Runs the passes of LIST in order over FILE and writes the result as PTX (to OUT, or "
+                        "stdout) that ptxas accepts. '--passes=list' names the passes. A pass that finds "
+                        "errors (verify) stops the pipeline: nothing is written and the exit status is 1."));
+  addInputOptions(*cmd, o->in, false);
+  cmd->add_option("-o", o->out, "write to OUT instead of stdout ('-': stdout)")->type_name("OUT");
+  cmd->add_option("--passes", o->passes, "comma-separated passes to run, or 'list'")
+      ->required()
+      ->type_name("LIST");
+  cmd->add_flag("--stats", o->stats, "print each pass's statistics and time on stderr");
+  cmd->add_option("--report", o->report, "per-pass statistics and times as JSON")->type_name("R.json");
+  return {cmd, [o, cmd] { return opt(*o, *cmd); }};
+}
+
+} // namespace ptxvm
