@@ -46,6 +46,28 @@ std::span<const PassInfo> registeredPasses() {
   return kPasses;
 }
 
+std::optional<PassManager> makePipeline(std::string_view list, ptx::DiagnosticList &diags,
+                                        std::string &error) {
+  PassManager pm;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = list.find(',', start);
+    const std::string_view name = list.substr(start, comma == std::string_view::npos ? comma : comma - start);
+    if (name.empty()) {
+      error = "--passes takes a comma-separated list of passes ('--passes=list' names them)";
+      return std::nullopt;
+    }
+    const PassInfo *info = findPass(name);
+    if (!info) {
+      error = "unknown pass '" + std::string(name) + "' ('--passes=list' names them)";
+      return std::nullopt;
+    }
+    pm.add(info->create(diags));
+    if (comma == std::string_view::npos) return pm;
+    start = comma + 1;
+  }
+}
+
 const PassInfo *findPass(std::string_view name) {
   for (const PassInfo &p : registeredPasses())
     if (p.name == name) return &p;

@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -25,6 +26,11 @@ struct PassInfo {
 std::span<const PassInfo> registeredPasses();
 /// The pass called `name`, or nullptr.
 const PassInfo *findPass(std::string_view name);
+
+/// The passes of a comma-separated LIST, in order, made for `diags`; nullopt
+/// with `error` saying why for an empty name or an unknown pass.
+std::optional<PassManager> makePipeline(std::string_view list, ptx::DiagnosticList &diags,
+                                        std::string &error);
 
 /// Checks the module with ptx::verifyModule; fails (stopping the pipeline)
 /// on errors, which go to the diagnostics list it was made with.

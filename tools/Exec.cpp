@@ -1,5 +1,6 @@
 #include "tools/Exec.h"
 
+#include "analysis/Passes.h"
 #include "runtime/cudart/Config.h"
 
 #include <sys/stat.h>
@@ -125,7 +126,7 @@ Command addExecCommand(CLI::App &ptxvm, const std::vector<std::string> *afterDas
       "are reported as compute-sanitizer does, and return the error a GPU would. The program's exit status "
       "is passed through (a signal N: 128+N).\n\n"
       "The same settings reach programs started some other way through the environment:\n"
-      "PTXVM_DEVICE, PTXVM_THREADS, PTXVM_RACECHECK=1, PTXVM_MAX_INSTRUCTIONS, PTXVM_TIMEOUT, "
+      "PTXVM_DEVICE, PTXVM_THREADS, PTXVM_RACECHECK=1, PTXVM_MAX_INSTRUCTIONS, PTXVM_TIMEOUT, PTXVM_PASSES, "
       "PTXVM_SCHEDULE,\n"
       "PTXVM_SEED, PTXVM_REPORT, PTXVM_SAVE_PTX; with LD_LIBRARY_PATH naming the directory of\n"
       "ptxvm's libcudart.so.13 (PTXVM_CUDART_DIR tells ptxvm exec where it is)."));
@@ -143,6 +144,9 @@ Command addExecCommand(CLI::App &ptxvm, const std::vector<std::string> *afterDas
                   "stop a launch after N warp instructions over all its CTAs (cudaErrorLaunchTimeout)")
       ->check(CLI::PositiveNumber)
       ->type_name("N");
+  cmd->add_option("--passes", o->passes,
+                  "run these passes (ptxvm opt --passes=list) on every module the program loads")
+      ->type_name("LIST");
   cmd->add_option("--timeout", o->timeoutSeconds,
                   "stop a launch after SECONDS of wall-clock time (cudaErrorLaunchTimeout)")
       ->check(CLI::Range(1e-3, 1e9))
@@ -177,6 +181,11 @@ Command addExecCommand(CLI::App &ptxvm, const std::vector<std::string> *afterDas
 
 int execProgram(const ExecOptions &o, const CLI::App &command) {
   auto usage = [&](const std::string &message) { return usageError(command, message); };
+  if (!o.passes.empty()) {
+    ptx::DiagnosticList unused;
+    std::string error;
+    if (!analysis::makePipeline(o.passes, unused, error)) return usage(error);
+  }
   // What the program's libcudart.so.13 reads (Config.h).
   std::vector<std::pair<std::string, std::string>> settings;
   if (!o.device.empty()) settings.emplace_back("PTXVM_DEVICE", o.device);
@@ -184,6 +193,7 @@ int execProgram(const ExecOptions &o, const CLI::App &command) {
   if (o.racecheck) settings.emplace_back("PTXVM_RACECHECK", "1");
   if (o.maxInstructions) settings.emplace_back("PTXVM_MAX_INSTRUCTIONS", std::to_string(o.maxInstructions));
   if (o.timeoutSeconds > 0) settings.emplace_back("PTXVM_TIMEOUT", std::to_string(o.timeoutSeconds));
+  if (!o.passes.empty()) settings.emplace_back("PTXVM_PASSES", o.passes);
   if (!o.schedule.empty()) settings.emplace_back("PTXVM_SCHEDULE", o.schedule);
   if (o.seed) settings.emplace_back("PTXVM_SEED", std::to_string(*o.seed));
   if (!o.reportPath.empty()) settings.emplace_back("PTXVM_REPORT", absolute(o.reportPath));

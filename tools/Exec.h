@@ -19,6 +19,7 @@ struct ExecOptions {
   bool racecheck = false;
   uint64_t maxInstructions = 0; // 0: the runtime's default
   double timeoutSeconds = 0;    // 0: none
+  std::string passes;           // --passes LIST: run on every module the program loads
   std::string schedule;         // "", "deterministic" or "random"
   std::optional<uint64_t> seed;
   std::string reportPath, ptxDirectory;

@@ -8,7 +8,6 @@
 
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 
 namespace ptxvm {
 
@@ -19,20 +18,6 @@ struct OptOptions {
   std::string out, passes, report;
   bool stats = false;
 };
-
-/// The names of a comma-separated list; empty names are an error (nullopt).
-std::optional<std::vector<std::string>> splitList(const std::string &list) {
-  std::vector<std::string> names;
-  std::stringstream in(list);
-  std::string name;
-  while (std::getline(in, name, ','))
-    if (name.empty())
-      return std::nullopt;
-    else
-      names.push_back(name);
-  if (names.empty() || list.back() == ',') return std::nullopt;
-  return names;
-}
 
 bool writeFile(const std::string &path, const std::string &text) {
   std::ofstream out(path, std::ios::binary);
@@ -49,17 +34,10 @@ int opt(const OptOptions &o, const CLI::App &cmd) {
   }
   if (o.in.file.empty()) return usageError(cmd, "FILE is required (or --passes=list)");
   ptx::DiagnosticList diags;
-  std::vector<std::string> names;
-  if (auto list = splitList(o.passes))
-    names = *list;
-  else
-    return usageError(cmd, "--passes takes a comma-separated list of passes ('--passes=list' names them)");
-  analysis::PassManager pm;
-  for (const std::string &name : names) {
-    const analysis::PassInfo *info = analysis::findPass(name);
-    if (!info) return usageError(cmd, "unknown pass '" + name + "' ('--passes=list' names them)");
-    pm.add(info->create(diags));
-  }
+  std::string error;
+  std::optional<analysis::PassManager> pipeline = analysis::makePipeline(o.passes, diags, error);
+  if (!pipeline) return usageError(cmd, error);
+  analysis::PassManager &pm = *pipeline;
   auto m = loadModule(o.in, diags);
   if (!m || diags.hasErrors()) {
     printDiagnostics(diags, o.in.json);

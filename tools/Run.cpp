@@ -1,5 +1,7 @@
 #include "tools/Run.h"
 
+#include "analysis/Passes.h"
+
 #include "ptx/Verifier.h"
 #include "runtime/Device.h"
 #include "runtime/cudart/LaunchReport.h"
@@ -74,6 +76,9 @@ Command addRunCommand(CLI::App &ptxvm) {
                   "stop a launch after N warp instructions over all its CTAs")
       ->check(CLI::PositiveNumber)
       ->type_name("N");
+  cmd->add_option("--passes", o->passes,
+                  "run these passes (ptxvm opt --passes=list) before loading the kernel")
+      ->type_name("LIST");
   cmd->add_option("--timeout", o->timeoutSeconds, "stop a launch after SECONDS of wall-clock time")
       ->check(CLI::Range(1e-3, 1e9))
       ->type_name("SECONDS");
@@ -113,8 +118,15 @@ int runKernel(const RunOptions &o, const CLI::App &command) {
   if (!checkLaunchShape(config.grid, config.block, error)) return fail(error);
 
   ptx::DiagnosticList diags;
+  std::optional<analysis::PassManager> passes;
+  if (!o.passes.empty() && !(passes = analysis::makePipeline(o.passes, diags, error))) return fail(error);
   auto m = loadModule(in, diags);
   if (m && !diags.hasErrors()) ptx::verifyModule(*m, diags);
+  if (m && !diags.hasErrors() && passes) {
+    // What the device loads is the PTX the passes leave, as `ptxvm opt` writes it.
+    analysis::AnalysisManager am(*m);
+    passes->run(*m, am);
+  }
   if (!m || diags.hasErrors()) {
     printDiagnostics(diags, in.json);
     return kDiagnostics;

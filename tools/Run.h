@@ -24,6 +24,7 @@ struct RunOptions {
   uint64_t seed = 1;
   uint64_t maxInstructions = 0; // 0: the emulator's default
   double timeoutSeconds = 0;    // 0: none
+  std::string passes;           // --passes LIST, run before the kernel is loaded
   std::string reportPath;
   bool stats = false;
 };

@@ -36,7 +36,7 @@ bool parseFlag(const std::string &text, bool &out) {
 const std::vector<std::string> &configVariables() {
   static const std::vector<std::string> names = {
       "PTXVM_DEVICE", "PTXVM_THREADS", "PTXVM_RACECHECK", "PTXVM_MAX_INSTRUCTIONS", "PTXVM_SCHEDULE",
-      "PTXVM_SEED",   "PTXVM_REPORT",  "PTXVM_SAVE_PTX",  "PTXVM_TIMEOUT"};
+      "PTXVM_SEED",   "PTXVM_REPORT",  "PTXVM_SAVE_PTX",  "PTXVM_TIMEOUT",          "PTXVM_PASSES"};
   return names;
 }
 
@@ -62,6 +62,8 @@ bool applySetting(Config &config, const std::string &name, const std::string &va
   } else if (name == "PTXVM_MAX_INSTRUCTIONS") {
     if (!parseCount(value, n) || n == 0) return bad("a positive number of warp instructions");
     config.maxInstructions = n;
+  } else if (name == "PTXVM_PASSES") {
+    config.passes = value; // the names are checked when a module loads
   } else if (name == "PTXVM_TIMEOUT") {
     char *end = nullptr;
     const double seconds = std::strtod(value.c_str(), &end);

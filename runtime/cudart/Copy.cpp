@@ -38,11 +38,14 @@ bool classify(Runtime &rt, const void *p, uint64_t count, Side &side) {
 /// `base` points into, when the device knows one (device memory, or host
 /// memory it maps): a pitched copy that starts there may not run past it
 /// into host memory nobody gave the runtime (rows past a registered block, a
-/// 3D position beyond it). Plain host pointers are the program's.
+/// 3D position beyond it, an offset that takes a device pointer out of the
+/// device heap). Plain host pointers are the program's.
 bool staysInAllocation(Runtime &rt, const void *base, uint64_t offset, uint64_t bytes) {
   const uint64_t address = reinterpret_cast<uint64_t>(base);
   auto info = rt.device->allocationAt(address);
-  if (!info || !info->live) return true;
+  // A stale or made-up device pointer names no host memory either, whatever
+  // the offset added to it.
+  if (!info || !info->live) return !rt.device->inDeviceHeap(address);
   const uint64_t room = info->base + info->size - address;
   return offset <= room && bytes <= room - offset;
 }

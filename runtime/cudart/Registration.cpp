@@ -3,6 +3,7 @@
 // __cudaRegisterVar for its kernels and variables. Nothing is parsed here: a fatbin's PTX is
 // extracted and indexed when one of its kernels or variables is first used, and a kernel's body
 // (with the device functions it reaches) when it is first launched.
+#include "analysis/Passes.h"
 #include "ptx/Parser.h"
 #include "runtime/Fatbin.h"
 #include "runtime/cudart/PtxLink.h"
@@ -136,6 +137,7 @@ bool Runtime::load(FatbinImage &img) {
   img.module = ptx::parseModule(std::move(text), name, parseDiags, options);
   for (const ptx::Diagnostic &d : parseDiags.all()) note(d);
   if (parseDiags.hasErrors()) return false;
+  if (!config.passes.empty() && !runPasses(*img.module)) return false;
   imageOf[img.module.get()] = &img;
   img.failed = false;
   // __managed__ variables: the host reaches them through these pointers.
@@ -144,6 +146,26 @@ bool Runtime::load(FatbinImage &img) {
       if (std::optional<runtime::Symbol> at = device->symbol(*img.module, img.module->names.find(v->name)))
         *v->managedPointer = reinterpret_cast<void *>(at->address);
   return true;
+}
+
+bool Runtime::runPasses(ptx::Module &m) {
+  ptx::DiagnosticList diags;
+  std::string error;
+  std::optional<analysis::PassManager> pipeline = analysis::makePipeline(config.passes, diags, error);
+  bool ok = pipeline && ptx::materializeAll(m, diags);
+  if (ok) {
+    analysis::AnalysisManager am(m);
+    ok = pipeline->run(m, am);
+  }
+  if (!pipeline) {
+    ptx::Diagnostic d;
+    d.kind = ptx::DiagKind::Unsupported;
+    d.message = "PTXVM_PASSES: " + error;
+    d.loc.file = m.fileName;
+    diags.add(std::move(d));
+  }
+  for (const ptx::Diagnostic &d : diags.all()) note(d);
+  return ok;
 }
 
 KernelInfo *Runtime::kernel(const void *function) {

@@ -117,6 +117,9 @@ public:
   KernelInfo *kernel(const void *function);
   /// The decoded kernel (parsing its body and its callees' on first use); an error otherwise.
   cudaError_t decode(KernelInfo &k);
+  /// PTXVM_PASSES over a module just parsed (every body materialized); false
+  /// after noting why when a pass fails or the list is malformed.
+  bool runPasses(ptx::Module &m);
   /// Where a registered variable lives on the device.
   cudaError_t symbol(const void *hostVariable, VariableInfo *&info, runtime::Symbol &where);
 

@@ -4,6 +4,10 @@
 //
 // clang-format off
 // RUN: %ptxvm exec -- %bin/launch | FileCheck %s
+// The same program with its module rewritten by passes before it loads (issue 11):
+// RUN: %ptxvm exec --passes=verify,strip-debug,uniform-branches -- %bin/launch | FileCheck %s
+// RUN: %status 2 %ptxvm exec --passes=verify,bogus -- %bin/launch 2>&1 | FileCheck %s --check-prefix=BOGUS
+// BOGUS: ptxvm exec: unknown pass 'bogus'
 // CHECK-NOT: FAIL
 // CHECK: launch: ok
 // clang-format on
