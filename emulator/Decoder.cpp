@@ -121,24 +121,27 @@ Device::LoadedModule &Device::load(const ptx::Module &m) {
     const uint64_t size = *bytes;
     SymbolLocation loc;
     loc.size = size;
-    if (v.space == ptx::Mod::Const) {
-      const uint64_t off = alignUp(constCursor, ptx::naturalAlignment(v));
-      if (size > kMaxConstBank || off + size > kMaxConstBank) {
-        refuse(v, "the module's constant data passes " + std::to_string(kMaxConstBank) + " bytes",
+    // A bank of the module (its constants, its .shared variables): the next
+    // aligned offset, or nullopt past the bank's limit.
+    auto inBank = [&](uint64_t &cursor, uint64_t limit) -> std::optional<uint64_t> {
+      const uint64_t off = alignUp(cursor, ptx::naturalAlignment(v));
+      if (size > limit || off + size > limit) return std::nullopt;
+      cursor = off + size;
+      return off;
+    };
+    if (v.space == ptx::Mod::Const || v.space == ptx::Mod::Shared) {
+      const bool constant = v.space == ptx::Mod::Const;
+      const std::optional<uint64_t> off =
+          constant ? inBank(constCursor, kMaxConstBank) : inBank(sharedCursor, kMaxStaticShared);
+      if (!off) {
+        refuse(v,
+               constant
+                   ? "the module's constant data passes " + std::to_string(kMaxConstBank) + " bytes"
+                   : "the module's .shared variables pass " + std::to_string(kMaxStaticShared) + " bytes",
                "cudaErrorInvalidPtx");
         break;
       }
-      constCursor = off + size;
-      loc = {Space::Const, off, size};
-    } else if (v.space == ptx::Mod::Shared) {
-      const uint64_t off = alignUp(sharedCursor, ptx::naturalAlignment(v));
-      if (size > kMaxStaticShared || off + size > kMaxStaticShared) {
-        refuse(v, "the module's .shared variables pass " + std::to_string(kMaxStaticShared) + " bytes",
-               "cudaErrorInvalidPtx");
-        break;
-      }
-      sharedCursor = off + size;
-      loc = {Space::Shared, off, size};
+      loc = {constant ? Space::Const : Space::Shared, *off, size};
     } else {
       uint64_t placed = placeGlobal ? placeGlobal(m, v, size) : 0;
       if (!placed)

@@ -3,6 +3,8 @@
 #include "analysis/Passes.h"
 #include "runtime/cudart/Config.h"
 
+#include <dlfcn.h>
+#include <link.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -116,6 +118,43 @@ std::string findCudartDirectory(const std::string &self) {
   return "";
 }
 
+/// The directory of the CUDA shim (libcuda.so.1 of --device gpu): lib/cuda-shim
+/// next to bin/ in the build tree, lib/ptxvm/cuda-shim in an install.
+std::string findShimDirectory(const std::string &self) {
+  namespace fs = std::filesystem;
+  if (const char *dir = std::getenv("PTXVM_SHIM_DIR"); dir && *dir) return dir;
+  std::error_code ec;
+  fs::path bin = fs::canonical(self, ec).parent_path();
+  if (ec) return "";
+  for (const fs::path &dir :
+       {bin.parent_path() / "lib" / "cuda-shim", bin.parent_path() / "lib" / "ptxvm" / "cuda-shim"})
+    if (fs::exists(dir / "libcuda.so.1", ec)) return dir.string();
+  return "";
+}
+
+/// The real driver the shim forwards to: PTXVM_CUDA_DRIVER (tests name a fake), else the
+/// libcuda.so.1 the dynamic linker finds, as a path. Empty with `error` when there is none.
+std::string findRealDriver(std::string &error) {
+  const char *named = std::getenv("PTXVM_CUDA_DRIVER");
+  const bool given = named && *named;
+  void *handle = dlopen(given ? named : "libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (!handle) {
+    const char *why = dlerror();
+    error = std::string("no CUDA driver: ") + (why ? why : "libcuda.so.1 not found");
+    return "";
+  }
+  if (given) {
+    dlclose(handle);
+    return named;
+  }
+  struct link_map *map = nullptr;
+  std::string path;
+  if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name) path = map->l_name;
+  dlclose(handle);
+  if (path.empty()) error = "cannot tell where libcuda.so.1 is";
+  return path;
+}
+
 Command addExecCommand(CLI::App &ptxvm, const std::vector<std::string> *afterDashes) {
   auto o = std::make_shared<ExecOptions>();
   CLI::App *cmd = ptxvm.add_subcommand("exec", "run a CUDA program (nvcc -cudart shared) on a ptxvm device");
@@ -211,8 +250,25 @@ int execProgram(const ExecOptions &o, const CLI::App &command) {
     std::filesystem::create_directories(check.ptxDirectory, ec);
     if (ec) return usage("cannot create '" + check.ptxDirectory + "': " + ec.message());
   }
-  std::string libraryDir = findCudartDirectory("/proc/self/exe");
-  if (libraryDir.empty()) {
+  // On the GPU the program keeps NVIDIA's runtime; the CUDA shim, found first as libcuda.so.1,
+  // rewrites each module's PTX with the passes on its way to the real driver.
+  const bool gpu = o.device == "gpu";
+  std::string libraryDir = gpu ? findShimDirectory("/proc/self/exe") : findCudartDirectory("/proc/self/exe");
+  if (gpu) {
+    if (libraryDir.empty()) {
+      std::fprintf(stderr,
+                   "ptxvm exec: cannot find ptxvm's CUDA shim (lib/cuda-shim/libcuda.so.1 next to the "
+                   "ptxvm binary, or set PTXVM_SHIM_DIR)\n");
+      return kUsage;
+    }
+    std::string error;
+    std::string driver = findRealDriver(error);
+    if (driver.empty()) {
+      std::fprintf(stderr, "ptxvm exec: --device gpu: %s\n", error.c_str());
+      return kDiagnostics;
+    }
+    settings.emplace_back("PTXVM_REAL_CUDA_DRIVER", driver);
+  } else if (libraryDir.empty()) {
     std::fprintf(stderr, "ptxvm exec: cannot find ptxvm's libcudart.so.13 (next to the ptxvm binary, or set "
                          "PTXVM_CUDART_DIR)\n");
     return kUsage;
@@ -222,7 +278,7 @@ int execProgram(const ExecOptions &o, const CLI::App &command) {
   std::string path = libraryDir + (old && *old ? ":" + std::string(old) : "");
   setenv("LD_LIBRARY_PATH", path.c_str(), 1);
 
-  warnAboutRuntime(o.program[0]);
+  if (!gpu) warnAboutRuntime(o.program[0]); // on the GPU any runtime, static or shared, works
   std::vector<char *> argv;
   for (const std::string &arg : o.program) argv.push_back(const_cast<char *>(arg.c_str()));
   argv.push_back(nullptr);

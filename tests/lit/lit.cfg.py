@@ -19,3 +19,10 @@ config.substitutions.append(("%status", sys.executable + " " + os.path.join(
     config.test_source_root, "..", "runtime", "programs", "Inputs", "status.py")))
 if config.ptxas and os.path.exists(config.ptxas):
     config.available_features.add("ptxas")
+# The CUDA shim's tests (tests/lit/interpose) need the shim, the fake driver and its client.
+if config.shim_dir and config.fake_cuda:
+    config.available_features.add("cuda-shim")
+    config.substitutions.append(("%shimdir", config.shim_dir))
+    config.substitutions.append(("%fakecuda", config.fake_cuda))
+    config.substitutions.append(("%client", os.path.join(config.ptxvm_bin, "interpose_client")))
+    config.substitutions.append(("%fatbins", os.path.join(config.test_source_root, "..", "runtime", "fatbin")))

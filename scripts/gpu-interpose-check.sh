@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Checks `ptxvm exec --device gpu` (the CUDA shim, issue 11) on a machine with an NVIDIA GPU:
+# every program of kernels/apps (apps and misuse) runs without ptxvm, under the shim with no
+# passes, with --passes=uniform-branches and with --passes=verify,strip-debug,uniform-branches;
+# exit status and output must agree with the run without ptxvm. Then every GPU-truth case
+# (tests/gpu/cases) is recorded again by gpu_record under the shim with the passes, and its
+# results are compared with tests/gpu/results. Writes $OUT/interpose/{TABLE,cases.diff,...}.
+#
+# Layout (run from the repository root): gpu-apps/ as tests/gpu/apps/prepare.sh makes it (the
+# programs and NVIDIA's libcudart.so.13), gpu-apps/bin/ptxvm and gpu-apps/lib/cuda-shim/
+# libcuda.so.1 from a ptxvm build, gpu-apps/libantlr4-runtime.so.4.9, and
+# build-gpu-record/gpu_record (scripts/record-gpu.sh builds it).
+set -uo pipefail
+out=${OUT:?set OUT}/interpose
+mkdir -p "$out/runs"
+apps=$(cd gpu-apps && pwd)
+ptxvm=$apps/bin/ptxvm
+export LD_LIBRARY_PATH=$apps${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+timeout_s=${APP_TIMEOUT:-30}
+
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$out/ENVIRONMENT" 2>&1
+echo "cuda $(nvcc --version 2>/dev/null | sed -n 's/.*release \([0-9.]*\).*/\1/p')" >>"$out/ENVIRONMENT"
+
+modes=(plain shim uni all)
+run_mode() { # run_mode MODE PROGRAM NAME: status, seconds, stdout hash
+  local mode=$1 prog=$2 name=$3 start end status
+  local log=$out/runs/$name.$mode
+  start=$(date +%s%N)
+  case $mode in
+  plain) timeout "$timeout_s" "$prog" >"$log.out" 2>"$log.err" ;;
+  shim) timeout "$timeout_s" "$ptxvm" exec --device gpu -- "$prog" >"$log.out" 2>"$log.err" ;;
+  uni) timeout "$timeout_s" "$ptxvm" exec --device gpu --passes=uniform-branches --report "$log.json" -- "$prog" \
+    >"$log.out" 2>"$log.err" ;;
+  all) timeout "$timeout_s" "$ptxvm" exec --device gpu --passes=verify,strip-debug,uniform-branches \
+    --report "$log.json" -- "$prog" >"$log.out" 2>"$log.err" ;;
+  esac
+  status=$?
+  end=$(date +%s%N)
+  printf '%s %s %s' "$status" "$(((end - start) / 1000000))ms" "$(md5sum <"$log.out" | cut -c1-8)"
+}
+
+{
+  printf '%-34s' program
+  for m in "${modes[@]}"; do printf ' %-24s' "$m(status,ms,stdout)"; done
+  printf ' %-8s %s\n' agree "modules(uni)"
+  for prog in "$apps"/* "$apps"/misuse/*; do
+    [[ -f $prog && -x $prog && $prog != *.so* ]] || continue
+    name=$(basename "$prog")
+    [[ $prog == */misuse/* ]] && name=misuse.$name
+    printf '%-34s' "$name"
+    first="" agree=yes
+    for m in "${modes[@]}"; do
+      r=$(run_mode "$m" "$prog" "$name")
+      printf ' %-24s' "$r"
+      key="${r%% *} ${r##* }" # status and stdout hash
+      [[ -z $first ]] && first=$key
+      [[ $key != "$first" ]] && agree=NO
+    done
+    # The driver's load (JIT) seconds of each module, and how many the passes rewrote.
+    load=$(grep -o '"load_seconds":[0-9.eE+-]*' "$out/runs/$name.uni.json" 2>/dev/null | cut -d: -f2 | tr '\n' ' ')
+    rewritten=$(grep -o '"outcome":"rewritten"' "$out/runs/$name.uni.json" 2>/dev/null | wc -l)
+    load="$rewritten rewritten, load ${load:--}"
+    printf ' %-8s %s\n' "$agree" "$load"
+  done
+} >"$out/TABLE"
+cat "$out/TABLE"
+
+# GPU-truth cases, recorded again under the shim with the passes.
+if [[ -x build-gpu-record/gpu_record ]]; then
+  mkdir -p "$out/cases"
+  timeout 500 "$ptxvm" exec --device gpu --passes=verify,uniform-branches --report "$out/cases.json" -- \
+    build-gpu-record/gpu_record --root . --out-dir "$out/cases" --timeout 5 tests/gpu/cases/*.case \
+    tests/gpu/barrier-table/*.case >"$out/cases.log" 2>&1
+  differ=0 same=0
+  for f in "$out"/cases/*.out; do
+    name=$(basename "$f")
+    if diff -q <(grep -v '^watchdog' "tests/gpu/results/$name") <(grep -v '^watchdog' "$f") >/dev/null; then
+      same=$((same + 1))
+    else
+      differ=$((differ + 1))
+      echo "== $name" >>"$out/cases.diff"
+      diff "tests/gpu/results/$name" "$f" | head -20 >>"$out/cases.diff"
+    fi
+  done
+  echo "GPU-truth cases under the shim with verify,uniform-branches: $same identical to tests/gpu/results, $differ differ" |
+    tee -a "$out/TABLE"
+fi

@@ -1,0 +1,102 @@
+// A fake libcuda for the tests of the CUDA shim (runtime/interpose): the module-loading entry
+// points keep a copy of what they are handed (fakeImage reads it back), cuGetProcAddress serves
+// this library's own functions, and every call is logged in order (fakeLog). It stands in for
+// NVIDIA's driver in CI, where there is none.
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+namespace {
+
+std::mutex g_mutex;
+std::string g_log;
+std::map<uintptr_t, std::string> g_images; // module handle -> the bytes it was loaded from
+uintptr_t g_next = 1;
+
+void log(const char *call) {
+  std::lock_guard lock(g_mutex);
+  g_log += call;
+  g_log += '\n';
+}
+
+/// A module of `image`: PTX text is kept to its NUL, anything else to 64 bytes.
+int load(void **handle, const void *image, const char *call) {
+  log(call);
+  if (!handle || !image) return 1;
+  const char *text = static_cast<const char *>(image);
+  std::string copy =
+      text[0] == '.' || text[0] == '/' || text[0] == '\n' ? std::string(text) : std::string(text, 64);
+  std::lock_guard lock(g_mutex);
+  *handle = reinterpret_cast<void *>(g_next);
+  g_images[g_next++] = std::move(copy);
+  return 0;
+}
+
+} // namespace
+
+extern "C" {
+
+int cuInit(unsigned) {
+  log("cuInit");
+  return 0;
+}
+int cuDriverGetVersion(int *v) {
+  log("cuDriverGetVersion");
+  if (v) *v = 13000;
+  return 0;
+}
+int cuModuleLoadData(void **m, const void *image) { return load(m, image, "cuModuleLoadData"); }
+int cuModuleLoadDataEx(void **m, const void *image, unsigned, int *, void **) {
+  return load(m, image, "cuModuleLoadDataEx");
+}
+int cuModuleLoadFatBinary(void **m, const void *image) { return load(m, image, "cuModuleLoadFatBinary"); }
+int cuModuleLoad(void **m, const char *path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  bytes.push_back('\0');
+  return load(m, bytes.data(), "cuModuleLoad");
+}
+int cuLibraryLoadData(void **l, const void *code, int *, void **, unsigned, int *, void **, unsigned) {
+  return load(l, code, "cuLibraryLoadData");
+}
+int cuLibraryLoadFromFile(void **l, const char *path, int *, void **, unsigned, int *, void **, unsigned) {
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  bytes.push_back('\0');
+  return load(l, bytes.data(), "cuLibraryLoadFromFile");
+}
+
+int cuGetProcAddress_v2(const char *symbol, void **pfn, int, uint64_t, int *status) {
+  log("cuGetProcAddress_v2");
+  static const std::map<std::string_view, void *> kOwn = {
+      {"cuInit", reinterpret_cast<void *>(&cuInit)},
+      {"cuDriverGetVersion", reinterpret_cast<void *>(&cuDriverGetVersion)},
+      {"cuModuleLoadData", reinterpret_cast<void *>(&cuModuleLoadData)},
+      {"cuModuleLoadDataEx", reinterpret_cast<void *>(&cuModuleLoadDataEx)},
+      {"cuModuleLoadFatBinary", reinterpret_cast<void *>(&cuModuleLoadFatBinary)},
+      {"cuModuleLoad", reinterpret_cast<void *>(&cuModuleLoad)},
+      {"cuLibraryLoadData", reinterpret_cast<void *>(&cuLibraryLoadData)},
+      {"cuLibraryLoadFromFile", reinterpret_cast<void *>(&cuLibraryLoadFromFile)},
+      {"cuGetProcAddress", reinterpret_cast<void *>(&cuGetProcAddress_v2)},
+  };
+  auto it = symbol ? kOwn.find(symbol) : kOwn.end();
+  if (status) *status = it == kOwn.end() ? 1 : 0;
+  if (!pfn) return 1;
+  *pfn = it == kOwn.end() ? nullptr : it->second;
+  return it == kOwn.end() ? 500 : 0;
+}
+
+/// What module `handle` was loaded from, and every call so far.
+const char *fakeImage(void *handle) {
+  std::lock_guard lock(g_mutex);
+  auto it = g_images.find(reinterpret_cast<uintptr_t>(handle));
+  return it == g_images.end() ? "" : it->second.c_str();
+}
+const char *fakeLog() { return g_log.c_str(); }
+
+} // extern "C"
