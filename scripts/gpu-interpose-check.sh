@@ -68,7 +68,7 @@ cat "$out/TABLE"
 # GPU-truth cases, recorded again under the shim with the passes.
 if [[ -x build-gpu-record/gpu_record ]]; then
   mkdir -p "$out/cases"
-  timeout 500 "$ptxvm" exec --device gpu --passes=verify,uniform-branches --report "$out/cases.json" -- \
+  timeout 500 "$ptxvm" exec --device gpu --passes=verify,uniform-branches --report "$out/cases/report.%p.json" -- \
     build-gpu-record/gpu_record --root . --out-dir "$out/cases" --timeout 5 tests/gpu/cases/*.case \
     tests/gpu/barrier-table/*.case >"$out/cases.log" 2>&1
   differ=0 same=0
@@ -82,6 +82,7 @@ if [[ -x build-gpu-record/gpu_record ]]; then
       diff "tests/gpu/results/$name" "$f" | head -20 >>"$out/cases.diff"
     fi
   done
-  echo "GPU-truth cases under the shim with verify,uniform-branches: $same identical to tests/gpu/results, $differ differ" |
-    tee -a "$out/TABLE"
+  rewritten=$(cat "$out"/cases/report.*.json 2>/dev/null | grep -o '"outcome":"rewritten"' | wc -l)
+  echo "GPU-truth cases under the shim with verify,uniform-branches: $same identical to tests/gpu/results," \
+    "$differ differ; $rewritten modules rewritten" | tee -a "$out/TABLE"
 fi

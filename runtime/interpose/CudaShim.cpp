@@ -7,7 +7,7 @@
 // passes cannot take, passes through untouched; PTXVM_REPORT says which did what.
 //
 // Environment: PTXVM_REAL_CUDA_DRIVER (the driver to forward to; required), PTXVM_PASSES,
-// PTXVM_REPORT (JSON written at exit).
+// PTXVM_REPORT (JSON written at exit; "%p" in it becomes the process id).
 #include "analysis/Passes.h"
 #include "ptx/Parser.h"
 #include "ptx/Writer.h"
@@ -28,6 +28,7 @@
 #include <vector>
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 extern "C" void *ptxvm_shim_table[];
 
@@ -154,6 +155,18 @@ std::string ptxOf(const void *image) {
     const runtime::FatbinEntry *e = runtime::choosePtx(fatbin);
     return e ? std::string(e->text()) : std::string();
   }
+  if (magic == 0x466243B1u) {
+    // What __cudaRegisterFatBinary receives, which NVIDIA's runtime hands cuLibraryLoadData: a
+    // wrapper pointing at the container. A device-linked (-rdc) wrapper's PTX is in several
+    // translation units' containers that would need linking: those pass through.
+    runtime::Fatbin fatbin;
+    ptx::DiagnosticList diags;
+    if (!runtime::parseFatbinWrapper(image, fatbin, diags)) return {};
+    std::vector<const runtime::FatbinEntry *> units = runtime::choosePtxPerContainer(fatbin);
+    if (units.size() > 1) return {};
+    const runtime::FatbinEntry *e = runtime::choosePtx(fatbin);
+    return e ? std::string(e->text()) : std::string();
+  }
   if (bytes[0] == 0x7F && bytes[1] == 'E') return {}; // a cubin
   const char *text = static_cast<const char *>(image);
   // PTX text: NUL-terminated, with a .version directive near the start.
@@ -218,9 +231,12 @@ void writeReport() {
                                           {"result", r.result}});
   }
   boost::json::object report{{"device", "gpu"}, {"passes", s.passes}, {"modules", std::move(modules)}};
-  std::ofstream out(s.reportPath, std::ios::binary);
+  // "%p" is the process id: a program that forks (one child per case) gets a report per process.
+  std::string path = s.reportPath;
+  if (size_t at = path.find("%p"); at != std::string::npos) path.replace(at, 2, std::to_string(getpid()));
+  std::ofstream out(path, std::ios::binary);
   out << boost::json::serialize(report) << "\n";
-  if (!out) std::fprintf(stderr, "ptxvm: cannot write the report to '%s'\n", s.reportPath.c_str());
+  if (!out) std::fprintf(stderr, "ptxvm: cannot write the report to '%s'\n", path.c_str());
 }
 
 __attribute__((constructor)) void loadRealDriver() {

@@ -82,6 +82,14 @@ int main(int argc, char **argv) {
                                             0);
   show("cuLibraryLoadData(fatbin)", r, image(library));
 
+  // The wrapper __cudaRegisterFatBinary receives, which NVIDIA's runtime hands cuLibraryLoadData.
+  struct {
+    int magic, version;
+    const void *data, *filenameOrFatbins;
+  } wrapper{0x466243b1, 1, fatbin.data(), nullptr};
+  r = reinterpret_cast<LibraryLoadData>(fn)(&library, &wrapper, nullptr, nullptr, 0, nullptr, nullptr, 0);
+  show("cuLibraryLoadData(wrapper)", r, image(library));
+
   const char elf[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
   getProc("cuModuleLoadFatBinary", &fn, 13000, 0, &status);
   r = reinterpret_cast<LoadData>(fn)(&module, elf);
