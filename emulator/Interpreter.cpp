@@ -13,8 +13,10 @@
 namespace emu {
 
 Interpreter &Interpreter::instance() {
-  static Interpreter interpreter;
-  return interpreter;
+  // Never destroyed: a program may exit while a launch still runs on another
+  // host thread (issue 10, class 6), which must not find the engine gone.
+  static Interpreter *interpreter = new Interpreter;
+  return *interpreter;
 }
 
 WarpStop Interpreter::run(Cta &cta, Warp &w, uint64_t budget) {

@@ -174,6 +174,31 @@ std::string ptxOf(const void *image) {
   return head.find(".version") != std::string_view::npos ? std::string(text) : std::string();
 }
 
+void writeReport() {
+  Shim &s = shim();
+  if (s.reportPath.empty()) return;
+  std::lock_guard lock(s.mutex);
+  boost::json::array modules;
+  for (const ModuleRecord &r : s.modules) {
+    boost::json::array kernels;
+    for (const std::string &k : r.kernels) kernels.emplace_back(k);
+    modules.push_back(boost::json::object{{"entry", r.entry},
+                                          {"outcome", r.outcome},
+                                          {"ptx_bytes", r.ptxBytes},
+                                          {"kernels", std::move(kernels)},
+                                          {"passes", r.passes},
+                                          {"load_seconds", r.loadSeconds},
+                                          {"result", r.result}});
+  }
+  boost::json::object report{{"device", "gpu"}, {"passes", s.passes}, {"modules", std::move(modules)}};
+  // "%p" is the process id: a program that forks (one child per case) gets a report per process.
+  std::string path = s.reportPath;
+  if (size_t at = path.find("%p"); at != std::string::npos) path.replace(at, 2, std::to_string(getpid()));
+  std::ofstream out(path, std::ios::binary);
+  out << boost::json::serialize(report) << "\n";
+  if (!out) std::fprintf(stderr, "ptxvm: cannot write the report to '%s'\n", path.c_str());
+}
+
 /// Loads `image` through `load`, first rewriting its PTX: the driver gets the rewritten PTX,
 /// or the image as it was.
 template <typename Load> CUresult loadRewritten(const char *entry, const void *image, Load load) {
@@ -201,9 +226,15 @@ template <typename Load> CUresult loadRewritten(const char *entry, const void *i
   record.result = load(what);
   record.loadSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!record.diagnostics.empty()) std::fprintf(stderr, "ptxvm: %s: %s", entry, record.diagnostics.c_str());
-  std::lock_guard lock(s.mutex);
-  s.modules.push_back(std::move(record));
-  return s.modules.back().result;
+  const CUresult result = record.result;
+  {
+    std::lock_guard lock(s.mutex);
+    s.modules.push_back(std::move(record));
+  }
+  // Written after every load, not only at exit: programs that end with _exit (a forked child
+  // per case) or a crash still leave it.
+  writeReport();
+  return result;
 }
 
 std::string readFile(const char *path, bool &ok) {
@@ -212,31 +243,6 @@ std::string readFile(const char *path, bool &ok) {
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   text.push_back('\0');
   return text;
-}
-
-void writeReport() {
-  Shim &s = shim();
-  if (s.reportPath.empty()) return;
-  std::lock_guard lock(s.mutex);
-  boost::json::array modules;
-  for (const ModuleRecord &r : s.modules) {
-    boost::json::array kernels;
-    for (const std::string &k : r.kernels) kernels.emplace_back(k);
-    modules.push_back(boost::json::object{{"entry", r.entry},
-                                          {"outcome", r.outcome},
-                                          {"ptx_bytes", r.ptxBytes},
-                                          {"kernels", std::move(kernels)},
-                                          {"passes", r.passes},
-                                          {"load_seconds", r.loadSeconds},
-                                          {"result", r.result}});
-  }
-  boost::json::object report{{"device", "gpu"}, {"passes", s.passes}, {"modules", std::move(modules)}};
-  // "%p" is the process id: a program that forks (one child per case) gets a report per process.
-  std::string path = s.reportPath;
-  if (size_t at = path.find("%p"); at != std::string::npos) path.replace(at, 2, std::to_string(getpid()));
-  std::ofstream out(path, std::ios::binary);
-  out << boost::json::serialize(report) << "\n";
-  if (!out) std::fprintf(stderr, "ptxvm: cannot write the report to '%s'\n", path.c_str());
 }
 
 __attribute__((constructor)) void loadRealDriver() {

@@ -24,13 +24,14 @@ void log(const char *call) {
   g_log += '\n';
 }
 
-/// A module of `image`: PTX text is kept to its NUL, anything else to 64 bytes.
+/// A module of `image`: PTX text is kept to its NUL, anything else to its first 4 bytes (a
+/// magic number; the image may be a 24-byte wrapper).
 int load(void **handle, const void *image, const char *call) {
   log(call);
   if (!handle || !image) return 1;
   const char *text = static_cast<const char *>(image);
   std::string copy =
-      text[0] == '.' || text[0] == '/' || text[0] == '\n' ? std::string(text) : std::string(text, 64);
+      text[0] == '.' || text[0] == '/' || text[0] == '\n' ? std::string(text) : std::string(text, 4);
   std::lock_guard lock(g_mutex);
   *handle = reinterpret_cast<void *>(g_next);
   g_images[g_next++] = std::move(copy);
