@@ -57,6 +57,12 @@ using LibraryLoadData = CUresult (*)(void **, const void *, int *, void **, unsi
                                      unsigned);
 using LibraryLoadFromFile = CUresult (*)(void **, const char *, int *, void **, unsigned, int *, void **,
                                          unsigned);
+using GetByName = CUresult (*)(void **, void *, const char *); // cuModuleGetFunction, cuLibraryGetKernel
+using FuncGetAttribute = CUresult (*)(int *, int, void *);
+using KernelGetAttribute = CUresult (*)(int *, int, void *, int);
+using Unload = CUresult (*)(void *);
+using CtxGetDevice = CUresult (*)(int *);
+constexpr int kAttributeLocalBytes = 3, kAttributeRegisters = 4; // CU_FUNC_ATTRIBUTE_*
 
 /// The real driver's entry points the shim calls itself.
 struct Real {
@@ -68,6 +74,12 @@ struct Real {
   ModuleLoadDataEx moduleLoadDataEx = nullptr;
   LibraryLoadData libraryLoadData = nullptr;
   LibraryLoadFromFile libraryLoadFromFile = nullptr;
+  // For the report's registers and local memory of each kernel.
+  GetByName moduleGetFunction = nullptr, libraryGetKernel = nullptr;
+  FuncGetAttribute funcGetAttribute = nullptr;
+  KernelGetAttribute kernelGetAttribute = nullptr;
+  Unload moduleUnload = nullptr, libraryUnload = nullptr;
+  CtxGetDevice ctxGetDevice = nullptr;
 };
 
 /// What happened to one module, for the report.
@@ -76,6 +88,7 @@ struct ModuleRecord {
   std::string outcome;   // "rewritten", "no PTX (passed through)", "passes failed (passed through)"
   uint64_t ptxBytes = 0; // of the PTX handed to the driver
   std::vector<std::string> kernels;
+  boost::json::array kernelResources; // per kernel: registers and local bytes, before and after
   boost::json::array passes;
   std::string diagnostics;
   double loadSeconds = 0; // the driver's load (JIT) time
@@ -186,6 +199,7 @@ void writeReport() {
                                           {"outcome", r.outcome},
                                           {"ptx_bytes", r.ptxBytes},
                                           {"kernels", std::move(kernels)},
+                                          {"resources", r.kernelResources},
                                           {"passes", r.passes},
                                           {"load_seconds", r.loadSeconds},
                                           {"result", r.result}});
@@ -199,9 +213,32 @@ void writeReport() {
   if (!out) std::fprintf(stderr, "ptxvm: cannot write the report to '%s'\n", path.c_str());
 }
 
-/// Loads `image` through `load`, first rewriting its PTX: the driver gets the rewritten PTX,
-/// or the image as it was.
-template <typename Load> CUresult loadRewritten(const char *entry, const void *image, Load load) {
+/// A kernel's registers and local memory per thread as the driver compiled them, from a module
+/// or a library; -1 where the driver does not say.
+std::pair<int, int> resourcesOf(bool library, void *handle, const std::string &name) {
+  const Real &r = shim().real;
+  int registers = -1, local = -1;
+  void *fn = nullptr;
+  if (!library && r.moduleGetFunction && r.funcGetAttribute &&
+      r.moduleGetFunction(&fn, handle, name.c_str()) == kSuccess) {
+    r.funcGetAttribute(&registers, kAttributeRegisters, fn);
+    r.funcGetAttribute(&local, kAttributeLocalBytes, fn);
+  } else if (library && r.libraryGetKernel && r.kernelGetAttribute &&
+             r.libraryGetKernel(&fn, handle, name.c_str()) == kSuccess) {
+    int device = 0;
+    if (r.ctxGetDevice && r.ctxGetDevice(&device) != kSuccess) device = 0;
+    r.kernelGetAttribute(&registers, kAttributeRegisters, fn, device);
+    r.kernelGetAttribute(&local, kAttributeLocalBytes, fn, device);
+  }
+  return {registers, local};
+}
+
+/// Loads `image` through `load` (which fills its handle argument), first rewriting its PTX:
+/// the driver gets the rewritten PTX, or the image as it was. With a report, each kernel's
+/// registers and local memory are read from the rewritten module and from the original loaded
+/// once more (and unloaded): what the passes changed in the driver's code.
+template <typename Load>
+CUresult loadRewritten(const char *entry, const void *image, void **handle, bool library, Load load) {
   Shim &s = shim();
   ModuleRecord record;
   record.entry = entry;
@@ -223,8 +260,21 @@ template <typename Load> CUresult loadRewritten(const char *entry, const void *i
     record.outcome = "passed through (no passes)";
   }
   const auto start = std::chrono::steady_clock::now();
-  record.result = load(what);
+  record.result = load(what, handle);
   record.loadSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (record.result == kSuccess && handle && what != image && !s.reportPath.empty()) {
+    void *original = nullptr;
+    const Unload unload = library ? s.real.libraryUnload : s.real.moduleUnload;
+    const bool before = load(image, &original) == kSuccess;
+    for (const std::string &k : record.kernels) {
+      auto [registersAfter, localAfter] = resourcesOf(library, *handle, k);
+      auto [registersBefore, localBefore] = before ? resourcesOf(library, original, k) : std::pair{-1, -1};
+      record.kernelResources.push_back(boost::json::object{{"kernel", k},
+                                                           {"registers", {registersBefore, registersAfter}},
+                                                           {"local_bytes", {localBefore, localAfter}}});
+    }
+    if (before && unload) unload(original);
+  }
   if (!record.diagnostics.empty()) std::fprintf(stderr, "ptxvm: %s: %s", entry, record.diagnostics.c_str());
   const CUresult result = record.result;
   {
@@ -271,6 +321,13 @@ __attribute__((constructor)) void loadRealDriver() {
   resolve(handle, "cuModuleLoadDataEx", r.moduleLoadDataEx);
   resolve(handle, "cuLibraryLoadData", r.libraryLoadData);
   resolve(handle, "cuLibraryLoadFromFile", r.libraryLoadFromFile);
+  resolve(handle, "cuModuleGetFunction", r.moduleGetFunction);
+  resolve(handle, "cuLibraryGetKernel", r.libraryGetKernel);
+  resolve(handle, "cuFuncGetAttribute", r.funcGetAttribute);
+  resolve(handle, "cuKernelGetAttribute", r.kernelGetAttribute);
+  resolve(handle, "cuModuleUnload", r.moduleUnload);
+  resolve(handle, "cuLibraryUnload", r.libraryUnload);
+  resolve(handle, "cuCtxGetDevice", r.ctxGetDevice);
   std::atexit(writeReport);
 }
 
@@ -287,15 +344,16 @@ extern "C" {
 __attribute__((visibility("default"))) CUresult cuModuleLoadData(void **module, const void *image) {
   Real &r = shim().real;
   if (!r.moduleLoadData) return kErrorNotInitialized;
-  return loadRewritten("cuModuleLoadData", image, [&](const void *i) { return r.moduleLoadData(module, i); });
+  return loadRewritten("cuModuleLoadData", image, module, false,
+                       [&](const void *i, void **m) { return r.moduleLoadData(m, i); });
 }
 
 __attribute__((visibility("default"))) CUresult cuModuleLoadFatBinary(void **module, const void *image) {
   Real &r = shim().real;
   if (!r.moduleLoadFatBinary) return kErrorNotInitialized;
   // The driver takes PTX text here too; a rewritten module goes through cuModuleLoadData.
-  return loadRewritten("cuModuleLoadFatBinary", image, [&](const void *i) {
-    return i == image || !r.moduleLoadData ? r.moduleLoadFatBinary(module, i) : r.moduleLoadData(module, i);
+  return loadRewritten("cuModuleLoadFatBinary", image, module, false, [&](const void *i, void **m) {
+    return i == image || !r.moduleLoadData ? r.moduleLoadFatBinary(m, i) : r.moduleLoadData(m, i);
   });
 }
 
@@ -303,8 +361,8 @@ __attribute__((visibility("default"))) CUresult
 cuModuleLoadDataEx(void **module, const void *image, unsigned numOptions, int *options, void **values) {
   Real &r = shim().real;
   if (!r.moduleLoadDataEx) return kErrorNotInitialized;
-  return loadRewritten("cuModuleLoadDataEx", image, [&](const void *i) {
-    return r.moduleLoadDataEx(module, i, numOptions, options, values);
+  return loadRewritten("cuModuleLoadDataEx", image, module, false, [&](const void *i, void **m) {
+    return r.moduleLoadDataEx(m, i, numOptions, options, values);
   });
 }
 
@@ -315,8 +373,8 @@ __attribute__((visibility("default"))) CUresult cuModuleLoad(void **module, cons
   bool ok = false;
   std::string bytes = readFile(path, ok);
   if (!ok) return kErrorFileNotFound;
-  return loadRewritten("cuModuleLoad", bytes.data(), [&](const void *i) {
-    return i == bytes.data() ? r.moduleLoad(module, path) : r.moduleLoadData(module, i);
+  return loadRewritten("cuModuleLoad", bytes.data(), module, false, [&](const void *i, void **m) {
+    return i == bytes.data() ? r.moduleLoad(m, path) : r.moduleLoadData(m, i);
   });
 }
 
@@ -325,8 +383,8 @@ cuLibraryLoadData(void **library, const void *code, int *jitOptions, void **jitV
                   int *libraryOptions, void **libraryValues, unsigned numLibraryOptions) {
   Real &r = shim().real;
   if (!r.libraryLoadData) return kErrorNotInitialized;
-  return loadRewritten("cuLibraryLoadData", code, [&](const void *i) {
-    return r.libraryLoadData(library, i, jitOptions, jitValues, numJitOptions, libraryOptions, libraryValues,
+  return loadRewritten("cuLibraryLoadData", code, library, true, [&](const void *i, void **l) {
+    return r.libraryLoadData(l, i, jitOptions, jitValues, numJitOptions, libraryOptions, libraryValues,
                              numLibraryOptions);
   });
 }
@@ -341,11 +399,11 @@ cuLibraryLoadFromFile(void **library, const char *path, int *jitOptions, void **
   bool ok = false;
   std::string bytes = readFile(path, ok);
   if (!ok) return kErrorFileNotFound;
-  return loadRewritten("cuLibraryLoadFromFile", bytes.data(), [&](const void *i) {
-    return i == bytes.data() ? r.libraryLoadFromFile(library, path, jitOptions, jitValues, numJitOptions,
+  return loadRewritten("cuLibraryLoadFromFile", bytes.data(), library, true, [&](const void *i, void **l) {
+    return i == bytes.data() ? r.libraryLoadFromFile(l, path, jitOptions, jitValues, numJitOptions,
                                                      libraryOptions, libraryValues, numLibraryOptions)
-                             : r.libraryLoadData(library, i, jitOptions, jitValues, numJitOptions,
-                                                 libraryOptions, libraryValues, numLibraryOptions);
+                             : r.libraryLoadData(l, i, jitOptions, jitValues, numJitOptions, libraryOptions,
+                                                 libraryValues, numLibraryOptions);
   });
 }
 

@@ -92,6 +92,40 @@ int cuGetProcAddress_v2(const char *symbol, void **pfn, int, uint64_t, int *stat
   return it == kOwn.end() ? 500 : 0;
 }
 
+// Kernels and their attributes: a function handle is its module's handle; a module whose PTX
+// has a .uni branch "needs" 20 registers, any other 24 (enough to tell the shim's report
+// before from after).
+int cuModuleGetFunction(void **fn, void *module, const char *) {
+  log("cuModuleGetFunction");
+  *fn = module;
+  return 0;
+}
+int cuLibraryGetKernel(void **kernel, void *library, const char *) {
+  log("cuLibraryGetKernel");
+  *kernel = library;
+  return 0;
+}
+int cuFuncGetAttribute(int *value, int attribute, void *fn) {
+  std::lock_guard lock(g_mutex);
+  auto it = g_images.find(reinterpret_cast<uintptr_t>(fn));
+  if (it == g_images.end()) return 400; // CUDA_ERROR_INVALID_HANDLE
+  *value = attribute == 4 ? (it->second.find("bra.uni") != std::string::npos ? 20 : 24) : 0;
+  return 0;
+}
+int cuKernelGetAttribute(int *value, int attribute, void *kernel, int) {
+  return cuFuncGetAttribute(value, attribute, kernel);
+}
+int cuModuleUnload(void *module) {
+  log("cuModuleUnload");
+  std::lock_guard lock(g_mutex);
+  return g_images.erase(reinterpret_cast<uintptr_t>(module)) ? 0 : 400;
+}
+int cuLibraryUnload(void *library) { return cuModuleUnload(library); }
+int cuCtxGetDevice(int *device) {
+  *device = 0;
+  return 0;
+}
+
 /// What module `handle` was loaded from, and every call so far.
 const char *fakeImage(void *handle) {
   std::lock_guard lock(g_mutex);
