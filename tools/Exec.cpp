@@ -183,6 +183,9 @@ Command addExecCommand(CLI::App &ptxvm, const std::vector<std::string> *afterDas
                   "stop a launch after N warp instructions over all its CTAs (cudaErrorLaunchTimeout)")
       ->check(CLI::PositiveNumber)
       ->type_name("N");
+  cmd->add_flag("--time-kernels", o->timeKernels,
+                "with --device gpu: time each kernel with events (launches then wait for their kernel) and "
+                "put the times in the report");
   cmd->add_option("--passes", o->passes,
                   "run these passes (ptxvm opt --passes=list) on every module the program loads")
       ->type_name("LIST");
@@ -253,6 +256,8 @@ int execProgram(const ExecOptions &o, const CLI::App &command) {
   // On the GPU the program keeps NVIDIA's runtime; the CUDA shim, found first as libcuda.so.1,
   // rewrites each module's PTX with the passes on its way to the real driver.
   const bool gpu = o.device == "gpu";
+  if (o.timeKernels && !gpu)
+    return usage("--time-kernels needs --device gpu (the emulator's report has each launch's time)");
   std::string libraryDir = gpu ? findShimDirectory("/proc/self/exe") : findCudartDirectory("/proc/self/exe");
   if (gpu) {
     if (libraryDir.empty()) {
@@ -268,6 +273,7 @@ int execProgram(const ExecOptions &o, const CLI::App &command) {
       return kDiagnostics;
     }
     settings.emplace_back("PTXVM_REAL_CUDA_DRIVER", driver);
+    if (o.timeKernels) settings.emplace_back("PTXVM_TIME_KERNELS", "1");
   } else if (libraryDir.empty()) {
     std::fprintf(stderr, "ptxvm exec: cannot find ptxvm's libcudart.so.13 (next to the ptxvm binary, or set "
                          "PTXVM_CUDART_DIR)\n");

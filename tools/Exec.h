@@ -20,6 +20,7 @@ struct ExecOptions {
   uint64_t maxInstructions = 0; // 0: the runtime's default
   double timeoutSeconds = 0;    // 0: none
   std::string passes;           // --passes LIST: run on every module the program loads
+  bool timeKernels = false;     // --time-kernels (--device gpu): each launch's kernel time in the report
   std::string schedule;         // "", "deterministic" or "random"
   std::optional<uint64_t> seed;
   std::string reportPath, ptxDirectory;

@@ -12,6 +12,7 @@
 #include "ptx/Parser.h"
 #include "ptx/Writer.h"
 #include "runtime/Fatbin.h"
+#include "runtime/interpose/KernelTiming.h"
 
 #include <boost/json/serialize.hpp>
 
@@ -204,7 +205,10 @@ void writeReport() {
                                           {"load_seconds", r.loadSeconds},
                                           {"result", r.result}});
   }
-  boost::json::object report{{"device", "gpu"}, {"passes", s.passes}, {"modules", std::move(modules)}};
+  boost::json::object report{{"device", "gpu"},
+                             {"passes", s.passes},
+                             {"modules", std::move(modules)},
+                             {"launches", ptxvm::shim::timedLaunches()}};
   // "%p" is the process id: a program that forks (one child per case) gets a report per process.
   std::string path = s.reportPath;
   if (size_t at = path.find("%p"); at != std::string::npos) path.replace(at, 2, std::to_string(getpid()));
@@ -307,6 +311,7 @@ __attribute__((constructor)) void loadRealDriver() {
   }
   Real &r = s.real;
   r.handle = handle;
+  ptxvm::shim::initKernelTiming(handle);
   size_t i = 0;
   for (const char *name : kForwarded) {
     void *fn = handle ? dlsym(handle, name) : nullptr;
@@ -417,6 +422,8 @@ cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, uint64_t fl
       *pfn = own;
     else if (void *own = ownGetProcAddress(*pfn))
       *pfn = own;
+    else if (void *own = ptxvm::shim::timedLaunchFor(symbol, *pfn, flags))
+      *pfn = own;
   }
   return result;
 }
@@ -430,6 +437,8 @@ __attribute__((visibility("default"))) CUresult cuGetProcAddress(const char *sym
     if (void *own = interposed(symbol))
       *pfn = own;
     else if (void *own = ownGetProcAddress(*pfn))
+      *pfn = own;
+    else if (void *own = ptxvm::shim::timedLaunchFor(symbol, *pfn, flags))
       *pfn = own;
   }
   return result;

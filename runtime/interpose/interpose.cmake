@@ -8,7 +8,8 @@ set(_shim_src ${CMAKE_CURRENT_SOURCE_DIR}/interpose)
 set(_shim_gen ${CMAKE_CURRENT_BINARY_DIR}/interpose)
 # Interposed in CudaShim.cpp: no stub for these.
 set(_shim_own cuGetProcAddress cuGetProcAddress_v2 cuModuleLoad cuModuleLoadData cuModuleLoadDataEx
-  cuModuleLoadFatBinary cuLibraryLoadData cuLibraryLoadFromFile)
+  cuModuleLoadFatBinary cuLibraryLoadData cuLibraryLoadFromFile
+  cuLaunchKernel cuLaunchKernel_ptsz cuLaunchKernelEx cuLaunchKernelEx_ptsz)
 file(STRINGS ${_shim_src}/libcuda-symbols.txt _shim_symbols REGEX "^cu")
 set(_asm "# Generated from libcuda-symbols.txt by interpose.cmake: one jump per forwarded function.\n")
 string(APPEND _asm "\t.text\n")
@@ -35,7 +36,7 @@ configure_file(${_shim_gen}/StubNames.inc.new ${_shim_gen}/StubNames.inc COPYONL
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_shim_src}/libcuda-symbols.txt)
 
 enable_language(ASM)
-add_library(cuda_shim SHARED ${_shim_src}/CudaShim.cpp ${_shim_gen}/Stubs.S)
+add_library(cuda_shim SHARED ${_shim_src}/CudaShim.cpp ${_shim_src}/KernelTiming.cpp ${_shim_gen}/Stubs.S)
 target_include_directories(cuda_shim PRIVATE ${_shim_gen} ${PROJECT_SOURCE_DIR})
 target_link_libraries(cuda_shim PRIVATE analysis fatbin ptx ${CMAKE_DL_LIBS})
 # Only the driver's names leave the library (the project's own code stays hidden).

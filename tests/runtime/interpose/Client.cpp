@@ -94,6 +94,14 @@ int main(int argc, char **argv) {
   getProc("cuModuleLoadFatBinary", &fn, 13000, 0, &status);
   r = reinterpret_cast<LoadData>(fn)(&module, elf);
   show("cuModuleLoadFatBinary(cubin)", r, image(module));
+  // A launch through cuGetProcAddress's cuLaunchKernel (timed with PTXVM_TIME_KERNELS=1).
+  void *launch = nullptr;
+  getProc("cuLaunchKernel", &launch, 13000, 0, &status);
+  using Launch = int (*)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void *,
+                         void **, void **);
+  std::printf("cuLaunchKernel: %d\n", launch ? reinterpret_cast<Launch>(launch)(module, 2, 1, 1, 64, 1, 1, 0,
+                                                                                nullptr, nullptr, nullptr)
+                                             : -1);
   // cuGetProcAddress asked for itself gives the shim's, which still interposes.
   void *self = nullptr;
   getProc("cuGetProcAddress", &self, 13000, 0, &status);
