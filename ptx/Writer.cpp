@@ -1,5 +1,7 @@
 #include "ptx/Writer.h"
 
+#include <algorithm>
+
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -257,6 +259,7 @@ void appendBody(std::string &out, const Module &m, const Function &f, const Writ
         out += '\n';
       }
       indent();
+      if (o.instructionOffsets) o.instructionOffsets->emplace_back(out.size(), in.loc.line);
       out += writeInstruction(m, f, in);
       out += '\n';
       break;
@@ -449,6 +452,23 @@ std::string writeModule(const Module &m, const WriteOptions &o) {
     }
   }
   return out;
+}
+
+std::string writeModuleWithLines(const Module &m, std::vector<uint32_t> &sourceLines,
+                                 const WriteOptions &options) {
+  std::vector<std::pair<size_t, uint32_t>> offsets;
+  WriteOptions o = options;
+  o.instructionOffsets = &offsets;
+  std::string text = writeModule(m, o);
+  sourceLines.assign(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1, 0);
+  size_t line = 0, scanned = 0;
+  for (auto [offset, source] : offsets) {
+    line += static_cast<size_t>(std::count(text.begin() + static_cast<std::ptrdiff_t>(scanned),
+                                           text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+    scanned = offset;
+    sourceLines[line] = source;
+  }
+  return text;
 }
 
 } // namespace ptx

@@ -5,6 +5,8 @@
 #include "ptx/IR.h"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ptx {
 
@@ -13,9 +15,17 @@ struct WriteOptions {
   bool debugInfo = true;
   /// Add comments: a header, and each block's predecessors.
   bool comments = false;
+  /// Filled when set: for each instruction written, its byte offset in the text and its source
+  /// line (writeModuleWithLines turns them into a line table).
+  std::vector<std::pair<size_t, uint32_t>> *instructionOffsets = nullptr;
 };
 
 std::string writeModule(const Module &m, const WriteOptions &options = {});
+/// writeModule, and for each line of the text the source line of the instruction written on
+/// it (0 for other lines): sourceLines[n - 1] is line n's. Messages about the written PTX (a
+/// JIT's log) are mapped back to the file the module was read from with it.
+std::string writeModuleWithLines(const Module &m, std::vector<uint32_t> &sourceLines,
+                                 const WriteOptions &options = {});
 
 /// One operand as PTX text.
 std::string writeOperand(const Module &m, const Function &f, const Operand &op);

@@ -4,6 +4,7 @@
 #include "ptx/Layout.h"
 #include "ptx/Writer.h"
 
+#include <cctype>
 #include <chrono>
 
 namespace runtime {
@@ -130,6 +131,31 @@ bool GpuDevice::fill(uint64_t address, uint8_t value, uint64_t size) {
 
 // ---- Modules ----------------------------------------------------------------------------------
 
+namespace {
+
+/// The JIT's log with each "line N" of the PTX it was given followed by the line of the file
+/// the module came from ("line 12 (k.ptx:9)"), when the text was written from the IR.
+std::string mapJitLog(const std::string &log, const std::vector<uint32_t> &sourceLines,
+                      const std::string &file) {
+  if (sourceLines.empty()) return log;
+  std::string out;
+  size_t at = 0;
+  for (size_t hit; (hit = log.find("line ", at)) != std::string::npos;) {
+    size_t end = hit + 5;
+    while (end < log.size() && std::isdigit(static_cast<unsigned char>(log[end]))) ++end;
+    out.append(log, at, end - at);
+    at = end;
+    if (end == hit + 5) continue;
+    const unsigned long n = std::stoul(log.substr(hit + 5, end - hit - 5));
+    if (n >= 1 && n <= sourceLines.size() && sourceLines[n - 1])
+      out += " (" + file + ":" + std::to_string(sourceLines[n - 1]) + ")";
+  }
+  out.append(log, at, std::string::npos);
+  return out;
+}
+
+} // namespace
+
 CUmodule GpuDevice::module(const ptx::Module &m, ptx::DiagnosticList *diags) {
   std::lock_guard lock(mutex_);
   if (auto it = modules_.find(&m); it != modules_.end()) return it->second;
@@ -137,7 +163,8 @@ CUmodule GpuDevice::module(const ptx::Module &m, ptx::DiagnosticList *diags) {
   // driver; a module whose bodies were never parsed goes as it was read.
   bool whole = true;
   for (const ptx::Function &f : m.functions) whole &= !f.hasBody || f.bodyParsed;
-  std::string text = whole || !m.source ? ptx::writeModule(m) : *m.source;
+  std::vector<uint32_t> sourceLines; // empty: the text is the source itself
+  std::string text = whole || !m.source ? ptx::writeModuleWithLines(m, sourceLines) : *m.source;
   char log[16384] = {};
   int options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void *values[] = {log, reinterpret_cast<void *>(uintptr_t{sizeof log - 1})};
@@ -146,8 +173,8 @@ CUmodule GpuDevice::module(const ptx::Module &m, ptx::DiagnosticList *diags) {
     if (diags) {
       ptx::Diagnostic d;
       d.kind = ptx::DiagKind::VerifyError;
-      d.message =
-          "the driver's JIT rejected the PTX (" + driver_.errorName(r) + ")" + (*log ? ": " : "") + log;
+      d.message = "the driver's JIT rejected the PTX (" + driver_.errorName(r) + ")" + (*log ? ": " : "") +
+                  mapJitLog(log, sourceLines, m.fileName);
       d.loc.file = m.fileName;
       d.fields.emplace_back("cuda_error", runtimeErrorName(r));
       diags->add(std::move(d));

@@ -143,6 +143,22 @@ void load(Exec &x, const DInstr &in) {
     // aligned to that) in one checked range: no per-lane checks.
     AddressSpan span = spanOf(a, x.mask);
     unsigned access = size * in.vec;
+    // Memory every lane sees the same (not local memory or a call frame, which are per thread).
+    const bool sharedByLanes =
+        space == Space::Global || space == Space::Shared ||
+        (space == Space::Generic && !(span.lo >= kLocalWindow && span.lo - kLocalWindow < kWindowSize));
+    if (span.lo == span.hi && in.vec == 1 && dst.kind == DOp::Reg && sharedByLanes && !x.cta.observeMemory) {
+      // One address for the whole warp: one read, broadcast, as the hardware's single
+      // transaction gives every lane the same value even while another CTA's atomics change
+      // the word (tests/analysis/SoundnessTest: lanes of a warp differed on such a load).
+      uint64_t raw = 0;
+      const unsigned first = static_cast<unsigned>(std::countr_zero(x.mask));
+      if (!loadBytes(x, space, a[first], size, first, &raw)) return;
+      const uint64_t v = extend(raw, in.type);
+      uint64_t *d = &x.warp.regs[dst.reg * 32];
+      forLanes(x.mask, [&](unsigned l) { d[l] = v; });
+      return;
+    }
     const uint8_t *base = nullptr;
     uint64_t bias = 0;
     if (const GlobalMemory::Range *r = fastGlobal(x, space, span, access))

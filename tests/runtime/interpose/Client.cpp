@@ -60,11 +60,10 @@ int main(int argc, char **argv) {
   auto getProc = reinterpret_cast<GetProcAddress>(dlsym(cuda, "cuGetProcAddress_v2"));
   auto image = reinterpret_cast<Image>(dlsym(fake, "fakeImage"));
   auto init = reinterpret_cast<int (*)(unsigned)>(dlsym(cuda, "cuInit"));
-  std::printf("shim: %s\n",
-              dlsym(cuda, "cuDevicePrimaryCtxRetain") ? "exports the driver" : "missing symbols");
+  std::printf("shim: %s\n", dlsym(cuda, "cuMemGetInfo_v2") ? "exports the driver" : "missing symbols");
   std::printf("cuInit: %d\n", init ? init(0) : -1);
   // A function the fake lacks: the shim's stub answers CUDA_ERROR_NOT_FOUND.
-  auto absent = reinterpret_cast<int (*)()>(dlsym(cuda, "cuDevicePrimaryCtxRetain"));
+  auto absent = reinterpret_cast<int (*)()>(dlsym(cuda, "cuMemGetInfo_v2"));
   std::printf("absent: %d\n", absent ? absent() : -1);
 
   void *fn = nullptr;

@@ -3,6 +3,8 @@
 // this library's own functions, and every call is logged in order (fakeLog). It stands in for
 // NVIDIA's driver in CI, where there is none.
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -52,7 +54,19 @@ int cuDriverGetVersion(int *v) {
   return 0;
 }
 int cuModuleLoadData(void **m, const void *image) { return load(m, image, "cuModuleLoadData"); }
-int cuModuleLoadDataEx(void **m, const void *image, unsigned, int *, void **) {
+/// The JIT's answer to PTX that reads the variable fake_jit_error: CUDA_ERROR_INVALID_PTX, with
+/// a log naming the line of that read, as ptxas writes one.
+int cuModuleLoadDataEx(void **m, const void *image, unsigned numOptions, int *options, void **values) {
+  const char *text = static_cast<const char *>(image);
+  if (const char *bad = text ? std::strstr(text, "[fake_jit_error]") : nullptr) {
+    int line = 1;
+    for (const char *c = text; c < bad; ++c) line += *c == '\n';
+    for (unsigned i = 0; i < numOptions; ++i)
+      if (options[i] == 5) // CU_JIT_ERROR_LOG_BUFFER
+        std::snprintf(static_cast<char *>(values[i]), 128,
+                      "ptxas application ptx input, line %d; error   : State space mismatch", line);
+    return 218; // CUDA_ERROR_INVALID_PTX
+  }
   return load(m, image, "cuModuleLoadDataEx");
 }
 int cuModuleLoadFatBinary(void **m, const void *image) { return load(m, image, "cuModuleLoadFatBinary"); }
@@ -147,6 +161,75 @@ int cuModuleUnload(void *module) {
 int cuLibraryUnload(void *library) { return cuModuleUnload(library); }
 int cuCtxGetDevice(int *device) {
   *device = 0;
+  return 0;
+}
+
+// What runtime/GpuDevice needs beyond those (ptxvm run --device gpu in CI): one device, a
+// context, memory in host memory, launches that run nothing.
+int cuDeviceGetCount(int *count) {
+  *count = 1;
+  return 0;
+}
+int cuDeviceGet(int *device, int) {
+  *device = 0;
+  return 0;
+}
+int cuDeviceGetName(char *name, int length, int) {
+  std::snprintf(name, static_cast<size_t>(length), "Fake GPU");
+  return 0;
+}
+int cuDeviceGetAttribute(int *value, int attribute, int) {
+  *value = attribute == 75 ? 9 : attribute == 76 ? 0 : 1; // compute capability 9.0
+  return 0;
+}
+int cuDevicePrimaryCtxRetain(void **context, int) {
+  static int context_;
+  *context = &context_;
+  return 0;
+}
+int cuDevicePrimaryCtxRelease_v2(int) { return 0; }
+int cuCtxSetCurrent(void *) { return 0; }
+int cuCtxSynchronize() { return 0; }
+int cuModuleGetGlobal_v2(unsigned long long *, size_t *, void *, const char *) { return 500; }
+int cuFuncSetAttribute(void *, int, int) { return 0; }
+int cuMemAlloc_v2(unsigned long long *address, size_t bytes) {
+  *address = reinterpret_cast<uintptr_t>(std::calloc(bytes ? bytes : 1, 1));
+  return *address ? 0 : 2;
+}
+int cuMemFree_v2(unsigned long long address) {
+  std::free(reinterpret_cast<void *>(address));
+  return 0;
+}
+int cuMemHostRegister_v2(void *, size_t, unsigned) { return 0; }
+int cuMemHostUnregister(void *) { return 0; }
+int cuMemcpyHtoD_v2(unsigned long long to, const void *from, size_t n) {
+  std::memcpy(reinterpret_cast<void *>(to), from, n);
+  return 0;
+}
+int cuMemcpyDtoH_v2(void *to, unsigned long long from, size_t n) {
+  std::memcpy(to, reinterpret_cast<const void *>(from), n);
+  return 0;
+}
+int cuMemcpyDtoD_v2(unsigned long long to, unsigned long long from, size_t n) {
+  std::memmove(reinterpret_cast<void *>(to), reinterpret_cast<const void *>(from), n);
+  return 0;
+}
+int cuMemsetD8_v2(unsigned long long to, unsigned char value, size_t n) {
+  std::memset(reinterpret_cast<void *>(to), value, n);
+  return 0;
+}
+int cuEventElapsedTime_v2(float *ms, void *a, void *b) { return cuEventElapsedTime(ms, a, b); }
+int cuGetErrorName(int error, const char **name) {
+  *name = error == 218 ? "CUDA_ERROR_INVALID_PTX" : error == 0 ? "CUDA_SUCCESS" : "CUDA_ERROR_UNKNOWN";
+  return 0;
+}
+int cuLaunchCooperativeKernel(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                              void *, void **) {
+  log("cuLaunchCooperativeKernel");
+  return 0;
+}
+int cuLaunchKernelEx(const void *, void *, void **, void **) {
+  log("cuLaunchKernelEx");
   return 0;
 }
 
