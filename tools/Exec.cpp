@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <initializer_list>
 
 namespace ptxvm {
 
@@ -105,31 +106,33 @@ void warnAboutRuntime(const std::string &program) {
 
 } // namespace
 
-std::string findCudartDirectory(const std::string &self) {
+/// The first of `candidates` (directories relative to the prefix above the ptxvm binary's bin/,
+/// "" for bin/ itself) that holds `file`; the environment variable `override` wins.
+static std::string findLibraryDirectory(const std::string &self, const char *override, const char *file,
+                                        std::initializer_list<const char *> candidates) {
   namespace fs = std::filesystem;
-  if (const char *dir = std::getenv("PTXVM_CUDART_DIR"); dir && *dir) return dir;
+  if (const char *dir = std::getenv(override); dir && *dir) return dir;
   std::error_code ec;
   fs::path bin = fs::canonical(self, ec).parent_path();
   if (ec) return "";
-  // The build tree puts the library in lib/ next to bin/; an install in
-  // lib/ptxvm/ (not lib/, where it would shadow CUDA's for every program).
-  for (const fs::path &dir : {bin.parent_path() / "lib", bin.parent_path() / "lib" / "ptxvm", bin})
-    if (fs::exists(dir / "libcudart.so.13", ec)) return dir.string();
+  for (const char *candidate : candidates) {
+    fs::path dir = *candidate ? bin.parent_path() / candidate : bin;
+    if (fs::exists(dir / file, ec)) return dir.string();
+  }
   return "";
+}
+
+// The build tree puts the library in lib/ next to bin/; an install in lib/ptxvm/ (not lib/,
+// where it would shadow CUDA's for every program).
+std::string findCudartDirectory(const std::string &self) {
+  return findLibraryDirectory(self, "PTXVM_CUDART_DIR", "libcudart.so.13", {"lib", "lib/ptxvm", ""});
 }
 
 /// The directory of the CUDA shim (libcuda.so.1 of --device gpu): lib/cuda-shim
 /// next to bin/ in the build tree, lib/ptxvm/cuda-shim in an install.
 std::string findShimDirectory(const std::string &self) {
-  namespace fs = std::filesystem;
-  if (const char *dir = std::getenv("PTXVM_SHIM_DIR"); dir && *dir) return dir;
-  std::error_code ec;
-  fs::path bin = fs::canonical(self, ec).parent_path();
-  if (ec) return "";
-  for (const fs::path &dir :
-       {bin.parent_path() / "lib" / "cuda-shim", bin.parent_path() / "lib" / "ptxvm" / "cuda-shim"})
-    if (fs::exists(dir / "libcuda.so.1", ec)) return dir.string();
-  return "";
+  return findLibraryDirectory(self, "PTXVM_SHIM_DIR", "libcuda.so.1",
+                              {"lib/cuda-shim", "lib/ptxvm/cuda-shim"});
 }
 
 /// The real driver the shim forwards to: PTXVM_CUDA_DRIVER (tests name a fake), else the
