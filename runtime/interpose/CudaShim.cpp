@@ -291,12 +291,15 @@ CUresult loadRewritten(const char *entry, const void *image, void **handle, bool
   return result;
 }
 
-std::string readFile(const char *path, bool &ok) {
+/// The bytes of the module file `path`, NUL-terminated (PTX text is read as a string); the
+/// driver's error for a missing path or file.
+CUresult readModuleFile(const char *path, std::string &bytes) {
+  if (!path) return kErrorInvalidValue;
   std::ifstream in(path, std::ios::binary);
-  ok = static_cast<bool>(in);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  text.push_back('\0');
-  return text;
+  if (!in) return kErrorFileNotFound;
+  bytes.assign((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  bytes.push_back('\0');
+  return kSuccess;
 }
 
 __attribute__((constructor)) void loadRealDriver() {
@@ -374,10 +377,8 @@ cuModuleLoadDataEx(void **module, const void *image, unsigned numOptions, int *o
 __attribute__((visibility("default"))) CUresult cuModuleLoad(void **module, const char *path) {
   Real &r = shim().real;
   if (!r.moduleLoad || !r.moduleLoadData) return kErrorNotInitialized;
-  if (!path) return kErrorInvalidValue;
-  bool ok = false;
-  std::string bytes = readFile(path, ok);
-  if (!ok) return kErrorFileNotFound;
+  std::string bytes;
+  if (CUresult e = readModuleFile(path, bytes)) return e;
   return loadRewritten("cuModuleLoad", bytes.data(), module, false, [&](const void *i, void **m) {
     return i == bytes.data() ? r.moduleLoad(m, path) : r.moduleLoadData(m, i);
   });
@@ -400,10 +401,8 @@ cuLibraryLoadFromFile(void **library, const char *path, int *jitOptions, void **
                       unsigned numLibraryOptions) {
   Real &r = shim().real;
   if (!r.libraryLoadFromFile || !r.libraryLoadData) return kErrorNotInitialized;
-  if (!path) return kErrorInvalidValue;
-  bool ok = false;
-  std::string bytes = readFile(path, ok);
-  if (!ok) return kErrorFileNotFound;
+  std::string bytes;
+  if (CUresult e = readModuleFile(path, bytes)) return e;
   return loadRewritten("cuLibraryLoadFromFile", bytes.data(), library, true, [&](const void *i, void **l) {
     return i == bytes.data() ? r.libraryLoadFromFile(l, path, jitOptions, jitValues, numJitOptions,
                                                      libraryOptions, libraryValues, numLibraryOptions)
