@@ -54,6 +54,13 @@ bool Driver::load(const char *library, std::string &error) {
   bind(cuGetErrorName, "cuGetErrorName");
   bind(cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel", false);
   bind(cuLaunchKernelEx, "cuLaunchKernelEx", false);
+  bind(cuArray3DCreate, "cuArray3DCreate_v2", false);
+  bind(cuArrayDestroy, "cuArrayDestroy", false);
+  bind(cuMemcpy2D, "cuMemcpy2D_v2", false);
+  bind(cuTexObjectCreate, "cuTexObjectCreate", false);
+  bind(cuTexObjectDestroy, "cuTexObjectDestroy", false);
+  bind(cuSurfObjectCreate, "cuSurfObjectCreate", false);
+  bind(cuSurfObjectDestroy, "cuSurfObjectDestroy", false);
   if (!missing.empty()) {
     error = std::string(library) + " lacks " + missing;
     return false;

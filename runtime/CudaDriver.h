@@ -18,7 +18,10 @@ using CUmodule = struct CUmod_st *;
 using CUfunction = struct CUfunc_st *;
 using CUstream = struct CUstream_st *;
 using CUevent = struct CUevent_st *;
+using CUarray = struct CUarray_st *;
 using CUdeviceptr = unsigned long long;
+using CUtexObject = unsigned long long;
+using CUsurfObject = unsigned long long;
 
 constexpr CUresult CUDA_SUCCESS = 0;
 
@@ -62,6 +65,70 @@ struct CUlaunchConfig {
 };
 static_assert(sizeof(CUlaunchAttribute) == 72, "CUlaunchAttribute is 8 + 64 bytes");
 
+// CUDA arrays, texture and surface objects (CUDA_ARRAY3D_DESCRIPTOR,
+// CUDA_MEMCPY2D, CUDA_RESOURCE_DESC, CUDA_TEXTURE_DESC): what a GPU-only
+// client (tools/gpu-record) needs beyond the device interface.
+enum : int {
+  CU_AD_FORMAT_UNSIGNED_INT32 = 0x03,
+  CU_AD_FORMAT_SIGNED_INT32 = 0x0a,
+  CU_AD_FORMAT_FLOAT = 0x20
+};
+enum : unsigned { CUDA_ARRAY3D_SURFACE_LDST = 0x02 };
+enum : int { CU_MEMORYTYPE_HOST = 0x01, CU_MEMORYTYPE_ARRAY = 0x03 };
+enum : int { CU_RESOURCE_TYPE_ARRAY = 0x00, CU_RESOURCE_TYPE_LINEAR = 0x02 };
+enum : int { CU_TR_ADDRESS_MODE_CLAMP = 1, CU_TR_FILTER_MODE_POINT = 0 };
+
+struct CUDA_ARRAY3D_DESCRIPTOR {
+  size_t Width, Height, Depth;
+  int Format;
+  unsigned NumChannels;
+  unsigned Flags;
+};
+struct CUDA_MEMCPY2D {
+  size_t srcXInBytes, srcY;
+  int srcMemoryType;
+  const void *srcHost;
+  CUdeviceptr srcDevice;
+  CUarray srcArray;
+  size_t srcPitch;
+  size_t dstXInBytes, dstY;
+  int dstMemoryType;
+  void *dstHost;
+  CUdeviceptr dstDevice;
+  CUarray dstArray;
+  size_t dstPitch;
+  size_t WidthInBytes, Height;
+};
+struct CUDA_RESOURCE_DESC {
+  int resType;
+  union {
+    struct {
+      CUarray hArray;
+    } array;
+    struct {
+      CUdeviceptr devPtr;
+      int format;
+      unsigned numChannels;
+      size_t sizeInBytes;
+    } linear;
+    int reserved[32];
+  } res;
+  unsigned flags;
+};
+struct CUDA_TEXTURE_DESC {
+  int addressMode[3];
+  int filterMode;
+  unsigned flags;
+  unsigned maxAnisotropy;
+  int mipmapFilterMode;
+  float mipmapLevelBias, minMipmapLevelClamp, maxMipmapLevelClamp;
+  float borderColor[4];
+  int reserved[12];
+};
+static_assert(sizeof(CUDA_MEMCPY2D) == 128, "CUDA_MEMCPY2D layout");
+static_assert(sizeof(CUDA_RESOURCE_DESC) == 144, "CUDA_RESOURCE_DESC layout");
+static_assert(sizeof(CUDA_TEXTURE_DESC) == 104, "CUDA_TEXTURE_DESC layout");
+
 /// The driver's entry points; `load` fills them.
 struct Driver {
   CUresult (*cuInit)(unsigned);
@@ -100,6 +167,14 @@ struct Driver {
   CUresult (*cuLaunchCooperativeKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                                         unsigned, unsigned, CUstream, void **);
   CUresult (*cuLaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **, void **);
+  CUresult (*cuArray3DCreate)(CUarray *, const CUDA_ARRAY3D_DESCRIPTOR *);
+  CUresult (*cuArrayDestroy)(CUarray);
+  CUresult (*cuMemcpy2D)(const CUDA_MEMCPY2D *);
+  CUresult (*cuTexObjectCreate)(CUtexObject *, const CUDA_RESOURCE_DESC *, const CUDA_TEXTURE_DESC *,
+                                const void *);
+  CUresult (*cuTexObjectDestroy)(CUtexObject);
+  CUresult (*cuSurfObjectCreate)(CUsurfObject *, const CUDA_RESOURCE_DESC *);
+  CUresult (*cuSurfObjectDestroy)(CUsurfObject);
 
   /// Loads `library` (libcuda.so.1 unless a test names a fake one) and its
   /// entry points; false with `error` saying what is missing.

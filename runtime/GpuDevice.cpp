@@ -38,7 +38,10 @@ std::unique_ptr<GpuDevice> GpuDevice::open(std::string &error, const char *drive
   d.cuDeviceGetName(name, sizeof name - 1, gpu->device_);
   d.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, gpu->device_);
   d.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, gpu->device_);
-  gpu->description_ = std::string(name) + " (sm_" + std::to_string(major * 10 + minor) + ")";
+  d.cuDriverGetVersion(&gpu->driverVersion_);
+  gpu->gpuName_ = name;
+  gpu->computeCapability_ = major * 10 + minor;
+  gpu->description_ = gpu->gpuName_ + " (sm_" + std::to_string(gpu->computeCapability_) + ")";
   return gpu;
 }
 
@@ -170,6 +173,7 @@ CUmodule GpuDevice::module(const ptx::Module &m, ptx::DiagnosticList *diags) {
   void *values[] = {log, reinterpret_cast<void *>(uintptr_t{sizeof log - 1})};
   CUmodule module = nullptr;
   if (CUresult r = driver_.cuModuleLoadDataEx(&module, text.c_str(), 2, options, values); r != CUDA_SUCCESS) {
+    jitLog_ = log;
     if (diags) {
       ptx::Diagnostic d;
       d.kind = ptx::DiagKind::VerifyError;
@@ -177,6 +181,8 @@ CUmodule GpuDevice::module(const ptx::Module &m, ptx::DiagnosticList *diags) {
                   mapJitLog(log, sourceLines, m.fileName);
       d.loc.file = m.fileName;
       d.fields.emplace_back("cuda_error", runtimeErrorName(r));
+      d.fields.emplace_back("driver_error", driver_.errorName(r));
+      d.fields.emplace_back("driver_call", "cuModuleLoadDataEx");
       diags->add(std::move(d));
     }
     return nullptr;
@@ -270,6 +276,7 @@ ptx::DiagKind faultKind(CUresult r) {
 LaunchResult GpuDevice::launch(const Kernel &k, const LaunchConfig &config, ptx::DiagnosticList &diags) {
   LaunchResult result;
   const KernelAttributes &a = k.attributes();
+  const char *call = "cuLaunchKernel";
   auto note = [&](ptx::Severity severity, ptx::DiagKind kind, std::string message, CUresult r) {
     ptx::Diagnostic d;
     d.kind = kind;
@@ -279,6 +286,7 @@ LaunchResult GpuDevice::launch(const Kernel &k, const LaunchConfig &config, ptx:
     if (r != CUDA_SUCCESS) {
       d.fields.emplace_back("cuda_error", runtimeErrorName(r));
       d.fields.emplace_back("driver_error", driver_.errorName(r));
+      d.fields.emplace_back("driver_call", call);
     }
     diags.add(std::move(d));
   };
@@ -305,12 +313,14 @@ LaunchResult GpuDevice::launch(const Kernel &k, const LaunchConfig &config, ptx:
   CUresult r;
   const Dim3 &g = config.grid, &b = config.block;
   if (config.cluster.count() > 1) {
+    call = "cuLaunchKernelEx";
     CUlaunchAttribute attr{};
     attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
     attr.value.clusterDim = {config.cluster.x, config.cluster.y, config.cluster.z};
     CUlaunchConfig lc{g.x, g.y, g.z, b.x, b.y, b.z, config.dynamicShared, nullptr, &attr, 1};
     r = driver_.cuLaunchKernelEx ? driver_.cuLaunchKernelEx(&lc, fn, args.data(), nullptr) : 801;
   } else if (config.cooperative) {
+    call = "cuLaunchCooperativeKernel";
     r = driver_.cuLaunchCooperativeKernel
             ? driver_.cuLaunchCooperativeKernel(fn, g.x, g.y, g.z, b.x, b.y, b.z, config.dynamicShared,
                                                 nullptr,
@@ -322,6 +332,7 @@ LaunchResult GpuDevice::launch(const Kernel &k, const LaunchConfig &config, ptx:
   }
   if (r == CUDA_SUCCESS) {
     driver_.cuEventRecord(stop, nullptr);
+    call = "cuCtxSynchronize";
     r = driver_.cuCtxSynchronize();
   }
   float ms = 0;

@@ -23,6 +23,17 @@ public:
   std::string_view name() const override { return "gpu"; }
   /// The GPU's name and compute capability, e.g. "NVIDIA H100 80GB HBM3 (sm_90)".
   const std::string &description() const { return description_; }
+  const std::string &gpuName() const { return gpuName_; }
+  /// 90 for sm_90.
+  int computeCapability() const { return computeCapability_; }
+  /// The CUDA version the driver implements, as cuDriverGetVersion gives it (13000 for 13.0).
+  int driverVersion() const { return driverVersion_; }
+  /// The driver itself, for GPU-only work beyond the device interface
+  /// (texture arrays of tools/gpu-record); calls need this device's context,
+  /// which open() made current on the calling thread.
+  const cuda::Driver &driver() const { return driver_; }
+  /// The log of the last module the JIT rejected, as the driver wrote it.
+  const std::string &lastJitLog() const { return jitLog_; }
 
   uint64_t allocate(uint64_t bytes, uint64_t alignment = 256) override;
   bool free(uint64_t address) override;
@@ -41,6 +52,10 @@ public:
                                      ptx::DiagnosticList &diags) override;
   void setHostFunction(std::string, HostFunction) override {}
 
+  /// A failed launch's diagnostic has the fields cuda_error, driver_error
+  /// (the driver's name of the error) and driver_call (the call that
+  /// returned it: cuLaunchKernel, cuCtxSynchronize, ...); a module the JIT
+  /// rejects, those (and lastJitLog() has its log).
   LaunchResult launch(const Kernel &k, const LaunchConfig &config, ptx::DiagnosticList &diags) override;
 
 private:
@@ -54,7 +69,8 @@ private:
   cuda::Driver driver_{};
   cuda::CUdevice device_ = 0;
   cuda::CUcontext context_ = nullptr;
-  std::string description_;
+  std::string description_, gpuName_, jitLog_;
+  int computeCapability_ = 0, driverVersion_ = 0;
   mutable std::mutex mutex_;
   std::map<uint64_t, AllocationInfo> allocations_; // by base, freed ones kept (use after free)
   std::map<const ptx::Module *, cuda::CUmodule> modules_;

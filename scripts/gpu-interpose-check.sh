@@ -3,14 +3,15 @@
 # every program of kernels/apps (apps and misuse) runs without ptxvm, under the shim with no
 # passes, with --passes=uniform-branches and with --passes=verify,strip-debug,uniform-branches;
 # exit status and output must agree with the run without ptxvm. Then every GPU-truth case
-# (tests/gpu/cases) is recorded again by gpu_record under the shim with the passes, and its
-# results are compared with tests/gpu/results. Writes $OUT/interpose/{TABLE,cases.diff,...}.
+# (tests/gpu/cases) is recorded again by gpu_record, under the shim with the passes and with
+# gpu_record's own --passes (ptxvm's GPU device), and its results are compared with
+# tests/gpu/results. Writes $OUT/interpose/{TABLE,cases.diff,...}.
 # SKIP_APPS=1 checks only the GPU-truth cases.
 #
 # Layout (run from the repository root): gpu-apps/ as tests/gpu/apps/prepare.sh makes it (the
 # programs and NVIDIA's libcudart.so.13), gpu-apps/bin/ptxvm and gpu-apps/lib/cuda-shim/
 # libcuda.so.1 from a ptxvm build, gpu-apps/libantlr4-runtime.so.4.9, and
-# build-gpu-record/gpu_record (scripts/record-gpu.sh builds it).
+# gpu-apps/bin/gpu_record from the same build.
 set -uo pipefail
 out=${OUT:?set OUT}/interpose
 mkdir -p "$out/runs"
@@ -66,24 +67,32 @@ run_mode() { # run_mode MODE PROGRAM NAME: status, seconds, stdout hash
 } >"$out/TABLE"
 cat "$out/TABLE"
 
-# GPU-truth cases, recorded again under the shim with the passes.
-if [[ -x build-gpu-record/gpu_record ]]; then
-  mkdir -p "$out/cases"
-  timeout 500 "$ptxvm" exec --device gpu --passes=verify,uniform-branches --report "$out/cases/report.%p.json" -- \
-    build-gpu-record/gpu_record --root . --out-dir "$out/cases" --timeout 5 tests/gpu/cases/*.case \
-    tests/gpu/barrier-table/*.case >"$out/cases.log" 2>&1
-  differ=0 same=0
-  for f in "$out"/cases/*.out; do
+# GPU-truth cases, recorded again under the shim with the passes and by gpu_record's own passes.
+compare_cases() { # compare_cases DIR LABEL: each .out against tests/gpu/results
+  local dir=$1 label=$2 differ=0 same=0 name rewritten
+  for f in "$dir"/*.out; do
     name=$(basename "$f")
-    if diff -q <(grep -v '^watchdog' "tests/gpu/results/$name") <(grep -v '^watchdog' "$f") >/dev/null; then
+    if diff -q <(grep -v '^watchdog\|^passes' "tests/gpu/results/$name") <(grep -v '^watchdog\|^passes' "$f") \
+      >/dev/null; then
       same=$((same + 1))
     else
       differ=$((differ + 1))
-      echo "== $name" >>"$out/cases.diff"
+      echo "== $label $name" >>"$out/cases.diff"
       diff "tests/gpu/results/$name" "$f" | head -20 >>"$out/cases.diff"
     fi
   done
-  rewritten=$(cat "$out"/cases/report.*.json 2>/dev/null | grep -o '"outcome":"rewritten"' | wc -l)
-  echo "GPU-truth cases under the shim with verify,uniform-branches: $same identical to tests/gpu/results," \
-    "$differ differ; $rewritten modules rewritten" | tee -a "$out/TABLE"
+  rewritten=$(cat "$dir"/report.*.json 2>/dev/null | grep -o '"outcome":"rewritten"' | wc -l)
+  echo "GPU-truth cases $label: $same identical to tests/gpu/results, $differ differ; $rewritten modules" \
+    "rewritten by the shim" | tee -a "$out/TABLE"
+}
+record=$apps/bin/gpu_record
+cases=(tests/gpu/cases/*.case tests/gpu/barrier-table/*.case)
+if [[ -x $record ]]; then
+  mkdir -p "$out/cases" "$out/cases-device"
+  timeout 500 "$ptxvm" exec --device gpu --passes=verify,uniform-branches --report "$out/cases/report.%p.json" -- \
+    "$record" --root . --out-dir "$out/cases" --timeout 5 "${cases[@]}" >"$out/cases.log" 2>&1
+  compare_cases "$out/cases" "under the shim with verify,uniform-branches"
+  timeout 500 "$record" --passes verify,uniform-branches --root . --out-dir "$out/cases-device" --timeout 5 \
+    "${cases[@]}" >"$out/cases-device.log" 2>&1
+  compare_cases "$out/cases-device" "by gpu_record --passes verify,uniform-branches (the GPU device)"
 fi

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Record expected outputs and hang/complete outcomes on a real NVIDIA GPU (tests/gpu/README.md).
 #
-#   scripts/record-gpu.sh [--out DIR] [--timeout SEC] [--missing] [CASE...]
+#   scripts/record-gpu.sh [--out DIR] [--timeout SEC] [--missing] [--passes LIST] [CASE...]
 #
-# Builds tools/gpu-record/gpu_record with g++ (no CUDA toolkit needed: it loads libcuda.so.1 at
-# run time) into build-gpu-record/, then runs every tests/gpu/cases/*.case and
+# Runs gpu_record (a target of the ptxvm build: $GPU_RECORD, else build/bin/gpu_record, else
+# gpu-apps/bin/gpu_record as carried to a GPU machine) on every tests/gpu/cases/*.case and
 # tests/gpu/barrier-table/*.case (or the CASE files given) on GPU 0, writing
 # DIR/<case>.out, DIR/ENVIRONMENT and DIR/SUMMARY (DIR defaults to tests/gpu/results).
 # --missing runs only the cases that have no DIR/<case>.out yet (new cases), leaving the
 # recorded ones as they are. SUMMARY always lists every case recorded in DIR.
-# Without a C++ compiler it uses an already built build-gpu-record/gpu_record.
+# --passes LIST records through ptxvm's passes (the driver gets the PTX ptxvm writes).
 # Each case runs in its own process; one still running after --timeout seconds (default 5)
 # is killed and recorded as "hang".
 set -euo pipefail
@@ -20,12 +20,14 @@ cd "$ROOT"
 OUT_DIR="tests/gpu/results"
 TIMEOUT=5
 MISSING=0
+PASSES=()
 CASES=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
     --out) OUT_DIR="$2"; shift 2 ;;
     --timeout) TIMEOUT="$2"; shift 2 ;;
     --missing) MISSING=1; shift ;;
+    --passes) PASSES=(--passes "$2"); shift 2 ;;
     -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "record-gpu.sh: unknown option $1" >&2; exit 1 ;;
     *) CASES+=("$1"); shift ;;
@@ -45,29 +47,17 @@ if [[ $MISSING -eq 1 ]]; then
     if [[ ${#CASES[@]} -eq 0 ]]; then exit 0; fi
 fi
 
-BIN_DIR="$ROOT/build-gpu-record"
-BIN="$BIN_DIR/gpu_record"
-SRC="$ROOT/tools/gpu-record/gpu_record.cpp"
-CXX="${CXX:-}"
-if [[ -z "$CXX" ]]; then
-    for c in g++ clang++ c++; do
-        if command -v "$c" >/dev/null 2>&1; then CXX="$c"; break; fi
-    done
-fi
-mkdir -p "$BIN_DIR"
-if [[ -n "$CXX" ]]; then
-    echo "record-gpu.sh: building gpu_record with $CXX" >&2
-    "$CXX" -std=c++17 -O2 -Wall -static-libstdc++ -static-libgcc -o "$BIN.new" "$SRC" -ldl
-    mv "$BIN.new" "$BIN"
-elif [[ -x "$BIN" ]]; then
-    echo "record-gpu.sh: no C++ compiler; using the prebuilt $BIN" >&2
-else
-    echo "record-gpu.sh: no C++ compiler and no prebuilt $BIN" >&2
+BIN="${GPU_RECORD:-}"
+for candidate in "$ROOT/build/bin/gpu_record" "$ROOT/gpu-apps/bin/gpu_record"; do
+    if [[ -z "$BIN" && -x "$candidate" ]]; then BIN="$candidate"; fi
+done
+if [[ -z "$BIN" ]]; then
+    echo "record-gpu.sh: no gpu_record: build ptxvm (cmake --build build --target gpu_record) or set GPU_RECORD" >&2
     exit 1
 fi
 
 mkdir -p "$OUT_DIR"
-"$BIN" --root "$ROOT" --out-dir "$OUT_DIR" --timeout "$TIMEOUT" --env "$OUT_DIR/ENVIRONMENT" "${CASES[@]}"
+"$BIN" "${PASSES[@]+"${PASSES[@]}"}" --root "$ROOT" --out-dir "$OUT_DIR" --timeout "$TIMEOUT" --env "$OUT_DIR/ENVIRONMENT" "${CASES[@]}"
 echo "recorded_utc $(date -u +%Y-%m-%dT%H:%M:%SZ)" >>"$OUT_DIR/ENVIRONMENT"
 if command -v nvidia-smi >/dev/null 2>&1; then
     echo "nvidia_smi $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | head -1)" \

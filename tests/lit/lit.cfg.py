@@ -24,5 +24,6 @@ if config.shim_dir and config.fake_cuda:
     config.available_features.add("cuda-shim")
     config.substitutions.append(("%shimdir", config.shim_dir))
     config.substitutions.append(("%fakecuda", config.fake_cuda))
+    config.substitutions.append(("%gpu_record", os.path.join(config.ptxvm_bin, "gpu_record")))
     config.substitutions.append(("%client", os.path.join(config.ptxvm_bin, "interpose_client")))
     config.substitutions.append(("%fatbins", os.path.join(config.test_source_root, "..", "runtime", "fatbin")))

@@ -1,15 +1,23 @@
-// gpu_record — run tests/gpu cases on a real NVIDIA GPU through the CUDA driver API and write
-// one result file per case (format: tests/gpu/README.md).
+// gpu_record — run tests/gpu cases on a real NVIDIA GPU and write one result file per case
+// (format: tests/gpu/README.md).
 //
-// Standalone C++17, no CUDA headers: the few driver entry points are declared in cuda_driver.h
-// and loaded with dlopen("libcuda.so.1"). Every case runs in a forked child process; the parent never
-// initializes CUDA, waits for the child with a watchdog and SIGKILLs it after the timeout
-// (outcome "hang"). Build: g++ -std=c++17 -O2 -o gpu_record gpu_record.cpp -ldl
+// The GPU is ptxvm's GPU device (runtime/GpuDevice.h: the driver loaded at run time with
+// dlopen, PTXVM_CUDA_DRIVER naming another library); texture and surface arrays, which the
+// device interface does not model, go to that device's driver directly. Without --passes a
+// case's PTX reaches the driver byte for byte as the file holds it (only its signatures are
+// parsed, for the parameter layout); with --passes=LIST the whole module is parsed, the passes
+// run and the driver JIT-compiles the PTX that ptx/ writes, so a recorded set can be compared
+// with the one recorded without passes. Every case runs in a forked child process; the parent
+// never initializes CUDA, waits for the child with a watchdog and SIGKILLs it after the timeout
+// (outcome "hang").
 //
-// usage: gpu_record [--root DIR] [--out-dir DIR] [--timeout SEC] [--env FILE] [--dry-run]
-//                   [--show-inputs] CASE...
-#include "cuda_driver.h"
-#include "gpu_case.h"
+// usage: gpu_record [--root DIR] [--out-dir DIR] [--timeout SEC] [--env FILE] [--passes LIST]
+//                   [--dry-run] [--show-inputs] CASE...
+#include "analysis/Passes.h"
+#include "ptx/Parser.h"
+#include "ptx/Verifier.h"
+#include "runtime/GpuDevice.h"
+#include "tools/gpu-record/gpu_case.h"
 
 #include <signal.h>
 #include <sys/stat.h>
@@ -24,7 +32,7 @@
 #include <map>
 
 using namespace gpucase;
-using namespace gpurecord;
+using namespace runtime::cuda;
 
 namespace {
 
@@ -43,35 +51,29 @@ std::string kernelDriverVersion() {
   return "unknown";
 }
 
+// GPU 0 through ptxvm's GPU device; null with `error` saying why.
+std::unique_ptr<runtime::GpuDevice> openGpu(std::string &error) {
+  const char *library = std::getenv("PTXVM_CUDA_DRIVER");
+  return runtime::GpuDevice::open(error, library && *library ? library : "libcuda.so.1");
+}
+
 // ---- child side ------------------------------------------------------------------------------
 // Gathers the environment (key value lines) and writes it to `path`. Exit status 0 on success.
 int childEnvironment(const std::string &path) {
   FILE *f = std::fopen(path.c_str(), "w");
   if (!f) return 3;
-  CUresult r = drv.cuInit(0);
-  if (r != 0) {
-    std::fprintf(f, "error cuInit: %s\n", errName(r).c_str());
+  std::string error;
+  std::unique_ptr<runtime::GpuDevice> gpu = openGpu(error);
+  if (!gpu) {
+    std::fprintf(f, "error %s\n", error.c_str());
     std::fclose(f);
     return 4;
   }
-  int ver = 0;
-  drv.cuDriverGetVersion(&ver);
-  CUdevice dev = 0;
-  r = drv.cuDeviceGet(&dev, 0);
-  if (r != 0) {
-    std::fprintf(f, "error cuDeviceGet: %s\n", errName(r).c_str());
-    std::fclose(f);
-    return 4;
-  }
-  char name[256] = {0};
-  drv.cuDeviceGetName(name, sizeof name - 1, dev);
-  int ma = 0, mi = 0;
-  drv.cuDeviceGetAttribute(&ma, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
-  drv.cuDeviceGetAttribute(&mi, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
-  std::fprintf(f, "gpu %s\n", name);
-  std::fprintf(f, "compute_capability %d.%d\n", ma, mi);
+  std::fprintf(f, "gpu %s\n", gpu->gpuName().c_str());
+  std::fprintf(f, "compute_capability %d.%d\n", gpu->computeCapability() / 10, gpu->computeCapability() % 10);
   std::fprintf(f, "driver %s\n", kernelDriverVersion().c_str());
-  std::fprintf(f, "cuda %d.%d\n", ver / 1000, (ver % 1000) / 10);
+  const int cuda = gpu->driverVersion();
+  std::fprintf(f, "cuda %d.%d\n", cuda / 1000, (cuda % 1000) / 10);
   std::fclose(f);
   return 0;
 }
@@ -83,10 +85,12 @@ int arrayFormat(Type t) {
                           : CU_AD_FORMAT_UNSIGNED_INT32;
 }
 
+constexpr CUresult kNotSupported = 801; // CUDA_ERROR_NOT_SUPPORTED: an old driver lacks the call
+
 // Copies a 2-D object's elements between the host (row-major, no padding) and its CUDA array:
 // from `in` to the array when `in` is given, else from the array to `out`.
-CUresult copyArray(CUarray array, const Arg &a, const uint8_t *in, uint8_t *out) {
-  if (!drv.cuMemcpy2D_v2) return 801; // CUDA_ERROR_NOT_SUPPORTED
+CUresult copyArray(const Driver &drv, CUarray array, const Arg &a, const uint8_t *in, uint8_t *out) {
+  if (!drv.cuMemcpy2D) return kNotSupported;
   CUDA_MEMCPY2D copy;
   std::memset(&copy, 0, sizeof copy);
   const size_t rowBytes = a.width * typeSize(a.type);
@@ -105,25 +109,25 @@ CUresult copyArray(CUarray array, const Arg &a, const uint8_t *in, uint8_t *out)
   }
   copy.WidthInBytes = rowBytes;
   copy.Height = a.height;
-  return drv.cuMemcpy2D_v2(&copy);
+  return drv.cuMemcpy2D(&copy);
 }
 
 // A width x height CUDA array of one-channel elements holding `data`.
-CUresult makeArray(const Arg &a, const std::vector<uint8_t> &data, CUarray &array) {
-  if (!drv.cuArray3DCreate_v2 || !drv.cuArrayDestroy) return 801;
+CUresult makeArray(const Driver &drv, const Arg &a, const std::vector<uint8_t> &data, CUarray &array) {
+  if (!drv.cuArray3DCreate || !drv.cuArrayDestroy) return kNotSupported;
   CUDA_ARRAY3D_DESCRIPTOR desc;
   std::memset(&desc, 0, sizeof desc);
   desc.Width = a.width;
   desc.Height = a.height;
   desc.Format = arrayFormat(a.type);
   desc.NumChannels = 1;
-  desc.Flags = a.object == Object::Surface2D ? CUDA_ARRAY3D_SURFACE_LDST : 0;
-  if (CUresult r = drv.cuArray3DCreate_v2(&array, &desc)) return r;
-  return copyArray(array, a, data.data(), nullptr);
+  desc.Flags = a.object == Object::Surface2D ? CUDA_ARRAY3D_SURFACE_LDST : 0u;
+  if (CUresult r = drv.cuArray3DCreate(&array, &desc)) return r;
+  return copyArray(drv, array, a, data.data(), nullptr);
 }
 
 // The texture or surface object of argument `a` over `linear` (1-D texture) or `array`.
-CUresult makeObject(const Arg &a, CUdeviceptr linear, CUarray array, uint64_t &handle) {
+CUresult makeObject(const Driver &drv, const Arg &a, CUdeviceptr linear, CUarray array, uint64_t &handle) {
   CUDA_RESOURCE_DESC res;
   std::memset(&res, 0, sizeof res);
   if (a.object == Object::Texture1D) {
@@ -137,13 +141,13 @@ CUresult makeObject(const Arg &a, CUdeviceptr linear, CUarray array, uint64_t &h
     res.res.array.hArray = array;
   }
   if (a.object == Object::Surface2D) {
-    if (!drv.cuSurfObjectCreate) return 801;
+    if (!drv.cuSurfObjectCreate) return kNotSupported;
     CUsurfObject surf = 0;
     CUresult r = drv.cuSurfObjectCreate(&surf, &res);
     handle = surf;
     return r;
   }
-  if (!drv.cuTexObjectCreate) return 801;
+  if (!drv.cuTexObjectCreate) return kNotSupported;
   // Point sampling, clamped, unnormalized coordinates, elements returned as stored: the
   // texture unit does no arithmetic a checker would have to model.
   CUDA_TEXTURE_DESC tex;
@@ -156,8 +160,27 @@ CUresult makeObject(const Arg &a, CUdeviceptr linear, CUarray array, uint64_t &h
   return r;
 }
 
+// The value of diagnostic field `key` of the last error in `diags` that has it, or "".
+std::string errorField(const ptx::DiagnosticList &diags, std::string_view key) {
+  std::string value;
+  for (const ptx::Diagnostic &d : diags.all())
+    for (const auto &[k, v] : d.fields)
+      if (k == key) value = v;
+  return value;
+}
+
+// The first error's message, on one line.
+std::string firstError(const ptx::DiagnosticList &diags) {
+  for (const ptx::Diagnostic &d : diags.all())
+    if (d.severity == ptx::Severity::Error) {
+      std::string m = d.message.substr(0, d.message.find('\n'));
+      return m;
+    }
+  return "unknown error";
+}
+
 // Runs one case; writes "outcome ..." and the dumped buffers to `path`.
-int childRun(const Case &c, const std::string &ptxText, const std::string &path,
+int childRun(const Case &c, const std::string &ptxText, const std::string &passes, const std::string &path,
              const std::string &stdoutPath) {
   FILE *f = std::fopen(path.c_str(), "w");
   if (!f) return 3;
@@ -170,120 +193,102 @@ int childRun(const Case &c, const std::string &ptxText, const std::string &path,
     std::fclose(f);
     return 0;
   };
-  auto err = [&](const char *what, CUresult r) {
-    return finish("error:" + errName(r), std::string("error_at ") + what + "\n");
+  auto err = [&](const char *what, CUresult r, const Driver &drv) {
+    return finish("error:" + drv.errorName(r), std::string("error_at ") + what + "\n");
   };
-  CUresult r = drv.cuInit(0);
-  if (r) return err("cuInit", r);
-  CUdevice dev = 0;
-  if ((r = drv.cuDeviceGet(&dev, 0))) return err("cuDeviceGet", r);
-  CUcontext ctx = nullptr;
-  if ((r = drv.cuDevicePrimaryCtxRetain(&ctx, dev))) return err("cuDevicePrimaryCtxRetain", r);
-  if ((r = drv.cuCtxSetCurrent(ctx))) return err("cuCtxSetCurrent", r);
+  std::string error;
+  std::unique_ptr<runtime::GpuDevice> gpu = openGpu(error);
+  if (!gpu) return finish("error:no-gpu", "error_at " + error + "\n");
+  const Driver &drv = gpu->driver();
 
-  static char errLog[16384], infoLog[16384];
-  int opts[4] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_INFO_LOG_BUFFER,
-                 CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
-  void *vals[4] = {errLog, (void *)(uintptr_t)sizeof errLog, infoLog, (void *)(uintptr_t)sizeof infoLog};
-  CUmodule mod = nullptr;
-  if ((r = drv.cuModuleLoadDataEx(&mod, ptxText.c_str(), 4, opts, vals))) {
-    std::string log;
-    std::istringstream in(errLog);
-    std::string line;
-    while (std::getline(in, line)) log += "jit_log " + line + "\n";
-    return finish("error:" + errName(r), "error_at cuModuleLoadDataEx\n" + log);
+  // Without passes only the signatures are parsed and the driver gets the file's own text.
+  ptx::DiagnosticList diags;
+  ptx::ParseOptions options;
+  options.lazyBodies = passes.empty();
+  std::unique_ptr<ptx::Module> module = ptx::parseModule(ptxText, c.ptx, diags, options);
+  if (!passes.empty() && !diags.hasErrors()) {
+    std::optional<analysis::PassManager> pipeline = analysis::makePipeline(passes, diags, error);
+    if (!pipeline) return finish("error:passes", "error_at " + error + "\n");
+    ptx::verifyModule(*module, diags);
+    analysis::AnalysisManager am(*module);
+    if (!diags.hasErrors()) pipeline->run(*module, am);
   }
-  CUfunction fn = nullptr;
-  if ((r = drv.cuModuleGetFunction(&fn, mod, c.kernel.c_str()))) return err("cuModuleGetFunction", r);
+  if (diags.hasErrors()) return finish("error:ptxvm", "error_at ptxvm: " + firstError(diags) + "\n");
+  std::unique_ptr<runtime::Kernel> kernel = gpu->loadKernel(*module, c.kernel, diags);
+  if (!kernel) {
+    std::string driverError = errorField(diags, "driver_error");
+    if (driverError.empty()) return finish("error:ptxvm", "error_at ptxvm: " + firstError(diags) + "\n");
+    std::string log;
+    std::istringstream in(gpu->lastJitLog());
+    for (std::string line; std::getline(in, line);) log += "jit_log " + line + "\n";
+    return finish("error:" + driverError, "error_at " + errorField(diags, "driver_call") + "\n" + log);
+  }
+  const runtime::KernelAttributes &abi = kernel->attributes();
 
-  // Arguments: scalars are stored as 8-byte slots; the driver reads as many bytes as the
-  // kernel's parameter declares (little-endian, so the low bytes come first).
-  std::vector<uint64_t> slots(c.args.size(), 0);
-  std::vector<void *> params(c.args.size(), nullptr);
-  std::vector<CUdeviceptr> dptr(c.args.size(), 0);
+  // Arguments: scalars are stored as 8-byte slots of which the parameter takes as many bytes as
+  // it declares (little-endian, so the low bytes come first).
+  runtime::LaunchConfig config;
+  config.params.assign(abi.paramBytes, 0);
+  std::vector<uint64_t> dptr(c.args.size(), 0);
   std::vector<CUarray> arrays(c.args.size(), nullptr);
   std::vector<std::vector<uint8_t>> host(c.args.size());
   for (size_t i = 0; i < c.args.size(); ++i) {
     const Arg &a = c.args[i];
+    uint64_t slot = 0;
     if (a.isBuffer || a.object == Object::Texture1D) {
       host[i] = makeBuffer(a);
-      if ((r = drv.cuMemAlloc_v2(&dptr[i], host[i].size()))) return err("cuMemAlloc", r);
-      if ((r = drv.cuMemcpyHtoD_v2(dptr[i], host[i].data(), host[i].size()))) return err("cuMemcpyHtoD", r);
-      slots[i] = dptr[i];
+      if (!(dptr[i] = gpu->allocate(host[i].size())))
+        return finish("error:allocation", "error_at cuMemAlloc\n");
+      if (!gpu->write(dptr[i], host[i].data(), host[i].size()))
+        return finish("error:copy", "error_at cuMemcpyHtoD\n");
+      slot = dptr[i];
     } else if (a.object != Object::None) {
       host[i] = makeBuffer(a);
-      if ((r = makeArray(a, host[i], arrays[i]))) return err("cuArray3DCreate/cuMemcpy2D", r);
+      if (CUresult r = makeArray(drv, a, host[i], arrays[i]))
+        return err("cuArray3DCreate/cuMemcpy2D", r, drv);
     } else if (isFloat(a.type)) {
       double v = 0;
       parseReal(a.value, v);
-      storeReal(reinterpret_cast<uint8_t *>(&slots[i]), a.type, v);
+      storeReal(reinterpret_cast<uint8_t *>(&slot), a.type, v);
     } else {
       int64_t v = 0;
       parseInt(a.value, v);
-      storeInt(reinterpret_cast<uint8_t *>(&slots[i]), a.type, (uint64_t)v);
+      storeInt(reinterpret_cast<uint8_t *>(&slot), a.type, (uint64_t)v);
     }
     if (a.object != Object::None) {
       const char *what = a.object == Object::Surface2D ? "cuSurfObjectCreate" : "cuTexObjectCreate";
-      if ((r = makeObject(a, dptr[i], arrays[i], slots[i]))) return err(what, r);
+      if (CUresult r = makeObject(drv, a, dptr[i], arrays[i], slot)) return err(what, r, drv);
     }
-    params[i] = &slots[i];
+    if (i < abi.paramOffsets.size())
+      std::memcpy(config.params.data() + abi.paramOffsets[i], &slot,
+                  std::min<size_t>(sizeof slot, abi.paramSizes[i]));
   }
-  void **kernelParams = params.empty() ? nullptr : params.data();
-  const char *launchCall = "cuLaunchKernel";
-  if (c.cooperative) {
-    // grid.sync() needs every CTA resident at once, which only this entry point promises.
-    launchCall = "cuLaunchCooperativeKernel";
-    if (!drv.cuLaunchCooperativeKernel)
-      return finish("error:CUDA_ERROR_NOT_SUPPORTED",
-                    "error_at libcuda.so.1 lacks cuLaunchCooperativeKernel\n");
-    r = drv.cuLaunchCooperativeKernel(fn, c.grid[0], c.grid[1], c.grid[2], c.block[0], c.block[1], c.block[2],
-                                      c.shared, nullptr, kernelParams);
-  } else if (c.hasCluster()) {
-    launchCall = "cuLaunchKernelEx";
-    if (!drv.cuLaunchKernelEx)
-      return finish("error:CUDA_ERROR_NOT_SUPPORTED", "error_at libcuda.so.1 lacks cuLaunchKernelEx\n");
-    CUlaunchAttribute attr;
-    std::memset(&attr, 0, sizeof attr);
-    attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    attr.value.clusterDim.x = c.cluster[0];
-    attr.value.clusterDim.y = c.cluster[1];
-    attr.value.clusterDim.z = c.cluster[2];
-    CUlaunchConfig config;
-    std::memset(&config, 0, sizeof config);
-    config.gridDimX = c.grid[0];
-    config.gridDimY = c.grid[1];
-    config.gridDimZ = c.grid[2];
-    config.blockDimX = c.block[0];
-    config.blockDimY = c.block[1];
-    config.blockDimZ = c.block[2];
-    config.sharedMemBytes = c.shared;
-    config.attrs = &attr;
-    config.numAttrs = 1;
-    r = drv.cuLaunchKernelEx(&config, fn, kernelParams, nullptr);
-  } else {
-    r = drv.cuLaunchKernel(fn, c.grid[0], c.grid[1], c.grid[2], c.block[0], c.block[1], c.block[2], c.shared,
-                           nullptr, kernelParams, nullptr);
+  config.grid = {c.grid[0], c.grid[1], c.grid[2]};
+  config.block = {c.block[0], c.block[1], c.block[2]};
+  config.dynamicShared = c.shared;
+  // grid.sync() needs every CTA resident at once, which only the cooperative launch promises.
+  config.cooperative = c.cooperative;
+  if (c.hasCluster()) config.cluster = {c.cluster[0], c.cluster[1], c.cluster[2]};
+  runtime::LaunchResult result = gpu->launch(*kernel, config, diags);
+  if (!result.ok) {
+    std::string driverError = errorField(diags, "driver_error");
+    return finish("error:" + (driverError.empty() ? std::string("launch") : driverError),
+                  "error_at " + errorField(diags, "driver_call") + "\n");
   }
-  if (r) return err(launchCall, r);
-  r = drv.cuCtxSynchronize();
-  if (r) return err("cuCtxSynchronize", r);
   std::string dumps;
   for (size_t i = 0; i < c.args.size(); ++i) {
     const Arg &a = c.args[i];
     if (!a.dump) continue;
     std::vector<uint8_t> out(host[i].size());
     if (a.isBuffer) {
-      if ((r = drv.cuMemcpyDtoH_v2(out.data(), dptr[i], out.size()))) return err("cuMemcpyDtoH", r);
-    } else if ((r = copyArray(arrays[i], a, nullptr, out.data()))) {
-      return err("cuMemcpy2D", r);
+      if (!gpu->read(dptr[i], out.data(), out.size())) return finish("error:copy", "error_at cuMemcpyDtoH\n");
+    } else if (CUresult r = copyArray(drv, arrays[i], a, nullptr, out.data())) {
+      return err("cuMemcpy2D", r, drv);
     }
     dumps += formatBuffer(a, out);
   }
-  for (CUdeviceptr p : dptr)
-    if (p) drv.cuMemFree_v2(p);
-  for (CUarray arr : arrays)
-    if (arr) drv.cuArrayDestroy(arr);
-  drv.cuModuleUnload(mod);
+  for (CUarray array : arrays)
+    if (array) drv.cuArrayDestroy(array);
   return finish("completed", dumps);
 }
 
@@ -336,21 +341,23 @@ template <class F> std::string runForked(double timeout, F body) {
 
 void usage() {
   std::fprintf(
-      stderr,
-      "usage: gpu_record [--root DIR] [--out-dir DIR] [--timeout SEC] [--env FILE] [--dry-run] CASE...\n"
-      "  Runs each .case on GPU 0 through the CUDA driver API and writes OUT_DIR/<case>.out.\n"
-      "  --root DIR     PTX paths in the cases are relative to DIR (default .)\n"
-      "  --out-dir DIR  where the .out files go (default .)\n"
-      "  --timeout SEC  watchdog per case; a case still running is killed: outcome hang (default 5)\n"
-      "  --env FILE     also write the environment (gpu, driver, cuda) to FILE\n"
-      "  --dry-run      parse the cases, check the PTX files and generate the inputs; no GPU\n"
-      "  --show-inputs  like --dry-run, and print every buffer's initial contents\n");
+      stderr, "usage: gpu_record [--root DIR] [--out-dir DIR] [--timeout SEC] [--env FILE] [--passes LIST]\n"
+              "                  [--dry-run] CASE...\n"
+              "  Runs each .case on GPU 0 through ptxvm's GPU device and writes OUT_DIR/<case>.out.\n"
+              "  --root DIR     PTX paths in the cases are relative to DIR (default .)\n"
+              "  --out-dir DIR  where the .out files go (default .)\n"
+              "  --timeout SEC  watchdog per case; a case still running is killed: outcome hang (default 5)\n"
+              "  --env FILE     also write the environment (gpu, driver, cuda) to FILE\n"
+              "  --passes LIST  run ptxvm's passes (ptxvm opt --passes=list) and give the driver the PTX\n"
+              "                 ptxvm writes; without, the driver gets each PTX file as it is\n"
+              "  --dry-run      parse the cases, check the PTX files and generate the inputs; no GPU\n"
+              "  --show-inputs  like --dry-run, and print every buffer's initial contents\n");
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
-  std::string root = ".", outDir = ".", envFile;
+  std::string root = ".", outDir = ".", envFile, passes;
   double timeout = 5;
   bool dryRun = false, showInputs = false;
   std::vector<std::string> files;
@@ -374,6 +381,8 @@ int main(int argc, char **argv) {
       }
     } else if (a == "--env")
       envFile = next();
+    else if (a == "--passes")
+      passes = next();
     else if (a == "--dry-run")
       dryRun = true;
     else if (a == "--show-inputs")
@@ -391,6 +400,14 @@ int main(int argc, char **argv) {
   if (files.empty()) {
     usage();
     return 1;
+  }
+  if (!passes.empty()) {
+    ptx::DiagnosticList diags;
+    std::string error;
+    if (!analysis::makePipeline(passes, diags, error)) {
+      std::fprintf(stderr, "gpu_record: --passes: %s\n", error.c_str());
+      return 1;
+    }
   }
 
   // Parse everything first: a malformed case is an error before any GPU work.
@@ -434,11 +451,6 @@ int main(int argc, char **argv) {
     return 0;
   }
 
-  std::string err;
-  if (!loadDriver(err)) {
-    std::fprintf(stderr, "gpu_record: %s\n", err.c_str());
-    return 2;
-  }
   mkdir(outDir.c_str(), 0755);
 
   // Environment, gathered in a child: the parent must not initialize CUDA before forking.
@@ -472,7 +484,7 @@ int main(int argc, char **argv) {
     double t0 = now();
     const std::string stdoutTmp = outDir + "/." + c.name + ".stdout.tmp";
     std::remove(stdoutTmp.c_str());
-    std::string st = runForked(limit, [&] { return childRun(c, ptxTexts[i], bodyTmp, stdoutTmp); });
+    std::string st = runForked(limit, [&] { return childRun(c, ptxTexts[i], passes, bodyTmp, stdoutTmp); });
     double dt = now() - t0;
     std::string body;
     if (st == "ok")
@@ -494,6 +506,7 @@ int main(int argc, char **argv) {
     o << "grid " << c.grid[0] << " " << c.grid[1] << " " << c.grid[2] << "\n";
     o << "block " << c.block[0] << " " << c.block[1] << " " << c.block[2] << "\n";
     o << "shared " << c.shared << "\n";
+    if (!passes.empty()) o << "passes " << passes << "\n";
     // Only written when used, so the .out files of plain launches keep their old form.
     if (c.cooperative) o << "launch cooperative\n";
     if (c.hasCluster()) o << "cluster " << c.cluster[0] << " " << c.cluster[1] << " " << c.cluster[2] << "\n";
