@@ -5,6 +5,8 @@
 #include "ptx/Verifier.h"
 
 #include <algorithm>
+#include <deque>
+#include <mutex>
 
 namespace analysis {
 
@@ -34,21 +36,52 @@ PreservedAnalyses StripDebugPass::run(ptx::Module &m, AnalysisManager &) {
   return PreservedAnalyses::all();
 }
 
-std::span<const PassInfo> registeredPasses() {
+namespace {
+
+std::mutex registryMutex;
+std::deque<PassInfo> &extraPasses() {
+  static std::deque<PassInfo> passes; // stable addresses
+  return passes;
+}
+
+std::span<const PassInfo> builtInPasses() {
   static const PassInfo kPasses[] = {
       {"verify", "check the module against the instruction table and PTX rules; stop on errors",
-       [](ptx::DiagnosticList &diags) { return std::make_unique<VerifyPass>(diags); }},
+       [](ptx::DiagnosticList &diags, const PassOptions &, std::string &) {
+         return std::make_unique<VerifyPass>(diags);
+       }},
       {"strip-debug", "drop .file, .loc, .section (DWARF) and the debug target",
-       [](ptx::DiagnosticList &) { return std::make_unique<StripDebugPass>(); }},
+       [](ptx::DiagnosticList &, const PassOptions &, std::string &) {
+         return std::make_unique<StripDebugPass>();
+       }},
       {"uniform-branches", "mark branches the divergence analysis proves warp-uniform with .uni",
-       [](ptx::DiagnosticList &) { return std::make_unique<UniformBranchesPass>(); }},
+       [](ptx::DiagnosticList &, const PassOptions &, std::string &) {
+         return std::make_unique<UniformBranchesPass>();
+       }},
   };
   return kPasses;
 }
 
-std::optional<PassManager> makePipeline(std::string_view list, ptx::DiagnosticList &diags,
-                                        std::string &error) {
+} // namespace
+
+std::vector<const PassInfo *> registeredPasses() {
+  std::vector<const PassInfo *> all;
+  for (const PassInfo &p : builtInPasses()) all.push_back(&p);
+  std::lock_guard lock(registryMutex);
+  for (const PassInfo &p : extraPasses()) all.push_back(&p);
+  return all;
+}
+
+void registerPass(PassInfo info) {
+  if (findPass(info.name)) return;
+  std::lock_guard lock(registryMutex);
+  extraPasses().push_back(std::move(info));
+}
+
+std::optional<PassManager> makePipeline(std::string_view list, ptx::DiagnosticList &diags, std::string &error,
+                                        const PassOptions &options) {
   PassManager pm;
+  std::vector<const PassInfo *> chosen;
   size_t start = 0;
   for (;;) {
     const size_t comma = list.find(',', start);
@@ -62,15 +95,53 @@ std::optional<PassManager> makePipeline(std::string_view list, ptx::DiagnosticLi
       error = "unknown pass '" + std::string(name) + "' ('--passes=list' names them)";
       return std::nullopt;
     }
-    pm.add(info->create(diags));
-    if (comma == std::string_view::npos) return pm;
+    chosen.push_back(info);
+    if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
+  for (const auto &[key, value] : options) {
+    bool read = false;
+    for (const PassInfo *info : chosen)
+      for (const auto &[option, help] : info->options) read |= option.substr(0, option.find('=')) == key;
+    if (!read) {
+      error = "no pass of '" + std::string(list) + "' takes --" + key;
+      return std::nullopt;
+    }
+  }
+  for (const PassInfo *info : chosen) {
+    std::unique_ptr<Pass> pass = info->create(diags, options, error);
+    if (!pass) return std::nullopt;
+    pm.add(std::move(pass));
+  }
+  return pm;
+}
+
+bool parsePassOptions(std::string_view text, PassOptions &out, std::string &error) {
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t comma = text.find(',', start);
+    std::string_view item = text.substr(start, comma == std::string_view::npos ? comma : comma - start);
+    size_t eq = item.find('=');
+    if (eq == std::string_view::npos || eq == 0) {
+      error = "pass option '" + std::string(item) + "' is not KEY=VALUE";
+      return false;
+    }
+    out[std::string(item.substr(0, eq))] = std::string(item.substr(eq + 1));
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return true;
+}
+
+std::string formatPassOptions(const PassOptions &options) {
+  std::string text;
+  for (const auto &[key, value] : options) text += (text.empty() ? "" : ",") + key + "=" + value;
+  return text;
 }
 
 const PassInfo *findPass(std::string_view name) {
-  for (const PassInfo &p : registeredPasses())
-    if (p.name == name) return &p;
+  for (const PassInfo *p : registeredPasses())
+    if (p->name == name) return p;
   return nullptr;
 }
 

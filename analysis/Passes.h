@@ -7,6 +7,7 @@
 #include "ptx/Diagnostic.h"
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -15,22 +16,41 @@
 
 namespace analysis {
 
+/// Options of passes as the command line gives them (`--max-registers=32`
+/// is {"max-registers", "32"}).
+using PassOptions = std::map<std::string, std::string, std::less<>>;
+
 struct PassInfo {
   std::string_view name;
   std::string_view description; // one line, for --passes=list
-  /// Makes the pass; `diags` receives what it reports (the verifier's errors).
-  std::function<std::unique_ptr<Pass>(ptx::DiagnosticList &diags)> create;
+  /// Makes the pass; `diags` receives what it reports (the verifier's
+  /// errors). Null with `error` saying why for a bad option value.
+  std::function<std::unique_ptr<Pass>(ptx::DiagnosticList &diags, const PassOptions &options,
+                                      std::string &error)>
+      create;
+  /// The options it reads, with a line each: {"max-registers=K", "..."}.
+  std::vector<std::pair<std::string_view, std::string_view>> options = {};
 };
 
-/// Every registered pass, in the order --passes=list prints them.
-std::span<const PassInfo> registeredPasses();
+/// Every registered pass, in the order --passes=list prints them: this
+/// library's, then those registerPass added.
+std::vector<const PassInfo *> registeredPasses();
 /// The pass called `name`, or nullptr.
 const PassInfo *findPass(std::string_view name);
+/// Adds a pass of a library above this one (regalloc/); a second pass of
+/// the same name is ignored.
+void registerPass(PassInfo info);
 
-/// The passes of a comma-separated LIST, in order, made for `diags`; nullopt
-/// with `error` saying why for an empty name or an unknown pass.
-std::optional<PassManager> makePipeline(std::string_view list, ptx::DiagnosticList &diags,
-                                        std::string &error);
+/// The passes of a comma-separated LIST, in order, made for `diags` with
+/// `options`; nullopt with `error` saying why for an empty name, an unknown
+/// pass, an option none of them reads, or a bad option value.
+std::optional<PassManager> makePipeline(std::string_view list, ptx::DiagnosticList &diags, std::string &error,
+                                        const PassOptions &options = {});
+/// Parses "key=value,key=value" (PTXVM_PASS_OPTIONS) into `out`; false with
+/// `error` for an item without '='.
+bool parsePassOptions(std::string_view text, PassOptions &out, std::string &error);
+/// The inverse: "key=value,..." in key order.
+std::string formatPassOptions(const PassOptions &options);
 
 /// Checks the module with ptx::verifyModule; fails (stopping the pipeline)
 /// on errors, which go to the diagnostics list it was made with.

@@ -10,6 +10,20 @@
 
 namespace ptxvm {
 
+void addPassOptions(CLI::App &command, analysis::PassOptions &out) {
+  for (const analysis::PassInfo *pass : analysis::registeredPasses())
+    for (const auto &[spelling, help] : pass->options) {
+      const std::string key(spelling.substr(0, spelling.find('=')));
+      if (command.get_option_no_throw("--" + key)) continue;
+      const std::string value(spelling.substr(std::min(spelling.size(), key.size() + 1)));
+      command
+          .add_option_function<std::string>(
+              "--" + key, [&out, key](const std::string &v) { out[key] = v; },
+              std::string(help) + " (pass " + std::string(pass->name) + ")")
+          ->type_name(value);
+    }
+}
+
 void addInputOptions(CLI::App &command, InputOptions &in, bool fileRequired) {
   command.add_option("FILE", in.file, "the PTX file to read")->required(fileRequired);
   command

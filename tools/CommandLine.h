@@ -3,6 +3,7 @@
 // loading a module and printing its diagnostics.
 #pragma once
 
+#include "analysis/Passes.h"
 #include "ptx/Diagnostic.h"
 #include "ptx/IR.h"
 #include "ptx/Parser.h"
@@ -38,6 +39,10 @@ struct InputOptions {
 /// Adds FILE (required unless `fileRequired` is false), --parser and
 /// --diagnostics to `command`, bound to `in`.
 void addInputOptions(CLI::App &command, InputOptions &in, bool fileRequired = true);
+
+/// Adds one option per option of a registered pass (--max-registers=K,
+/// --spill=MODE, ...), each stored into `out` under its key when given.
+void addPassOptions(CLI::App &command, analysis::PassOptions &out);
 
 /// A CLI11 check for X[,Y,Z]: one to three positive 32-bit integers whose
 /// product is at most `maxProduct` (0: any).

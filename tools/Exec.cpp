@@ -189,6 +189,7 @@ Command addExecCommand(CLI::App &ptxvm, const std::vector<std::string> *afterDas
   cmd->add_flag("--time-kernels", o->timeKernels,
                 "with --device gpu: time each kernel with events (launches then wait for their kernel) and "
                 "put the times in the report");
+  addPassOptions(*cmd, o->passOptions);
   cmd->add_option("--passes", o->passes,
                   "run these passes (ptxvm opt --passes=list) on every module the program loads")
       ->type_name("LIST");
@@ -229,7 +230,9 @@ int execProgram(const ExecOptions &o, const CLI::App &command) {
   if (!o.passes.empty()) {
     ptx::DiagnosticList unused;
     std::string error;
-    if (!analysis::makePipeline(o.passes, unused, error)) return usage(error);
+    if (!analysis::makePipeline(o.passes, unused, error, o.passOptions)) return usage(error);
+  } else if (!o.passOptions.empty()) {
+    return usage("--" + o.passOptions.begin()->first + " needs --passes");
   }
   // What the program's libcudart.so.13 reads (Config.h).
   std::vector<std::pair<std::string, std::string>> settings;
@@ -239,6 +242,8 @@ int execProgram(const ExecOptions &o, const CLI::App &command) {
   if (o.maxInstructions) settings.emplace_back("PTXVM_MAX_INSTRUCTIONS", std::to_string(o.maxInstructions));
   if (o.timeoutSeconds > 0) settings.emplace_back("PTXVM_TIMEOUT", std::to_string(o.timeoutSeconds));
   if (!o.passes.empty()) settings.emplace_back("PTXVM_PASSES", o.passes);
+  if (!o.passOptions.empty())
+    settings.emplace_back("PTXVM_PASS_OPTIONS", analysis::formatPassOptions(o.passOptions));
   if (!o.schedule.empty()) settings.emplace_back("PTXVM_SCHEDULE", o.schedule);
   if (o.seed) settings.emplace_back("PTXVM_SEED", std::to_string(*o.seed));
   if (!o.reportPath.empty()) settings.emplace_back("PTXVM_REPORT", absolute(o.reportPath));

@@ -17,11 +17,12 @@ struct ExecOptions {
   std::string device; // PTXVM_DEVICE; empty: the runtime's default
   unsigned threads = 0;
   bool racecheck = false;
-  uint64_t maxInstructions = 0; // 0: the runtime's default
-  double timeoutSeconds = 0;    // 0: none
-  std::string passes;           // --passes LIST: run on every module the program loads
-  bool timeKernels = false;     // --time-kernels (--device gpu): each launch's kernel time in the report
-  std::string schedule;         // "", "deterministic" or "random"
+  uint64_t maxInstructions = 0;      // 0: the runtime's default
+  double timeoutSeconds = 0;         // 0: none
+  std::string passes;                // --passes LIST: run on every module the program loads
+  analysis::PassOptions passOptions; // --max-registers=K and the passes' other options
+  bool timeKernels = false;          // --time-kernels (--device gpu): each launch's kernel time in the report
+  std::string schedule;              // "", "deterministic" or "random"
   std::optional<uint64_t> seed;
   std::string reportPath, ptxDirectory;
   std::vector<std::string> program; // the program and its arguments

@@ -16,6 +16,7 @@ namespace {
 struct OptOptions {
   InputOptions in;
   std::string out, passes, report;
+  analysis::PassOptions passOptions;
   bool stats = false;
 };
 
@@ -27,15 +28,20 @@ bool writeFile(const std::string &path, const std::string &text) {
 
 int opt(const OptOptions &o, const CLI::App &cmd) {
   if (o.passes == "list") {
-    for (const analysis::PassInfo &p : analysis::registeredPasses())
-      std::printf("%-18s %.*s\n", std::string(p.name).c_str(), static_cast<int>(p.description.size()),
-                  p.description.data());
+    for (const analysis::PassInfo *p : analysis::registeredPasses()) {
+      std::printf("%-18s %.*s\n", std::string(p->name).c_str(), static_cast<int>(p->description.size()),
+                  p->description.data());
+      for (const auto &[option, help] : p->options)
+        std::printf("  --%-16s %.*s\n", std::string(option).c_str(), static_cast<int>(help.size()),
+                    help.data());
+    }
     return kOk;
   }
   if (o.in.file.empty()) return usageError(cmd, "FILE is required (or --passes=list)");
   ptx::DiagnosticList diags;
   std::string error;
-  std::optional<analysis::PassManager> pipeline = analysis::makePipeline(o.passes, diags, error);
+  std::optional<analysis::PassManager> pipeline =
+      analysis::makePipeline(o.passes, diags, error, o.passOptions);
   if (!pipeline) return usageError(cmd, error);
   analysis::PassManager &pm = *pipeline;
   auto m = loadModule(o.in, diags);
@@ -93,6 +99,7 @@ Command addOptCommand(CLI::App &ptxvm) {
   cmd->add_option("--passes", o->passes, "comma-separated passes to run, or 'list'")
       ->required()
       ->type_name("LIST");
+  addPassOptions(*cmd, o->passOptions);
   cmd->add_flag("--stats", o->stats, "print each pass's statistics and time on stderr");
   cmd->add_option("--report", o->report, "per-pass statistics and times as JSON")->type_name("R.json");
   return {cmd, [o, cmd] { return opt(*o, *cmd); }};

@@ -76,6 +76,7 @@ Command addRunCommand(CLI::App &ptxvm) {
                   "stop a launch after N warp instructions over all its CTAs")
       ->check(CLI::PositiveNumber)
       ->type_name("N");
+  addPassOptions(*cmd, o->passOptions);
   cmd->add_option("--passes", o->passes,
                   "run these passes (ptxvm opt --passes=list) before loading the kernel")
       ->type_name("LIST");
@@ -119,7 +120,10 @@ int runKernel(const RunOptions &o, const CLI::App &command) {
 
   ptx::DiagnosticList diags;
   std::optional<analysis::PassManager> passes;
-  if (!o.passes.empty() && !(passes = analysis::makePipeline(o.passes, diags, error))) return fail(error);
+  if (!o.passes.empty() && !(passes = analysis::makePipeline(o.passes, diags, error, o.passOptions)))
+    return fail(error);
+  if (o.passes.empty() && !o.passOptions.empty())
+    return fail("--" + o.passOptions.begin()->first + " needs --passes");
   auto m = loadModule(in, diags);
   if (m && !diags.hasErrors()) ptx::verifyModule(*m, diags);
   if (m && !diags.hasErrors() && passes) {

@@ -22,9 +22,10 @@ struct RunOptions {
   bool racecheck = false;
   std::string schedule = "deterministic"; // or "random"
   uint64_t seed = 1;
-  uint64_t maxInstructions = 0; // 0: the emulator's default
-  double timeoutSeconds = 0;    // 0: none
-  std::string passes;           // --passes LIST, run before the kernel is loaded
+  uint64_t maxInstructions = 0;      // 0: the emulator's default
+  double timeoutSeconds = 0;         // 0: none
+  std::string passes;                // --passes LIST, run before the kernel is loaded
+  analysis::PassOptions passOptions; // --max-registers=K and the passes' other options
   std::string reportPath;
   bool stats = false;
 };

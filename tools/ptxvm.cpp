@@ -5,6 +5,7 @@
 #include "ptx/Parser.h"
 #include "ptx/Verifier.h"
 #include "ptx/Writer.h"
+#include "regalloc/RegAlloc.h"
 #include "tools/Analyze.h"
 #include "tools/CommandLine.h"
 #include "tools/Exec.h"
@@ -149,6 +150,7 @@ int main(int argc, char **argv) {
   app.require_subcommand(1);
   app.footer("Exit status: 0 success, 1 diagnostics reported, 2 usage error.\n"
              "'ptxvm COMMAND --help' describes a command.");
+  regalloc::registerPasses(); // before the commands add the passes' options
   std::vector<std::string> args(argv + 1, argv + argc);
   bool split = false;
   std::vector<std::string> program = splitProgram(args, split);

@@ -35,8 +35,9 @@ bool parseFlag(const std::string &text, bool &out) {
 
 const std::vector<std::string> &configVariables() {
   static const std::vector<std::string> names = {
-      "PTXVM_DEVICE", "PTXVM_THREADS", "PTXVM_RACECHECK", "PTXVM_MAX_INSTRUCTIONS", "PTXVM_SCHEDULE",
-      "PTXVM_SEED",   "PTXVM_REPORT",  "PTXVM_SAVE_PTX",  "PTXVM_TIMEOUT",          "PTXVM_PASSES"};
+      "PTXVM_DEVICE",   "PTXVM_THREADS", "PTXVM_RACECHECK",   "PTXVM_MAX_INSTRUCTIONS",
+      "PTXVM_SCHEDULE", "PTXVM_SEED",    "PTXVM_REPORT",      "PTXVM_SAVE_PTX",
+      "PTXVM_TIMEOUT",  "PTXVM_PASSES",  "PTXVM_PASS_OPTIONS"};
   return names;
 }
 
@@ -64,6 +65,8 @@ bool applySetting(Config &config, const std::string &name, const std::string &va
     config.maxInstructions = n;
   } else if (name == "PTXVM_PASSES") {
     config.passes = value; // the names are checked when a module loads
+  } else if (name == "PTXVM_PASS_OPTIONS") {
+    config.passOptions = value; // KEY=VALUE,...: checked with the passes
   } else if (name == "PTXVM_TIMEOUT") {
     char *end = nullptr;
     const double seconds = std::strtod(value.c_str(), &end);

@@ -15,6 +15,7 @@ struct Config {
   uint64_t maxInstructions = 20'000'000'000ull; // PTXVM_MAX_INSTRUCTIONS: per launch, warp instructions
   double timeoutSeconds = 0;                    // PTXVM_TIMEOUT: wall clock per launch, 0 = none
   std::string passes;                           // PTXVM_PASSES: run on every module before it loads
+  std::string passOptions;                      // PTXVM_PASS_OPTIONS: KEY=VALUE,... for the passes
   bool randomSchedule = false;                  // PTXVM_SCHEDULE=random|deterministic
   uint64_t seed = 1;                            // PTXVM_SEED
   std::string reportPath;                       // PTXVM_REPORT: launches and diagnostics as JSON

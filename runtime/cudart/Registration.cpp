@@ -5,6 +5,7 @@
 // (with the device functions it reaches) when it is first launched.
 #include "analysis/Passes.h"
 #include "ptx/Parser.h"
+#include "regalloc/RegAlloc.h"
 #include "runtime/Fatbin.h"
 #include "runtime/cudart/PtxLink.h"
 #include "runtime/cudart/Runtime.h"
@@ -151,7 +152,11 @@ bool Runtime::load(FatbinImage &img) {
 bool Runtime::runPasses(ptx::Module &m) {
   ptx::DiagnosticList diags;
   std::string error;
-  std::optional<analysis::PassManager> pipeline = analysis::makePipeline(config.passes, diags, error);
+  regalloc::registerPasses();
+  analysis::PassOptions options;
+  std::optional<analysis::PassManager> pipeline;
+  if (analysis::parsePassOptions(config.passOptions, options, error))
+    pipeline = analysis::makePipeline(config.passes, diags, error, options);
   bool ok = pipeline && ptx::materializeAll(m, diags);
   if (ok) {
     analysis::AnalysisManager am(m);

@@ -7,10 +7,12 @@
 // passes cannot take, passes through untouched; PTXVM_REPORT says which did what.
 //
 // Environment: PTXVM_REAL_CUDA_DRIVER (the driver to forward to; required), PTXVM_PASSES,
+// PTXVM_PASS_OPTIONS (KEY=VALUE,... for the passes: max-registers=32),
 // PTXVM_REPORT (JSON written at exit; "%p" in it becomes the process id).
 #include "analysis/Passes.h"
 #include "ptx/Parser.h"
 #include "ptx/Writer.h"
+#include "regalloc/RegAlloc.h"
 #include "runtime/Fatbin.h"
 #include "runtime/interpose/KernelTiming.h"
 
@@ -98,7 +100,7 @@ struct ModuleRecord {
 
 struct Shim {
   Real real;
-  std::string passes, reportPath, error;
+  std::string passes, passOptions, reportPath, error;
   std::mutex mutex;
   std::deque<std::string> images; // rewritten PTX, alive for the process (lazy loading may read it later)
   std::vector<ModuleRecord> modules;
@@ -118,7 +120,11 @@ std::string rewrite(std::string_view ptx, ModuleRecord &record) {
   Shim &s = shim();
   ptx::DiagnosticList diags;
   std::string error;
-  std::optional<analysis::PassManager> pipeline = analysis::makePipeline(s.passes, diags, error);
+  regalloc::registerPasses();
+  analysis::PassOptions options;
+  std::optional<analysis::PassManager> pipeline;
+  if (analysis::parsePassOptions(s.passOptions, options, error))
+    pipeline = analysis::makePipeline(s.passes, diags, error, options);
   if (!pipeline) {
     record.outcome = "passes failed (passed through)";
     record.diagnostics = "PTXVM_PASSES: " + error;
@@ -305,6 +311,7 @@ CUresult readModuleFile(const char *path, std::string &bytes) {
 __attribute__((constructor)) void loadRealDriver() {
   Shim &s = shim();
   if (const char *p = std::getenv("PTXVM_PASSES")) s.passes = p;
+  if (const char *p = std::getenv("PTXVM_PASS_OPTIONS")) s.passOptions = p;
   if (const char *r = std::getenv("PTXVM_REPORT")) s.reportPath = r;
   const char *path = std::getenv("PTXVM_REAL_CUDA_DRIVER");
   void *handle = path && *path ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : nullptr;

@@ -44,6 +44,8 @@
 #include "ptx/Diagnostic.h"
 #include "ptx/Parser.h"
 #include "ptx/Verifier.h"
+#include "ptx/Writer.h"
+#include "regalloc/RegAlloc.h"
 #include "runtime/EmulatorDevice.h"
 #include "runtime/cudart/DeviceServices.h"
 #include "tests/emulator/CaseLaunch.h"
@@ -693,6 +695,43 @@ TEST_P(GpuTruth, RacecheckFindsNoRaceInRaceFreeKernels) {
     return;
   }
   EXPECT_TRUE(races.empty()) << "--racecheck reports races in " << c.name << ":\n" << races;
+}
+
+// Register allocation (regalloc/) must not change what a kernel computes: the
+// case's module allocated at several budgets, with every spill placement
+// and both allocators, runs on the emulator to the GPU's recorded result.
+TEST_P(GpuTruth, RegisterAllocationComputesTheSame) {
+  if (!completedAndRunnable()) GTEST_SKIP() << "only cases the GPU completed and the emulator runs";
+  if (designAlternative(c.name)) GTEST_SKIP() << "the emulator reports a documented misuse here";
+  regalloc::registerPasses();
+  struct Variant {
+    const char *registers, *spill, *allocator;
+  };
+  const Variant variants[] = {{"16", "divergence", "linear-scan"},    {"24", "divergence", "linear-scan"},
+                              {"32", "divergence", "linear-scan"},    {"48", "divergence", "linear-scan"},
+                              {"64", "divergence", "linear-scan"},    {"16", "local", "linear-scan"},
+                              {"16", "divergence", "graph-coloring"}, {"24", "auto", "graph-coloring"}};
+  for (const Variant &v : variants) {
+    SCOPED_TRACE(std::string("regalloc --max-registers=") + v.registers + " --spill=" + v.spill +
+                 " --allocator=" + v.allocator);
+    ptx::DiagnosticList diags;
+    auto module = ptx::parseModule(ptxText, c.ptx, diags);
+    ASSERT_FALSE(diags.hasErrors());
+    std::string error;
+    analysis::PassOptions options = {
+        {"max-registers", v.registers}, {"spill", v.spill}, {"allocator", v.allocator}};
+    std::optional<analysis::PassManager> pipeline =
+        analysis::makePipeline("regalloc,verify", diags, error, options);
+    ASSERT_TRUE(pipeline) << error;
+    analysis::AnalysisManager am(*module);
+    ASSERT_TRUE(pipeline->run(*module, am)) << diags.all().front().renderText();
+    const std::string allocated = ptx::writeModule(*module);
+    const EmuResult run = runCase(c, allocated, false, c.ptx + " (allocated)");
+    ASSERT_TRUE(run.parsed && run.decoded && run.result.ok && run.errorKinds().empty())
+        << "the GPU completed; " << run.describe();
+    expectBuffersMatch(c, rec, run, approxTolerance(c, run.inputs));
+    expectSamePrintedLines(c, rec.printed, run.printed);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Recorded, GpuTruth, testing::ValuesIn(listCases()), testName);

@@ -12,10 +12,11 @@
 // (outcome "hang").
 //
 // usage: gpu_record [--root DIR] [--out-dir DIR] [--timeout SEC] [--env FILE] [--passes LIST]
-//                   [--dry-run] [--show-inputs] CASE...
+//                   [--pass-options KEY=VALUE,...] [--dry-run] [--show-inputs] CASE...
 #include "analysis/Passes.h"
 #include "ptx/Parser.h"
 #include "ptx/Verifier.h"
+#include "regalloc/RegAlloc.h"
 #include "runtime/GpuDevice.h"
 #include "tools/gpu-record/gpu_case.h"
 
@@ -180,7 +181,8 @@ std::string firstError(const ptx::DiagnosticList &diags) {
 }
 
 // Runs one case; writes "outcome ..." and the dumped buffers to `path`.
-int childRun(const Case &c, const std::string &ptxText, const std::string &passes, const std::string &path,
+int childRun(const Case &c, const std::string &ptxText, const std::string &passes,
+             const analysis::PassOptions &passOptions, const std::string &path,
              const std::string &stdoutPath) {
   FILE *f = std::fopen(path.c_str(), "w");
   if (!f) return 3;
@@ -207,7 +209,7 @@ int childRun(const Case &c, const std::string &ptxText, const std::string &passe
   options.lazyBodies = passes.empty();
   std::unique_ptr<ptx::Module> module = ptx::parseModule(ptxText, c.ptx, diags, options);
   if (!passes.empty() && !diags.hasErrors()) {
-    std::optional<analysis::PassManager> pipeline = analysis::makePipeline(passes, diags, error);
+    std::optional<analysis::PassManager> pipeline = analysis::makePipeline(passes, diags, error, passOptions);
     if (!pipeline) return finish("error:passes", "error_at " + error + "\n");
     ptx::verifyModule(*module, diags);
     analysis::AnalysisManager am(*module);
@@ -358,6 +360,8 @@ void usage() {
 
 int main(int argc, char **argv) {
   std::string root = ".", outDir = ".", envFile, passes;
+  analysis::PassOptions passOptions;
+  regalloc::registerPasses();
   double timeout = 5;
   bool dryRun = false, showInputs = false;
   std::vector<std::string> files;
@@ -383,7 +387,13 @@ int main(int argc, char **argv) {
       envFile = next();
     else if (a == "--passes")
       passes = next();
-    else if (a == "--dry-run")
+    else if (a == "--pass-options") {
+      std::string error;
+      if (!analysis::parsePassOptions(next(), passOptions, error)) {
+        std::fprintf(stderr, "gpu_record: --pass-options: %s\n", error.c_str());
+        return 1;
+      }
+    } else if (a == "--dry-run")
       dryRun = true;
     else if (a == "--show-inputs")
       dryRun = showInputs = true;
@@ -404,7 +414,7 @@ int main(int argc, char **argv) {
   if (!passes.empty()) {
     ptx::DiagnosticList diags;
     std::string error;
-    if (!analysis::makePipeline(passes, diags, error)) {
+    if (!analysis::makePipeline(passes, diags, error, passOptions)) {
       std::fprintf(stderr, "gpu_record: --passes: %s\n", error.c_str());
       return 1;
     }
@@ -484,7 +494,8 @@ int main(int argc, char **argv) {
     double t0 = now();
     const std::string stdoutTmp = outDir + "/." + c.name + ".stdout.tmp";
     std::remove(stdoutTmp.c_str());
-    std::string st = runForked(limit, [&] { return childRun(c, ptxTexts[i], passes, bodyTmp, stdoutTmp); });
+    std::string st =
+        runForked(limit, [&] { return childRun(c, ptxTexts[i], passes, passOptions, bodyTmp, stdoutTmp); });
     double dt = now() - t0;
     std::string body;
     if (st == "ok")
@@ -506,7 +517,9 @@ int main(int argc, char **argv) {
     o << "grid " << c.grid[0] << " " << c.grid[1] << " " << c.grid[2] << "\n";
     o << "block " << c.block[0] << " " << c.block[1] << " " << c.block[2] << "\n";
     o << "shared " << c.shared << "\n";
-    if (!passes.empty()) o << "passes " << passes << "\n";
+    if (!passes.empty())
+      o << "passes " << passes << (passOptions.empty() ? "" : " " + analysis::formatPassOptions(passOptions))
+        << "\n";
     // Only written when used, so the .out files of plain launches keep their old form.
     if (c.cooperative) o << "launch cooperative\n";
     if (c.hasCluster()) o << "cluster " << c.cluster[0] << " " << c.cluster[1] << " " << c.cluster[2] << "\n";

@@ -1,0 +1,374 @@
+// The register allocation pass: rounds of allocate / spill, then naming by place.
+#include "regalloc/RegAlloc.h"
+
+#include "analysis/Analyses.h"
+#include "ptx/Edit.h"
+#include "regalloc/Webs.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+
+namespace regalloc {
+
+using namespace analysis;
+
+bool parseRegAllocOptions(const PassOptions &in, RegAllocOptions &out, std::string &error) {
+  if (auto it = in.find("max-registers"); it != in.end()) {
+    unsigned k = 0;
+    auto [end, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), k);
+    if (ec != std::errc() || end != it->second.data() + it->second.size() || k < 8 || k > 255) {
+      error = "--max-registers takes a number of registers from 8 to 255, not '" + it->second + "'";
+      return false;
+    }
+    out.maxRegisters = k;
+  }
+  if (auto it = in.find("spill"); it != in.end()) {
+    if (it->second == "divergence")
+      out.spill = SpillPolicy::Divergence;
+    else if (it->second == "local")
+      out.spill = SpillPolicy::Local;
+    else if (it->second == "auto")
+      out.spill = SpillPolicy::Auto;
+    else {
+      error = "--spill takes divergence, local or auto, not '" + it->second + "'";
+      return false;
+    }
+  }
+  if (auto it = in.find("allocator"); it != in.end()) {
+    if (it->second == "linear-scan")
+      out.allocator = Allocator::LinearScan;
+    else if (it->second == "graph-coloring")
+      out.allocator = Allocator::GraphColoring;
+    else {
+      error = "--allocator takes linear-scan or graph-coloring, not '" + it->second + "'";
+      return false;
+    }
+  }
+  if (auto it = in.find("maxnreg"); it != in.end()) {
+    if (it->second != "yes" && it->second != "no") {
+      error = "--maxnreg takes yes or no, not '" + it->second + "'";
+      return false;
+    }
+    out.maxnreg = it->second == "yes";
+  }
+  return true;
+}
+
+namespace {
+
+/// Static shared memory the module declares (every kernel may use it).
+uint64_t moduleSharedBytes(const ptx::Module &m) {
+  uint64_t bytes = 0;
+  for (const ptx::Variable &v : m.globals) {
+    if (v.space != ptx::Mod::Shared) continue;
+    uint64_t n = std::max(1u, ptx::bitWidth(v.type) / 8) * std::max<uint32_t>(v.vectorWidth, 1);
+    for (uint64_t d : v.dims) n *= std::max<uint64_t>(d, 1);
+    bytes += n;
+  }
+  return bytes;
+}
+
+/// Threads of a CTA at most: .reqntid / .maxntid, else 1024.
+uint32_t maxThreads(const ptx::Function &fn) {
+  for (const ptx::FunctionDirective &d : fn.directives)
+    if ((d.kind == ptx::DirectiveKind::ReqNTid || d.kind == ptx::DirectiveKind::MaxNTid) &&
+        !d.values.empty()) {
+      uint64_t n = 1;
+      for (uint32_t v : d.values) n *= std::max(v, 1u);
+      return static_cast<uint32_t>(std::min<uint64_t>(n, 1024));
+    }
+  return 1024;
+}
+
+/// Whether `fn` may call itself (directly or through other functions):
+/// its .local spill area would need a frame per call.
+bool recursive(const ptx::Module &m, const ptx::Function &fn) {
+  const ptx::InstrTable &table = ptx::InstrTable::get();
+  std::vector<const ptx::Function *> work{&fn};
+  std::vector<const ptx::Function *> seen;
+  while (!work.empty()) {
+    const ptx::Function *f = work.back();
+    work.pop_back();
+    for (const ptx::Instruction &in : f->instrs) {
+      if (!table.has(in.opcode, ptx::iflag::Call)) continue;
+      for (const ptx::Operand &op : f->operandsOf(in)) {
+        if (op.kind != ptx::OperandKind::Symbol) continue;
+        const ptx::Function *callee = m.findFunction(m.str(op.id));
+        if (!callee) continue;
+        if (callee == &fn) return true;
+        if (std::find(seen.begin(), seen.end(), callee) == seen.end()) {
+          seen.push_back(callee);
+          work.push_back(callee);
+        }
+      }
+    }
+  }
+  return false;
+}
+
+/// Names registers by place: %r{p} (32-bit), %rd{p/2}, %rq{p/4}, %rh{p}
+/// (16-bit), %rb{p} (8-bit); predicates %p<n> in order.
+void renameByPlace(ptx::Module &m, ptx::Function &fn, const Assignment &a) {
+  struct Class {
+    const char *name;
+    ptx::Type type;
+    unsigned units;
+    uint32_t count = 0, first = 0;
+  };
+  std::array<Class, 6> classes{{{"%rb", ptx::Type::B8, 1},
+                                {"%rh", ptx::Type::B16, 1},
+                                {"%r", ptx::Type::B32, 1},
+                                {"%rd", ptx::Type::B64, 2},
+                                {"%rq", ptx::Type::B128, 4},
+                                {"%p", ptx::Type::Pred, 0}}};
+  auto classOf = [&](const ptx::RegisterDecl &d) -> size_t {
+    if (d.type == ptx::Type::Pred) return 5;
+    switch (ptx::bitWidth(d.type)) {
+    case 8: return 0;
+    case 16: return 1;
+    case 32: return 2;
+    case 64: return 3;
+    default: return 4;
+    }
+  };
+  std::vector<uint8_t> cls(fn.numRegisters);
+  std::vector<uint32_t> slot(fn.numRegisters);
+  for (const ptx::RegisterDecl &d : fn.regDecls)
+    for (uint32_t k = 0; k < std::max(d.count, 1u); ++k) {
+      const uint32_t r = d.firstRegister + k;
+      cls[r] = static_cast<uint8_t>(classOf(d));
+      Class &c = classes[cls[r]];
+      slot[r] = c.units == 0 ? c.count : (a.position[r] == Assignment::kNone ? 0 : a.position[r] / c.units);
+      c.count = std::max(c.count, slot[r] + 1);
+    }
+  std::vector<ptx::RegisterDecl> decls;
+  uint32_t next = 0;
+  for (Class &c : classes) {
+    if (!c.count) continue;
+    ptx::RegisterDecl d;
+    d.name = m.names.intern(c.name);
+    d.type = c.type;
+    d.count = c.count;
+    d.firstRegister = c.first = next;
+    next += c.count;
+    decls.push_back(d);
+  }
+  auto map = [&](uint32_t r) { return classes[cls[r]].first + slot[r]; };
+  auto rename = [&](auto &self, ptx::Operand &op) -> void {
+    if (op.kind == ptx::OperandKind::Register ||
+        (op.kind == ptx::OperandKind::Address && op.base == ptx::AddressBase::Register))
+      op.id = map(op.id);
+    else if (op.isComposite())
+      for (uint32_t c = 0; c < op.count(); ++c) self(self, fn.operands[op.id + c]);
+  };
+  for (ptx::Instruction &in : fn.instrs) {
+    if (in.hasGuard) in.guard = map(in.guard);
+    for (uint16_t j = 0; j < in.numOperands; ++j) rename(rename, fn.operands[in.firstOperand + j]);
+  }
+  ptx::BodyEdit edit(fn);
+  edit.replaceRegisters(std::move(decls), next);
+  edit.apply();
+}
+
+/// Allocation rounds on `fn` (already split into webs) until nothing
+/// spills; false with `reason` when the budget cannot hold the spill code's
+/// own temporaries or the rounds do not settle.
+bool allocateRounds(ptx::Module &m, ptx::Function &fn, AnalysisManager &am, const RegAllocOptions &options,
+                    SpillState &state, FunctionAllocation &result) {
+  constexpr unsigned kMaxRounds = 12;
+  for (unsigned round = 0; round < kMaxRounds; ++round) {
+    result.rounds = round + 1;
+    LiveIntervals live(fn, am, state.unspillable);
+    if (round == 0) result.pressure = live.maxPressure();
+    Assignment a = allocate(options.allocator, live, fn.numRegisters, options.maxRegisters);
+    if (!a.feasible) {
+      result.reason =
+          "the spill code's temporaries do not fit " + std::to_string(options.maxRegisters) + " registers";
+      return false;
+    }
+    if (a.spilled.empty()) {
+      finishSpillAreas(m, fn, state);
+      renameByPlace(m, fn, a);
+      am.invalidate(fn, PreservedAnalyses::none());
+      return true;
+    }
+    insertSpillCode(m, fn, am, a.spilled, state);
+    am.invalidate(fn, PreservedAnalyses::none());
+  }
+  result.reason = "allocation did not settle in " + std::to_string(kMaxRounds) + " rounds";
+  return false;
+}
+
+} // namespace
+
+FunctionAllocation allocateFunction(ptx::Module &m, ptx::Function &fn, AnalysisManager &am,
+                                    const RegAllocOptions &options) {
+  FunctionAllocation result;
+  result.name = m.str(fn.name);
+  if (std::string why = cannotRename(m, fn, am); !why.empty()) {
+    result.reason = why;
+    return result;
+  }
+  for (const ptx::RegisterDecl &d : fn.regDecls)
+    if (d.vectorWidth) {
+      result.reason = "vector registers";
+      return result;
+    }
+  // Everything the rounds change, to restore when they fail.
+  const ptx::Function original = fn;
+  const std::vector<ptx::Variable> globals = m.globals;
+  const std::vector<ptx::TopLevel> order = m.order;
+  auto restore = [&] {
+    fn = original;
+    m.globals = globals;
+    m.order = order;
+    am.invalidate(fn, PreservedAnalyses::none());
+  };
+  const size_t instructionsBefore = fn.instrs.size();
+
+  auto attempt = [&](SpillMode mode, SpillState &state) {
+    state.mode = mode;
+    state.maxWarps = (maxThreads(fn) + 31) / 32;
+    // The shared spill areas share the SM with the kernel's own shared
+    // memory at the occupancy K allows: 64K registers, 2048 threads and
+    // 227 KiB per SM, and 48 KiB of static shared memory per CTA.
+    const uint64_t threadsPerSm = std::min<uint64_t>(2048, 65536 / options.maxRegisters);
+    const uint64_t ctasPerSm = std::max<uint64_t>(1, threadsPerSm / (state.maxWarps * 32ull));
+    const uint64_t perCta = std::min<uint64_t>(48 * 1024, 227 * 1024 / ctasPerSm);
+    const uint64_t own = moduleSharedBytes(m);
+    state.sharedLimit = static_cast<uint32_t>(perCta > own ? perCta - own : 0);
+    state.unspillable.assign(fn.numRegisters, false);
+    try {
+      return allocateRounds(m, fn, am, options, state, result);
+    } catch (const std::logic_error &e) {
+      result.reason = e.what();
+      return false;
+    }
+  };
+
+  splitWebs(m, fn, am);
+  am.invalidate(fn, PreservedAnalyses::none());
+  const ptx::Function renamed = fn;
+  SpillState state;
+  bool ok = false;
+  if (options.spill == SpillPolicy::Auto) {
+    // The cost model: ptxas at the same budget spills what does not fit to
+    // local memory, as our own allocation does with every spill local (an
+    // estimate of its spill code). Take the lattice's placement only when
+    // its weighted cost is clearly lower: shared memory is about a third of
+    // local memory's latency, a recomputation one ALU operation or two.
+    SpillState local;
+    if (!attempt(SpillMode::Local, local)) {
+      restore();
+      return result;
+    }
+    const double localCost = local.localOps * 3.0;
+    if (local.loads + local.stores == 0) {
+      result.reason = "no spills at this budget: ptxas allocates it as well";
+      restore();
+      return result;
+    }
+    fn = renamed;
+    m.globals = globals;
+    m.order = order;
+    am.invalidate(fn, PreservedAnalyses::none());
+    ok = attempt(SpillMode::Divergence, state);
+    const double cost = state.localOps * 3.0 + state.sharedOps * 1.0 + state.rematOps * 1.0;
+    if (ok && cost >= 0.9 * localCost) {
+      result.reason = "the cost model predicts no gain over local spills";
+      restore();
+      return result;
+    }
+  } else {
+    ok = attempt(options.spill == SpillPolicy::Local ? SpillMode::Local : SpillMode::Divergence, state);
+  }
+  if (ok && state.localBytes && recursive(m, fn)) {
+    ok = false;
+    result.reason = "a recursive function would need a local spill frame per call";
+  }
+  if (!ok) {
+    restore();
+    return result;
+  }
+  if (fn.isKernel && options.maxnreg) {
+    bool has = false;
+    for (ptx::FunctionDirective &d : fn.directives)
+      if (d.kind == ptx::DirectiveKind::MaxNReg && !d.values.empty()) {
+        d.values[0] = std::min(d.values[0], options.maxRegisters);
+        has = true;
+      }
+    if (!has) fn.directives.push_back({ptx::DirectiveKind::MaxNReg, {options.maxRegisters}, {}});
+  }
+  result.changed = true;
+  result.spills = state;
+  result.instructionsAdded =
+      fn.instrs.size() > instructionsBefore ? fn.instrs.size() - instructionsBefore : 0;
+  return result;
+}
+
+PreservedAnalyses RegAllocPass::run(ptx::Module &m, AnalysisManager &am) {
+  functions_.clear();
+  for (ptx::Function &fn : m.functions) {
+    if (!fn.hasBody) continue;
+    functions_.push_back(allocateFunction(m, fn, am, options_));
+  }
+  return PreservedAnalyses::none();
+}
+
+std::vector<PassStatistic> RegAllocPass::statistics() const {
+  uint64_t changed = 0, unchanged = 0, pressure = 0, loads = 0, stores = 0, remats = 0, shared = 0, local = 0,
+           added = 0;
+  std::array<uint64_t, kSpillClasses> spilled{};
+  for (const FunctionAllocation &f : functions_) {
+    (f.changed ? changed : unchanged)++;
+    pressure = std::max<uint64_t>(pressure, f.pressure);
+    if (!f.changed) continue;
+    for (size_t c = 0; c < kSpillClasses; ++c) spilled[c] += f.spills.spilled[c];
+    loads += f.spills.loads;
+    stores += f.spills.stores;
+    remats += f.spills.remats;
+    shared += f.spills.ctaBytes + f.spills.warpSlotBytes * f.spills.maxWarps;
+    local += f.spills.localBytes;
+    added += f.instructionsAdded;
+  }
+  std::vector<PassStatistic> s = {
+      {"functions allocated", changed}, {"functions unchanged", unchanged}, {"max pressure", pressure}};
+  for (size_t c = 0; c < kSpillClasses; ++c)
+    s.push_back({"spilled " + std::string(spillClassName(static_cast<SpillClass>(c))), spilled[c]});
+  s.push_back({"spill loads", loads});
+  s.push_back({"spill stores", stores});
+  s.push_back({"rematerializations", remats});
+  s.push_back({"shared bytes", shared});
+  s.push_back({"local bytes", local});
+  s.push_back({"instructions added", added});
+  return s;
+}
+
+void registerPasses() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    registerPass({"split-webs",
+                  "give each web of a register (values tied by phi-nodes) a register of its own (out of SSA)",
+                  [](ptx::DiagnosticList &, const PassOptions &, std::string &) {
+                    return std::make_unique<SplitWebsPass>();
+                  }});
+    registerPass(
+        {"regalloc",
+         "allocate registers into a budget, spilling by divergence (uniform values to shared memory)",
+         [](ptx::DiagnosticList &, const PassOptions &options, std::string &error) -> std::unique_ptr<Pass> {
+           RegAllocOptions o;
+           if (!parseRegAllocOptions(options, o, error)) return nullptr;
+           return std::make_unique<RegAllocPass>(o);
+         },
+         {{"max-registers=K", "the budget: 32-bit registers per thread (8-255, default 32)"},
+          {"spill=MODE", "divergence, local or auto (default: auto, the cost model decides)"},
+          {"allocator=NAME", "linear-scan (default) or graph-coloring"},
+          {"maxnreg=yes|no",
+           "give allocated kernels .maxnreg K, so the JIT keeps the budget (default no)"}}});
+  });
+}
+
+} // namespace regalloc

@@ -1,0 +1,74 @@
+// The `regalloc` pass: PTX virtual registers allocated into a budget of K
+// 32-bit registers per thread (64-bit values take an aligned pair, 128-bit an
+// aligned quad, predicates are counted apart and left to ptxas), with spills
+// placed by the divergence lattice (SpillCode.h). Each function is renamed
+// web by web (Webs.h), its live intervals allocated by linear scan or graph
+// colouring, spilled registers rewritten through temporaries, and the
+// allocation repeated until nothing spills; the result names registers by
+// place (%r0..%r{K-1}, %rd0.., %rh0..), so ptxas sees the allocation.
+#pragma once
+
+#include "analysis/Passes.h"
+#include "regalloc/Allocators.h"
+#include "regalloc/SpillCode.h"
+
+#include <string>
+#include <vector>
+
+namespace regalloc {
+
+enum class SpillPolicy : uint8_t {
+  Divergence, // spills placed by the lattice
+  Local,      // every spill in local memory
+  Auto,       // by the lattice where the cost model predicts a gain, else the function unchanged
+};
+
+struct RegAllocOptions {
+  unsigned maxRegisters = 32; // K
+  SpillPolicy spill = SpillPolicy::Auto;
+  Allocator allocator = Allocator::LinearScan;
+  /// Give allocated kernels `.maxnreg K`, so that the driver's JIT keeps the
+  /// budget too. Off by default: ptxas needs more than K for some
+  /// instructions (mma.sync wants 28 registers on sm_80, and 24 is its floor),
+  /// so a cap can make a module the allocator fitted fail to compile.
+  bool maxnreg = false;
+};
+
+/// From --max-registers=K, --spill=divergence|local|auto,
+/// --allocator=linear-scan|graph-coloring, --maxnreg=yes|no; false with
+/// `error` for a bad value.
+bool parseRegAllocOptions(const analysis::PassOptions &in, RegAllocOptions &out, std::string &error);
+
+/// What happened to one function.
+struct FunctionAllocation {
+  std::string name;
+  bool changed = false;
+  std::string reason;    // why it was left as it was
+  unsigned pressure = 0; // the most 32-bit units live at once, before
+  unsigned rounds = 0;
+  SpillState spills;
+  uint64_t instructionsAdded = 0;
+};
+
+/// Allocates `fn`; on failure (or when `auto` predicts no gain) leaves it as
+/// it was and says why.
+FunctionAllocation allocateFunction(ptx::Module &m, ptx::Function &fn, analysis::AnalysisManager &am,
+                                    const RegAllocOptions &options);
+
+class RegAllocPass : public analysis::Pass {
+public:
+  explicit RegAllocPass(RegAllocOptions options) : options_(options) {}
+  std::string_view name() const override { return "regalloc"; }
+  analysis::PreservedAnalyses run(ptx::Module &m, analysis::AnalysisManager &am) override;
+  std::vector<analysis::PassStatistic> statistics() const override;
+  const std::vector<FunctionAllocation> &functions() const { return functions_; }
+
+private:
+  RegAllocOptions options_;
+  std::vector<FunctionAllocation> functions_;
+};
+
+/// Adds split-webs and regalloc to analysis/'s pass registry (once).
+void registerPasses();
+
+} // namespace regalloc

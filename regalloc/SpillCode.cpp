@@ -1,0 +1,329 @@
+// Spill code placed by the divergence lattice.
+#include "regalloc/SpillCode.h"
+
+#include "analysis/Analyses.h"
+#include "analysis/Divergence.h"
+#include "ptx/Edit.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace regalloc {
+
+using namespace analysis;
+
+std::string_view spillClassName(SpillClass c) {
+  switch (c) {
+  case SpillClass::Remat: return "affine";
+  case SpillClass::CtaShared: return "cta-uniform";
+  case SpillClass::WarpShared: return "warp-uniform";
+  case SpillClass::Local: return "divergent";
+  }
+  return "divergent";
+}
+
+namespace {
+
+/// How a spilled register is kept: its class, its slot (byte offset in its
+/// area) and, for a recomputed value, the form to recompute.
+struct Placement {
+  SpillClass cls = SpillClass::Local;
+  uint32_t offset = 0;
+  int64_t constant = 0;           // Remat: c0
+  int64_t coefficient = 0;        // Remat: the tid coefficient
+  int tidComponent = -1;          // Remat: 0, 1, 2 for tid.x/y/z, -1 for none
+  uint32_t defInstr = UINT32_MAX; // Remat: the one write (erased when pure)
+};
+
+ptx::Selector componentSelector(int c) {
+  return c == 0 ? ptx::Selector::X : c == 1 ? ptx::Selector::Y : ptx::Selector::Z;
+}
+
+/// Writes instructions for one function; a spelling the table refuses is a
+/// bug of this file, reported as an exception the pass turns into a remark.
+class Emitter {
+public:
+  Emitter(ptx::Module &m, ptx::Function &fn) : m_(m), fn_(fn) {}
+  ptx::Instruction operator()(std::string_view spelling, std::initializer_list<ptx::Operand> ops) {
+    std::string error;
+    std::optional<ptx::Instruction> in = ptx::makeInstruction(m_, fn_, spelling, ops, error);
+    if (!in) throw std::logic_error("regalloc spill code: " + error);
+    return *in;
+  }
+
+private:
+  ptx::Module &m_;
+  ptx::Function &fn_;
+};
+
+/// A fresh register like `like` (a temporary of the spill code).
+uint32_t newRegister(ptx::Module &m, ptx::Function &fn, ptx::RegisterDecl like, SpillState &state) {
+  const uint32_t id = fn.numRegisters++;
+  like.count = 0;
+  like.firstRegister = id;
+  like.name = m.names.intern("%__spill" + std::to_string(id));
+  fn.regDecls.push_back(like);
+  state.unspillable.resize(fn.numRegisters, false);
+  state.unspillable[id] = true;
+  return id;
+}
+
+/// The module-scope .shared array `name` (declared before `fn`), sized later.
+ptx::Name sharedArea(ptx::Module &m, const ptx::Function &fn, std::string name) {
+  ptx::Variable v;
+  v.name = m.names.intern(name);
+  v.space = ptx::Mod::Shared;
+  v.type = ptx::Type::B8;
+  v.alignment = 16;
+  v.dims = {16};
+  const auto fnIndex = static_cast<uint32_t>(&fn - m.functions.data());
+  auto at = std::find_if(m.order.begin(), m.order.end(), [&](const ptx::TopLevel &t) {
+    return t.kind == ptx::TopLevelKind::Function && t.index == fnIndex;
+  });
+  m.order.insert(at, {ptx::TopLevelKind::Variable, static_cast<uint32_t>(m.globals.size())});
+  m.globals.push_back(v);
+  return v.name;
+}
+
+uint32_t align(uint32_t x, uint32_t a) { return (x + a - 1) / a * a; }
+
+} // namespace
+
+void insertSpillCode(ptx::Module &m, ptx::Function &fn, AnalysisManager &am,
+                     std::span<const uint32_t> spilled, SpillState &state) {
+  const DefUse &du = am.get<DefUseAnalysis>(fn);
+  const Cfg &cfg = am.get<CfgAnalysis>(fn);
+  const LoopForest &loops = am.get<LoopAnalysis>(fn);
+  const FunctionDivergence *fd =
+      state.mode == SpillMode::Divergence ? am.getModule<DivergenceAnalysis>().find(fn) : nullptr;
+  const uint32_t numRegisters = fn.numRegisters;
+  std::vector<int32_t> index(numRegisters, -1); // register -> position in `spilled`
+  for (size_t k = 0; k < spilled.size(); ++k) index[spilled[k]] = static_cast<int32_t>(k);
+
+  // Writes of each spilled register.
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> writes(spilled.size()); // (instr, def slot)
+  for (uint32_t i = 0; i < fn.instrs.size(); ++i) {
+    auto defs = du.defs(i);
+    for (uint32_t d = 0; d < defs.size(); ++d)
+      if (defs[d].var < numRegisters && index[defs[d].var] >= 0)
+        writes[index[defs[d].var]].emplace_back(i, d);
+  }
+
+  const ptx::InstrTable &table = ptx::InstrTable::get();
+  std::vector<Placement> place(spilled.size());
+  for (size_t k = 0; k < spilled.size(); ++k) {
+    const ptx::RegisterDecl decl = fn.declOf(spilled[k]);
+    const unsigned bytes = std::max(1u, ptx::bitWidth(decl.type) / 8);
+    Placement &p = place[k];
+    p.cls = SpillClass::Local;
+    if (fd && !writes[k].empty()) {
+      Uniformity level = Uniformity::CtaUniform;
+      bool inLoop = false;
+      for (auto [i, d] : writes[k]) {
+        level = join(level, fd->def(i, d));
+        inLoop |= cfg.reachable(cfg.blockOf(i)) && loops.loopOf(cfg.blockOf(i)) != kNone;
+      }
+      const auto [i0, d0] = writes[k].front();
+      const Affine &form = fd->defForm(i0, d0);
+      int tidTerms = 0, component = -1;
+      if (form.known() && form.allConst())
+        for (int c = 0; c < 3; ++c)
+          if (!form.coef(c + 1).isZero()) {
+            ++tidTerms;
+            component = c;
+          }
+      const bool single = writes[k].size() == 1 && !du.defs(i0)[d0].partial;
+      if (single && form.known() && form.allConst() &&
+          ((form.width() == 32 && tidTerms <= 1) || (form.width() == 64 && tidTerms == 0)) &&
+          ptx::bitWidth(decl.type) == form.width()) {
+        p.cls = SpillClass::Remat;
+        p.constant = form.coef(0).value;
+        p.tidComponent = component;
+        p.coefficient = component >= 0 ? form.coef(component + 1).value : 0;
+        p.defInstr = i0;
+      } else if (fn.isKernel && level != Uniformity::Divergent) {
+        // A CTA slot is shared by warps that run at their own pace: only a
+        // value written once per thread can live there.
+        const bool cta = level == Uniformity::CtaUniform && !inLoop;
+        const uint32_t need =
+            cta ? align(state.ctaBytes, bytes) + bytes
+                : state.ctaBytes + state.maxWarps * (align(state.warpSlotBytes, bytes) + bytes);
+        const uint32_t total = cta ? need + state.maxWarps * state.warpSlotBytes : need;
+        if (total <= state.sharedLimit) p.cls = cta ? SpillClass::CtaShared : SpillClass::WarpShared;
+      }
+    }
+    switch (p.cls) {
+    case SpillClass::Remat: break;
+    case SpillClass::CtaShared:
+      p.offset = align(state.ctaBytes, bytes);
+      state.ctaBytes = p.offset + bytes;
+      break;
+    case SpillClass::WarpShared:
+      p.offset = align(state.warpSlotBytes, bytes);
+      state.warpSlotBytes = p.offset + bytes;
+      break;
+    case SpillClass::Local:
+      p.offset = align(state.localBytes, bytes);
+      state.localBytes = p.offset + bytes;
+      break;
+    }
+    ++state.spilled[static_cast<size_t>(p.cls)];
+  }
+
+  Emitter emit(m, fn);
+  ptx::BodyEdit edit(fn);
+  const std::string fnName(m.str(fn.name));
+  auto needArea = [&](SpillClass c) {
+    if (c == SpillClass::Local && !state.localArea) {
+      ptx::Variable v;
+      v.name = state.localArea = m.names.intern("__ptxvm_spill_local");
+      v.space = ptx::Mod::Local;
+      v.type = ptx::Type::B8;
+      v.alignment = 16;
+      v.dims = {16};
+      fn.body.insert(fn.body.begin(), {ptx::StmtKind::Variable, 1, static_cast<uint32_t>(fn.locals.size())});
+      fn.locals.push_back(v);
+    } else if (c == SpillClass::CtaShared && !state.ctaArea) {
+      state.ctaArea = sharedArea(m, fn, "__ptxvm_spill_cta_" + fnName);
+    } else if (c == SpillClass::WarpShared && !state.warpArea) {
+      state.warpArea = sharedArea(m, fn, "__ptxvm_spill_warp_" + fnName);
+      // warpBase = area + (linear thread index / 32) * bytes per warp.
+      ptx::RegisterDecl b32;
+      b32.type = ptx::Type::B32;
+      const uint32_t w = state.warpBase = newRegister(m, fn, b32, state);
+      const analysis::LaunchShape shape = analysis::LaunchShape::ofFunction(fn);
+      using ptx::SpecialReg;
+      auto reg = ptx::registerOperand;
+      auto sreg = [](SpecialReg r, ptx::Selector s) { return ptx::specialOperand(r, s); };
+      const bool linear = shape.kind == analysis::LaunchShape::Kind::Linear ||
+                          (shape.kind == analysis::LaunchShape::Kind::Exact && shape.y == 1 && shape.z == 1);
+      const uint32_t t = newRegister(m, fn, b32, state);
+      if (linear) {
+        edit.insertAtEntry(emit("mov.u32", {reg(w), sreg(SpecialReg::Tid, ptx::Selector::X)}));
+      } else {
+        edit.insertAtEntry(emit("mov.u32", {reg(w), sreg(SpecialReg::Tid, ptx::Selector::Z)}));
+        edit.insertAtEntry(emit("mov.u32", {reg(t), sreg(SpecialReg::Ntid, ptx::Selector::Y)}));
+        edit.insertAtEntry(emit("mul.lo.u32", {reg(w), reg(w), reg(t)}));
+        edit.insertAtEntry(emit("mov.u32", {reg(t), sreg(SpecialReg::Tid, ptx::Selector::Y)}));
+        edit.insertAtEntry(emit("add.u32", {reg(w), reg(w), reg(t)}));
+        edit.insertAtEntry(emit("mov.u32", {reg(t), sreg(SpecialReg::Ntid, ptx::Selector::X)}));
+        edit.insertAtEntry(emit("mul.lo.u32", {reg(w), reg(w), reg(t)}));
+        edit.insertAtEntry(emit("mov.u32", {reg(t), sreg(SpecialReg::Tid, ptx::Selector::X)}));
+        edit.insertAtEntry(emit("add.u32", {reg(w), reg(w), reg(t)}));
+      }
+      edit.insertAtEntry(emit("shr.u32", {reg(w), reg(w), ptx::intOperand(5)}));
+      ptx::Instruction scale = emit("mul.lo.u32", {reg(w), reg(w), ptx::intOperand(0)});
+      state.strideOperand = scale.firstOperand + 2;
+      edit.insertAtEntry(scale);
+      edit.insertAtEntry(emit("mov.u32", {reg(t), ptx::symbolOperand(state.warpArea)}));
+      edit.insertAtEntry(emit("add.u32", {reg(w), reg(w), reg(t)}));
+    }
+  };
+  for (const Placement &p : place) needArea(p.cls);
+
+  std::vector<uint32_t> here;
+  for (uint32_t i = 0; i < fn.instrs.size(); ++i) {
+    here.clear();
+    const uint32_t block = cfg.blockOf(i);
+    const uint32_t loop = block < cfg.numBlocks() && cfg.reachable(block) ? loops.loopOf(block) : kNone;
+    const double frequency =
+        std::pow(10.0, std::min<uint32_t>(loop == kNone ? 0 : loops.loop(loop).depth, 4));
+    bool eraseDef = false;
+    for (const Use &u : du.uses(i))
+      if (u.var < numRegisters && index[u.var] >= 0) here.push_back(u.var);
+    for (const Def &d : du.defs(i))
+      if (d.var < numRegisters && index[d.var] >= 0) here.push_back(d.var);
+    std::sort(here.begin(), here.end());
+    here.erase(std::unique(here.begin(), here.end()), here.end());
+    for (uint32_t r : here) {
+      const Placement &p = place[index[r]];
+      const ptx::RegisterDecl decl = fn.declOf(r);
+      const std::string width = std::to_string(std::max(8u, ptx::bitWidth(decl.type)));
+      bool reads = false, writes = false, partial = false;
+      for (const Use &u : du.uses(i)) reads |= u.var == r;
+      for (const Def &d : du.defs(i))
+        if (d.var == r) {
+          writes = true;
+          partial |= d.partial;
+        }
+      reads |= partial;
+      if (p.cls == SpillClass::Remat && i == p.defInstr) {
+        const uint32_t flags = table.flags(fn.instrs[i].opcode, m.desc(fn.instrs[i]).modifiers());
+        const uint32_t effects = ptx::iflag::Store | ptx::iflag::Atomic | ptx::iflag::Call |
+                                 ptx::iflag::Barrier | ptx::iflag::WarpSync | ptx::iflag::Terminator |
+                                 ptx::iflag::Texture | ptx::iflag::Tensor | ptx::iflag::Load |
+                                 ptx::iflag::CarryOut;
+        if (!(flags & effects) && du.defs(i).size() == 1 && !reads) {
+          eraseDef = true;
+          continue;
+        }
+      }
+      const uint32_t t = newRegister(m, fn, decl, state);
+      auto address = [&]() {
+        switch (p.cls) {
+        case SpillClass::Local: return ptx::symbolAddress(state.localArea, p.offset);
+        case SpillClass::CtaShared: return ptx::symbolAddress(state.ctaArea, p.offset);
+        default: return ptx::registerAddress(state.warpBase, p.offset);
+        }
+      };
+      const std::string space = p.cls == SpillClass::Local ? "local" : "shared";
+      if (reads) {
+        if (p.cls == SpillClass::Remat) {
+          ++state.remats;
+          state.rematOps += frequency;
+          if (p.tidComponent < 0) {
+            edit.insertBefore(i,
+                              emit("mov.b" + width, {ptx::registerOperand(t), ptx::intOperand(p.constant)}));
+          } else {
+            edit.insertBefore(i, emit("mov.u32", {ptx::registerOperand(t),
+                                                  ptx::specialOperand(ptx::SpecialReg::Tid,
+                                                                      componentSelector(p.tidComponent))}));
+            if (p.coefficient != 1 || p.constant != 0)
+              edit.insertBefore(
+                  i, emit("mad.lo.s32", {ptx::registerOperand(t), ptx::registerOperand(t),
+                                         ptx::intOperand(p.coefficient), ptx::intOperand(p.constant)}));
+          }
+        } else {
+          ++state.loads;
+          (p.cls == SpillClass::Local ? state.localOps : state.sharedOps) += frequency;
+          edit.insertBefore(i, emit("ld." + space + ".b" + width, {ptx::registerOperand(t), address()}));
+        }
+      }
+      if (writes && p.cls != SpillClass::Remat) {
+        ++state.stores;
+        (p.cls == SpillClass::Local ? state.localOps : state.sharedOps) += frequency;
+        edit.insertAfter(i, emit("st." + space + ".b" + width, {address(), ptx::registerOperand(t)}));
+      }
+      // Every mention of r in the instruction names t.
+      ptx::Instruction &in = fn.instrs[i];
+      auto rename = [&](auto &self, ptx::Operand &op) -> void {
+        if ((op.kind == ptx::OperandKind::Register ||
+             (op.kind == ptx::OperandKind::Address && op.base == ptx::AddressBase::Register)) &&
+            op.id == r)
+          op.id = t;
+        else if (op.isComposite())
+          for (uint32_t c = 0; c < op.count(); ++c) self(self, fn.operands[op.id + c]);
+      };
+      for (uint16_t j = 0; j < in.numOperands; ++j) rename(rename, fn.operands[in.firstOperand + j]);
+      if (in.hasGuard && in.guard == r) in.guard = t;
+    }
+    if (eraseDef) edit.erase(i);
+  }
+  edit.apply();
+}
+
+void finishSpillAreas(ptx::Module &m, ptx::Function &fn, SpillState &state) {
+  auto resize = [&](ptx::Name name, uint32_t bytes) {
+    for (ptx::Variable &v : m.globals)
+      if (v.name == name) v.dims = {std::max(bytes, 1u)};
+    for (ptx::Variable &v : fn.locals)
+      if (v.name == name) v.dims = {std::max(bytes, 1u)};
+  };
+  if (state.localArea) resize(state.localArea, align(state.localBytes, 16));
+  if (state.ctaArea) resize(state.ctaArea, align(state.ctaBytes, 16));
+  const uint32_t stride = align(state.warpSlotBytes, 16);
+  if (state.warpArea) resize(state.warpArea, stride * state.maxWarps);
+  if (state.strideOperand != UINT32_MAX) fn.operands[state.strideOperand].value = stride;
+}
+
+} // namespace regalloc

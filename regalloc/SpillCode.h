@@ -1,0 +1,62 @@
+// Where a spilled register goes, chosen by the divergence lattice (Sampaio et
+// al.): an affine function of the thread id is recomputed where it is read;
+// a warp-uniform value takes one slot per warp in shared memory, a
+// CTA-uniform one written once per thread one slot per CTA; the rest goes to
+// local memory. The rewrite gives every instruction that names a spilled
+// register a short temporary: loaded (or recomputed) before, stored after.
+#pragma once
+
+#include "analysis/PassManager.h"
+#include "ptx/IR.h"
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace regalloc {
+
+enum class SpillMode : uint8_t {
+  Divergence, // by the lattice
+  Local,      // everything to local memory (the classic allocator)
+};
+
+enum class SpillClass : uint8_t { Remat, CtaShared, WarpShared, Local };
+constexpr size_t kSpillClasses = 4;
+std::string_view spillClassName(SpillClass c);
+
+/// What the spill code of one function holds across allocation rounds.
+struct SpillState {
+  SpillMode mode = SpillMode::Divergence;
+  /// Bytes of shared memory the spill areas may take (per CTA).
+  uint32_t sharedLimit = 0;
+  /// Warps of a CTA at most (from .reqntid/.maxntid, else 32).
+  uint32_t maxWarps = 32;
+  /// Per register: a temporary of the spill code (never spilled).
+  std::vector<bool> unspillable;
+  uint32_t localBytes = 0, warpSlotBytes = 0, ctaBytes = 0;
+  ptx::Name localArea = ptx::kNoName, warpArea = ptx::kNoName, ctaArea = ptx::kNoName;
+  /// The register holding this warp's slot base in the warp area, and the
+  /// operand (into Function::operands) that multiplies the warp index by
+  /// the per-warp bytes, patched once they are known.
+  uint32_t warpBase = UINT32_MAX;
+  uint32_t strideOperand = UINT32_MAX;
+  /// Registers spilled per class; instructions added.
+  std::array<uint64_t, kSpillClasses> spilled{};
+  uint64_t loads = 0, stores = 0, remats = 0;
+  /// The same instructions weighted by 10^loop depth (at most 10^4), the
+  /// cost model's inputs: memory operations per space, recomputations.
+  double localOps = 0, sharedOps = 0, rematOps = 0;
+};
+
+/// Rewrites `spilled` registers of `fn` through temporaries, each placed by
+/// state.mode; the caller drops the analyses of `fn` afterwards.
+void insertSpillCode(ptx::Module &m, ptx::Function &fn, analysis::AnalysisManager &am,
+                     std::span<const uint32_t> spilled, SpillState &state);
+
+/// Declares the spill areas (sized now that every round is done) and
+/// patches the warp base computation.
+void finishSpillAreas(ptx::Module &m, ptx::Function &fn, SpillState &state);
+
+} // namespace regalloc
