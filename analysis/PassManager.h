@@ -122,6 +122,8 @@ public:
   virtual PreservedAnalyses run(ptx::Module &m, AnalysisManager &am) = 0;
   /// What the last run did, for --stats and reports.
   virtual std::vector<PassStatistic> statistics() const { return {}; }
+  /// What the last run did per function, a line each ("f: unchanged: why").
+  virtual std::vector<std::string> remarks() const { return {}; }
   /// Errors the last run found (a verifier pass): the pipeline stops.
   virtual bool failed() const { return false; }
 };

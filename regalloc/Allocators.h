@@ -8,6 +8,7 @@
 #include "regalloc/LiveIntervals.h"
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -36,6 +37,11 @@ Assignment linearScan(const LiveIntervals &live, uint32_t numRegisters, unsigned
 /// Chaitin-Briggs graph colouring with optimistic simplification; the
 /// degree of a node counts each neighbour by the units it can block.
 Assignment graphColoring(const LiveIntervals &live, uint32_t numRegisters, unsigned budget);
+
+/// Whether `a` places every interval of `live` inside the budget with no two
+/// intersecting intervals on a common unit: an empty string, or the first
+/// conflict. The pass checks every allocation it keeps.
+std::string checkAssignment(const LiveIntervals &live, const Assignment &a, unsigned budget);
 
 Assignment allocate(Allocator a, const LiveIntervals &live, uint32_t numRegisters, unsigned budget);
 

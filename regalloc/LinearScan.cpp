@@ -15,6 +15,25 @@ Assignment allocate(Allocator a, const LiveIntervals &live, uint32_t numRegister
                                     : graphColoring(live, numRegisters, budget);
 }
 
+std::string checkAssignment(const LiveIntervals &live, const Assignment &a, unsigned budget) {
+  std::vector<std::vector<const LiveInterval *>> byUnit(budget);
+  for (const LiveInterval &iv : live.intervals()) {
+    if (!iv.units) continue;
+    const uint32_t p = a.position[iv.reg];
+    if (p == Assignment::kNone || p % iv.units || p + iv.units > budget)
+      return "register " + std::to_string(iv.reg) + " has no aligned place in the budget";
+    for (unsigned u = 0; u < iv.units; ++u) byUnit[p + u].push_back(&iv);
+  }
+  for (unsigned u = 0; u < budget; ++u)
+    for (size_t i = 0; i < byUnit[u].size(); ++i)
+      for (size_t j = i + 1; j < byUnit[u].size(); ++j)
+        if (byUnit[u][i]->intersects(*byUnit[u][j]))
+          return "registers " + std::to_string(byUnit[u][i]->reg) + " and " +
+                 std::to_string(byUnit[u][j]->reg) + " share unit " + std::to_string(u) +
+                 " while both are live";
+  return "";
+}
+
 Assignment linearScan(const LiveIntervals &live, uint32_t numRegisters, unsigned budget) {
   Assignment out;
   out.position.assign(numRegisters, Assignment::kNone);

@@ -190,6 +190,9 @@ bool allocateRounds(ptx::Module &m, ptx::Function &fn, AnalysisManager &am, cons
       return false;
     }
     if (a.spilled.empty()) {
+      if (std::string conflict = checkAssignment(live, a, options.maxRegisters); !conflict.empty())
+        throw std::logic_error("regalloc: " + std::string(allocatorName(options.allocator)) + " placed " +
+                               conflict);
       finishSpillAreas(m, fn, state);
       renameByPlace(m, fn, a);
       am.invalidate(fn, PreservedAnalyses::none());
@@ -241,6 +244,8 @@ FunctionAllocation allocateFunction(ptx::Module &m, ptx::Function &fn, AnalysisM
     const uint64_t own = moduleSharedBytes(m);
     state.sharedLimit = static_cast<uint32_t>(perCta > own ? perCta - own : 0);
     state.unspillable.assign(fn.numRegisters, false);
+    state.facts.clear();
+    if (mode == SpillMode::Divergence) recordRegisterFacts(fn, am, state);
     try {
       return allocateRounds(m, fn, am, options, state, result);
     } catch (const std::logic_error &e) {
@@ -309,6 +314,36 @@ FunctionAllocation allocateFunction(ptx::Module &m, ptx::Function &fn, AnalysisM
   return result;
 }
 
+std::string checkAllocation(const ptx::Module &m, const ptx::Function &fn, AnalysisManager &am,
+                            unsigned budget) {
+  // The place of each register from its name: %r{p}, %rd{p/2}, ...
+  std::vector<uint32_t> place(fn.numRegisters, Assignment::kNone);
+  for (const ptx::RegisterDecl &d : fn.regDecls) {
+    const unsigned units = unitsOf(d);
+    if (!units) continue;
+    const std::string_view name = m.str(d.name);
+    if (!d.count || (name != "%r" && name != "%rd" && name != "%rq" && name != "%rh" && name != "%rb"))
+      return "register " + std::string(name) + " is not named by place";
+    if (d.count * units > budget)
+      return std::string(name) + "<" + std::to_string(d.count) + "> passes the budget of " +
+             std::to_string(budget) + " units";
+    for (uint32_t k = 0; k < d.count; ++k) place[d.firstRegister + k] = k * units;
+  }
+  LiveIntervals live(fn, am, {});
+  std::vector<std::vector<const LiveInterval *>> byUnit(budget);
+  for (const LiveInterval &iv : live.intervals())
+    for (unsigned u = 0; u < iv.units; ++u) byUnit[place[iv.reg] + u].push_back(&iv);
+  for (unsigned u = 0; u < budget; ++u)
+    for (size_t i = 0; i < byUnit[u].size(); ++i)
+      for (size_t j = i + 1; j < byUnit[u].size(); ++j)
+        if (byUnit[u][i]->reg != byUnit[u][j]->reg && byUnit[u][i]->intersects(*byUnit[u][j]))
+          return ptx::registerName(m, fn, byUnit[u][i]->reg) + " and " +
+                 ptx::registerName(m, fn, byUnit[u][j]->reg) + " share unit " + std::to_string(u) +
+                 " while both are live (position " +
+                 std::to_string(byUnit[u][i]->firstIntersection(*byUnit[u][j])) + ")";
+  return "";
+}
+
 PreservedAnalyses RegAllocPass::run(ptx::Module &m, AnalysisManager &am) {
   functions_.clear();
   for (ptx::Function &fn : m.functions) {
@@ -345,6 +380,26 @@ std::vector<PassStatistic> RegAllocPass::statistics() const {
   s.push_back({"local bytes", local});
   s.push_back({"instructions added", added});
   return s;
+}
+
+std::vector<std::string> RegAllocPass::remarks() const {
+  std::vector<std::string> lines;
+  for (const FunctionAllocation &f : functions_) {
+    std::string line = f.name + ": pressure " + std::to_string(f.pressure) + ", ";
+    if (!f.changed) {
+      line += "unchanged: " + f.reason;
+    } else {
+      line += "allocated in " + std::to_string(f.rounds) + " round(s)";
+      std::string spills;
+      for (size_t c = 0; c < kSpillClasses; ++c)
+        if (f.spills.spilled[c])
+          spills += (spills.empty() ? "" : ", ") + std::to_string(f.spills.spilled[c]) + " " +
+                    std::string(spillClassName(static_cast<SpillClass>(c)));
+      if (!spills.empty()) line += ", spilled " + spills;
+    }
+    lines.push_back(std::move(line));
+  }
+  return lines;
 }
 
 void registerPasses() {

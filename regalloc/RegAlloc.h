@@ -61,12 +61,19 @@ public:
   std::string_view name() const override { return "regalloc"; }
   analysis::PreservedAnalyses run(ptx::Module &m, analysis::AnalysisManager &am) override;
   std::vector<analysis::PassStatistic> statistics() const override;
+  std::vector<std::string> remarks() const override;
   const std::vector<FunctionAllocation> &functions() const { return functions_; }
 
 private:
   RegAllocOptions options_;
   std::vector<FunctionAllocation> functions_;
 };
+
+/// Checks an allocated function: every allocatable register is named by
+/// place within the budget and no two registers whose live intervals
+/// intersect share a unit. An empty string, or what is wrong.
+std::string checkAllocation(const ptx::Module &m, const ptx::Function &fn, analysis::AnalysisManager &am,
+                            unsigned budget);
 
 /// Adds split-webs and regalloc to analysis/'s pass registry (once).
 void registerPasses();

@@ -89,13 +89,59 @@ uint32_t align(uint32_t x, uint32_t a) { return (x + a - 1) / a * a; }
 
 } // namespace
 
+void recordRegisterFacts(ptx::Function &fn, AnalysisManager &am, SpillState &state) {
+  const DefUse &du = am.get<DefUseAnalysis>(fn);
+  const Cfg &cfg = am.get<CfgAnalysis>(fn);
+  const LoopForest &loops = am.get<LoopAnalysis>(fn);
+  const FunctionDivergence *fd = am.getModule<DivergenceAnalysis>().find(fn);
+  state.facts.assign(fn.numRegisters, {});
+  if (!fd) return;
+  std::vector<uint32_t> writes(fn.numRegisters, 0);
+  std::vector<bool> partial(fn.numRegisters, false);
+  for (uint32_t i = 0; i < fn.instrs.size(); ++i) {
+    auto defs = du.defs(i);
+    const uint32_t block = cfg.blockOf(i);
+    const bool reachable = block < cfg.numBlocks() && cfg.reachable(block);
+    for (uint32_t d = 0; d < defs.size(); ++d) {
+      const uint32_t r = defs[d].var;
+      if (r >= fn.numRegisters) continue;
+      RegisterFacts &f = state.facts[r];
+      if (!f.known) {
+        f.known = true;
+        f.level = Uniformity::CtaUniform;
+      }
+      f.level = join(f.level, fd->def(i, d));
+      f.inLoop |= reachable && loops.loopOf(block) != kNone;
+      partial[r] = partial[r] || defs[d].partial;
+      if (++writes[r] > 1) {
+        f.remat = false;
+        continue;
+      }
+      const Affine &form = fd->defForm(i, d);
+      int tidTerms = 0, component = -1;
+      if (form.known() && form.allConst())
+        for (int c = 0; c < 3; ++c)
+          if (!form.coef(c + 1).isZero()) {
+            ++tidTerms;
+            component = c;
+          }
+      const unsigned width = ptx::bitWidth(fn.declOf(r).type);
+      f.remat = form.known() && form.allConst() && width == form.width() &&
+                ((width == 32 && tidTerms <= 1) || (width == 64 && tidTerms == 0));
+      f.constant = form.coef(0).value;
+      f.tidComponent = component;
+      f.coefficient = component >= 0 ? form.coef(component + 1).value : 0;
+    }
+  }
+  for (uint32_t r = 0; r < fn.numRegisters; ++r)
+    if (partial[r]) state.facts[r].remat = false;
+}
+
 void insertSpillCode(ptx::Module &m, ptx::Function &fn, AnalysisManager &am,
                      std::span<const uint32_t> spilled, SpillState &state) {
   const DefUse &du = am.get<DefUseAnalysis>(fn);
   const Cfg &cfg = am.get<CfgAnalysis>(fn);
   const LoopForest &loops = am.get<LoopAnalysis>(fn);
-  const FunctionDivergence *fd =
-      state.mode == SpillMode::Divergence ? am.getModule<DivergenceAnalysis>().find(fn) : nullptr;
   const uint32_t numRegisters = fn.numRegisters;
   std::vector<int32_t> index(numRegisters, -1); // register -> position in `spilled`
   for (size_t k = 0; k < spilled.size(); ++k) index[spilled[k]] = static_cast<int32_t>(k);
@@ -114,37 +160,20 @@ void insertSpillCode(ptx::Module &m, ptx::Function &fn, AnalysisManager &am,
   for (size_t k = 0; k < spilled.size(); ++k) {
     const ptx::RegisterDecl decl = fn.declOf(spilled[k]);
     const unsigned bytes = std::max(1u, ptx::bitWidth(decl.type) / 8);
+    const RegisterFacts facts = spilled[k] < state.facts.size() ? state.facts[spilled[k]] : RegisterFacts{};
     Placement &p = place[k];
     p.cls = SpillClass::Local;
-    if (fd && !writes[k].empty()) {
-      Uniformity level = Uniformity::CtaUniform;
-      bool inLoop = false;
-      for (auto [i, d] : writes[k]) {
-        level = join(level, fd->def(i, d));
-        inLoop |= cfg.reachable(cfg.blockOf(i)) && loops.loopOf(cfg.blockOf(i)) != kNone;
-      }
-      const auto [i0, d0] = writes[k].front();
-      const Affine &form = fd->defForm(i0, d0);
-      int tidTerms = 0, component = -1;
-      if (form.known() && form.allConst())
-        for (int c = 0; c < 3; ++c)
-          if (!form.coef(c + 1).isZero()) {
-            ++tidTerms;
-            component = c;
-          }
-      const bool single = writes[k].size() == 1 && !du.defs(i0)[d0].partial;
-      if (single && form.known() && form.allConst() &&
-          ((form.width() == 32 && tidTerms <= 1) || (form.width() == 64 && tidTerms == 0)) &&
-          ptx::bitWidth(decl.type) == form.width()) {
+    if (state.mode == SpillMode::Divergence && facts.known && !writes[k].empty()) {
+      if (facts.remat && writes[k].size() == 1) {
         p.cls = SpillClass::Remat;
-        p.constant = form.coef(0).value;
-        p.tidComponent = component;
-        p.coefficient = component >= 0 ? form.coef(component + 1).value : 0;
-        p.defInstr = i0;
-      } else if (fn.isKernel && level != Uniformity::Divergent) {
+        p.constant = facts.constant;
+        p.tidComponent = facts.tidComponent;
+        p.coefficient = facts.coefficient;
+        p.defInstr = writes[k].front().first;
+      } else if (fn.isKernel && facts.level != Uniformity::Divergent) {
         // A CTA slot is shared by warps that run at their own pace: only a
         // value written once per thread can live there.
-        const bool cta = level == Uniformity::CtaUniform && !inLoop;
+        const bool cta = facts.level == Uniformity::CtaUniform && !facts.inLoop;
         const uint32_t need =
             cta ? align(state.ctaBytes, bytes) + bytes
                 : state.ctaBytes + state.maxWarps * (align(state.warpSlotBytes, bytes) + bytes);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "analysis/PassManager.h"
+#include "analysis/Uniformity.h"
 #include "ptx/IR.h"
 
 #include <array>
@@ -26,6 +27,18 @@ enum class SpillClass : uint8_t { Remat, CtaShared, WarpShared, Local };
 constexpr size_t kSpillClasses = 4;
 std::string_view spillClassName(SpillClass c);
 
+/// What the analyses say of a register before any spill code: the rounds
+/// after the first see reloads from memory where values were computed, and
+/// would know less.
+struct RegisterFacts {
+  bool known = false;
+  analysis::Uniformity level = analysis::Uniformity::Divergent;
+  bool inLoop = false; // written inside a loop
+  bool remat = false;  // one full write of c0 + c1·tid.k (32-bit) or c0 (64-bit)
+  int64_t constant = 0, coefficient = 0;
+  int tidComponent = -1; // 0, 1, 2 for tid.x/y/z; -1: a constant
+};
+
 /// What the spill code of one function holds across allocation rounds.
 struct SpillState {
   SpillMode mode = SpillMode::Divergence;
@@ -35,6 +48,8 @@ struct SpillState {
   uint32_t maxWarps = 32;
   /// Per register: a temporary of the spill code (never spilled).
   std::vector<bool> unspillable;
+  /// Per register of the function before the first round.
+  std::vector<RegisterFacts> facts;
   uint32_t localBytes = 0, warpSlotBytes = 0, ctaBytes = 0;
   ptx::Name localArea = ptx::kNoName, warpArea = ptx::kNoName, ctaArea = ptx::kNoName;
   /// The register holding this warp's slot base in the warp area, and the
@@ -49,6 +64,10 @@ struct SpillState {
   /// cost model's inputs: memory operations per space, recomputations.
   double localOps = 0, sharedOps = 0, rematOps = 0;
 };
+
+/// Fills state.facts from the analyses of `fn` as it is now (before any
+/// spill code).
+void recordRegisterFacts(ptx::Function &fn, analysis::AnalysisManager &am, SpillState &state);
 
 /// Rewrites `spilled` registers of `fn` through temporaries, each placed by
 /// state.mode; the caller drops the analyses of `fn` afterwards.

@@ -62,11 +62,17 @@ int opt(const OptOptions &o, const CLI::App &cmd) {
         std::fprintf(stderr, "%s: %s %llu\n", std::string(pass.name()).c_str(), s.name.c_str(),
                      static_cast<unsigned long long>(s.value));
     }
+    boost::json::array remarks;
+    for (const std::string &line : pass.remarks()) {
+      remarks.push_back(boost::json::string(line));
+      if (o.stats) std::fprintf(stderr, "%s: %s\n", std::string(pass.name()).c_str(), line.c_str());
+    }
     if (o.stats)
       std::fprintf(stderr, "%s: %.3f ms\n", std::string(pass.name()).c_str(), pm.seconds()[i] * 1e3);
     passes.push_back(boost::json::object{{"name", std::string(pass.name())},
                                          {"seconds", pm.seconds()[i]},
-                                         {"statistics", std::move(figures)}});
+                                         {"statistics", std::move(figures)},
+                                         {"remarks", std::move(remarks)}});
   }
   if (!o.report.empty()) {
     boost::json::object report{{"file", o.in.file}, {"ok", ok}, {"passes", std::move(passes)}};

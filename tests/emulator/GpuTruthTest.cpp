@@ -725,6 +725,18 @@ TEST_P(GpuTruth, RegisterAllocationComputesTheSame) {
     ASSERT_TRUE(pipeline) << error;
     analysis::AnalysisManager am(*module);
     ASSERT_TRUE(pipeline->run(*module, am)) << diags.all().front().renderText();
+    const unsigned budget = static_cast<unsigned>(std::stoul(v.registers));
+    for (const ptx::Function &fn : module->functions) {
+      bool changed = false;
+      for (const regalloc::FunctionAllocation &f :
+           static_cast<const regalloc::RegAllocPass &>(*pipeline->passes()[0]).functions())
+        changed |= f.changed && f.name == module->str(fn.name);
+      if (changed) {
+        EXPECT_EQ(regalloc::checkAllocation(*module, fn, am, budget), "") << module->str(fn.name);
+      }
+    }
+    for (const std::string &remark : pipeline->passes()[0]->remarks())
+      EXPECT_EQ(remark.find("regalloc"), std::string::npos) << "an internal check failed: " << remark;
     const std::string allocated = ptx::writeModule(*module);
     const EmuResult run = runCase(c, allocated, false, c.ptx + " (allocated)");
     ASSERT_TRUE(run.parsed && run.decoded && run.result.ok && run.errorKinds().empty())
