@@ -46,6 +46,19 @@ if(TARGET ptxvm AND TARGET apps AND PTXVM_EXEC_READY)
                      --work "${CMAKE_CURRENT_BINARY_DIR}/apps-work")
     # expect.py stops a run after 150 s and reports it; the CTest limit is a backstop.
     set_tests_properties(${_test} PROPERTIES LABELS "${_labels}" TIMEOUT 200)
+    # The self-checking programs with every module register-allocated (issue 13): at 24
+    # registers with spills placed by divergence, and at 16 with every spill in local memory.
+    if(_labels STREQUAL "apps")
+      add_test(NAME regalloc.app.${_name}
+               COMMAND $<TARGET_FILE:ptxvm> exec --passes=regalloc,verify --max-registers=24
+                       --spill=divergence -- "${_apps_dir}/${_name}")
+      add_test(NAME regalloc-local.app.${_name}
+               COMMAND $<TARGET_FILE:ptxvm> exec --passes=regalloc,verify --max-registers=16 --spill=local
+                       --allocator=graph-coloring -- "${_apps_dir}/${_name}")
+      set_tests_properties(regalloc.app.${_name} regalloc-local.app.${_name} PROPERTIES
+                           LABELS "apps;regalloc" TIMEOUT 200 PASS_REGULAR_EXPRESSION "PASSED"
+                           FAIL_REGULAR_EXPRESSION "FAILED")
+    endif()
   endforeach()
 elseif(TARGET apps)
   message(STATUS "kernels/apps: programs built; their ptxvm exec tests wait for PTXVM_EXEC_READY")
