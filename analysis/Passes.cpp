@@ -5,6 +5,7 @@
 #include "ptx/Verifier.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <deque>
 #include <mutex>
 
@@ -36,6 +37,22 @@ PreservedAnalyses StripDebugPass::run(ptx::Module &m, AnalysisManager &) {
   return PreservedAnalyses::all();
 }
 
+PreservedAnalyses MaxNRegPass::run(ptx::Module &m, AnalysisManager &) {
+  capped_ = 0;
+  for (ptx::Function &f : m.functions) {
+    if (!f.isKernel) continue;
+    bool has = false;
+    for (ptx::FunctionDirective &d : f.directives)
+      if (d.kind == ptx::DirectiveKind::MaxNReg && !d.values.empty()) {
+        d.values[0] = std::min(d.values[0], k_);
+        has = true;
+      }
+    if (!has) f.directives.push_back({ptx::DirectiveKind::MaxNReg, {k_}, {}});
+    ++capped_;
+  }
+  return PreservedAnalyses::all();
+}
+
 namespace {
 
 std::mutex registryMutex;
@@ -58,6 +75,23 @@ std::span<const PassInfo> builtInPasses() {
        [](ptx::DiagnosticList &, const PassOptions &, std::string &) {
          return std::make_unique<UniformBranchesPass>();
        }},
+      {"maxnreg",
+       "cap every kernel's registers with .maxnreg K (ptxas -maxrregcount=K, kept by the JIT)",
+       [](ptx::DiagnosticList &, const PassOptions &options, std::string &error) -> std::unique_ptr<Pass> {
+         auto it = options.find("max-registers");
+         unsigned long k = 0;
+         if (it != options.end()) {
+           char *end = nullptr;
+           k = std::strtoul(it->second.c_str(), &end, 10);
+           if (it->second.empty() || *end) k = 0;
+         }
+         if (k < 1 || k > 255) {
+           error = "maxnreg needs --max-registers=K, K from 1 to 255";
+           return nullptr;
+         }
+         return std::make_unique<MaxNRegPass>(static_cast<uint32_t>(k));
+       },
+       {{"max-registers=K", "registers per thread: regalloc's budget (8-255, default 32), maxnreg's cap"}}},
   };
   return kPasses;
 }

@@ -81,4 +81,19 @@ private:
   uint64_t locations_ = 0, files_ = 0, sections_ = 0; // .loc directives, .file entries, sections
 };
 
+/// Caps every kernel's registers with `.maxnreg K` (K from the option
+/// max-registers): what `ptxas -maxrregcount=K` does, in the PTX, so that
+/// the driver's JIT keeps it too.
+class MaxNRegPass : public Pass {
+public:
+  explicit MaxNRegPass(uint32_t k) : k_(k) {}
+  std::string_view name() const override { return "maxnreg"; }
+  PreservedAnalyses run(ptx::Module &m, AnalysisManager &am) override;
+  std::vector<PassStatistic> statistics() const override { return {{"kernels capped", capped_}}; }
+
+private:
+  uint32_t k_;
+  uint64_t capped_ = 0;
+};
+
 } // namespace analysis

@@ -25,6 +25,16 @@ bool parseRegAllocOptions(const PassOptions &in, RegAllocOptions &out, std::stri
     }
     out.maxRegisters = k;
   }
+  if (auto it = in.find("reserve"); it != in.end()) {
+    unsigned r = 0;
+    auto [end, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), r);
+    if (ec != std::errc() || end != it->second.data() + it->second.size() || r + 8 > out.maxRegisters) {
+      error = "--reserve takes a number of registers that leaves at least 8 of --max-registers, not '" +
+              it->second + "'";
+      return false;
+    }
+    out.reserve = r;
+  }
   if (auto it = in.find("spill"); it != in.end()) {
     if (it->second == "divergence")
       out.spill = SpillPolicy::Divergence;
@@ -46,6 +56,13 @@ bool parseRegAllocOptions(const PassOptions &in, RegAllocOptions &out, std::stri
       error = "--allocator takes linear-scan or graph-coloring, not '" + it->second + "'";
       return false;
     }
+  }
+  if (auto it = in.find("reload"); it != in.end()) {
+    if (it->second != "yes" && it->second != "no") {
+      error = "--reload takes yes or no, not '" + it->second + "'";
+      return false;
+    }
+    out.reload = it->second == "yes";
   }
   if (auto it = in.find("maxnreg"); it != in.end()) {
     if (it->second != "yes" && it->second != "no") {
@@ -107,6 +124,17 @@ bool recursive(const ptx::Module &m, const ptx::Function &fn) {
     }
   }
   return false;
+}
+
+/// `.maxnreg k` on kernel `fn` (lowering a higher one).
+void capRegisters(ptx::Function &fn, unsigned k) {
+  if (!fn.isKernel) return;
+  for (ptx::FunctionDirective &d : fn.directives)
+    if (d.kind == ptx::DirectiveKind::MaxNReg && !d.values.empty()) {
+      d.values[0] = std::min(d.values[0], k);
+      return;
+    }
+  fn.directives.push_back({ptx::DirectiveKind::MaxNReg, {k}, {}});
 }
 
 /// Names registers by place: %r{p} (32-bit), %rd{p/2}, %rq{p/4}, %rh{p}
@@ -183,14 +211,14 @@ bool allocateRounds(ptx::Module &m, ptx::Function &fn, AnalysisManager &am, cons
     result.rounds = round + 1;
     LiveIntervals live(fn, am, state.unspillable);
     if (round == 0) result.pressure = live.maxPressure();
-    Assignment a = allocate(options.allocator, live, fn.numRegisters, options.maxRegisters);
+    const unsigned budget = options.maxRegisters - options.reserve;
+    Assignment a = allocate(options.allocator, live, fn.numRegisters, budget);
     if (!a.feasible) {
-      result.reason =
-          "the spill code's temporaries do not fit " + std::to_string(options.maxRegisters) + " registers";
+      result.reason = "the spill code's temporaries do not fit " + std::to_string(budget) + " registers";
       return false;
     }
     if (a.spilled.empty()) {
-      if (std::string conflict = checkAssignment(live, a, options.maxRegisters); !conflict.empty())
+      if (std::string conflict = checkAssignment(live, a, budget); !conflict.empty())
         throw std::logic_error("regalloc: " + std::string(allocatorName(options.allocator)) + " placed " +
                                conflict);
       finishSpillAreas(m, fn, state);
@@ -234,6 +262,7 @@ FunctionAllocation allocateFunction(ptx::Module &m, ptx::Function &fn, AnalysisM
 
   auto attempt = [&](SpillMode mode, SpillState &state) {
     state.mode = mode;
+    state.reload = options.reload;
     state.maxWarps = (maxThreads(fn) + 31) / 32;
     // The shared spill areas share the SM with the kernel's own shared
     // memory at the occupancy K allows: 64K registers, 2048 threads and
@@ -245,6 +274,7 @@ FunctionAllocation allocateFunction(ptx::Module &m, ptx::Function &fn, AnalysisM
     state.sharedLimit = static_cast<uint32_t>(perCta > own ? perCta - own : 0);
     state.unspillable.assign(fn.numRegisters, false);
     state.facts.clear();
+    state.spilledBefore.clear();
     if (mode == SpillMode::Divergence) recordRegisterFacts(fn, am, state);
     try {
       return allocateRounds(m, fn, am, options, state, result);
@@ -271,22 +301,28 @@ FunctionAllocation allocateFunction(ptx::Module &m, ptx::Function &fn, AnalysisM
       return result;
     }
     const double localCost = local.localOps * 3.0;
-    if (local.loads + local.stores == 0) {
-      result.reason = "no spills at this budget: ptxas allocates it as well";
+    // When the lattice gains nothing the kernel stays as it is, under the
+    // same budget when one was asked for: ptxas's own allocation at K.
+    auto leave = [&](std::string why) {
+      result.reason = std::move(why);
       restore();
+      if (options.maxnreg && fn.isKernel) {
+        capRegisters(fn, options.maxRegisters);
+        result.reason += " (left to ptxas with .maxnreg " + std::to_string(options.maxRegisters) + ")";
+      }
       return result;
-    }
+    };
+    if (local.loads + local.stores == 0) return leave("no spills at this budget: ptxas allocates it as well");
     fn = renamed;
     m.globals = globals;
     m.order = order;
     am.invalidate(fn, PreservedAnalyses::none());
     ok = attempt(SpillMode::Divergence, state);
-    const double cost = state.localOps * 3.0 + state.sharedOps * 1.0 + state.rematOps * 1.0;
-    if (ok && cost >= 0.9 * localCost) {
-      result.reason = "the cost model predicts no gain over local spills";
-      restore();
-      return result;
-    }
+    const double cost =
+        state.localOps * 3.0 + state.sharedOps * 1.0 + state.reloadOps * 1.0 + state.rematOps * 1.0;
+    result.costLocal = localCost;
+    result.costLattice = cost;
+    if (ok && cost >= 0.9 * localCost) return leave("the cost model predicts no gain over local spills");
   } else {
     ok = attempt(options.spill == SpillPolicy::Local ? SpillMode::Local : SpillMode::Divergence, state);
   }
@@ -298,15 +334,7 @@ FunctionAllocation allocateFunction(ptx::Module &m, ptx::Function &fn, AnalysisM
     restore();
     return result;
   }
-  if (fn.isKernel && options.maxnreg) {
-    bool has = false;
-    for (ptx::FunctionDirective &d : fn.directives)
-      if (d.kind == ptx::DirectiveKind::MaxNReg && !d.values.empty()) {
-        d.values[0] = std::min(d.values[0], options.maxRegisters);
-        has = true;
-      }
-    if (!has) fn.directives.push_back({ptx::DirectiveKind::MaxNReg, {options.maxRegisters}, {}});
-  }
+  if (options.maxnreg) capRegisters(fn, options.maxRegisters);
   result.changed = true;
   result.spills = state;
   result.instructionsAdded =
@@ -397,6 +425,9 @@ std::vector<std::string> RegAllocPass::remarks() const {
                     std::string(spillClassName(static_cast<SpillClass>(c)));
       if (!spills.empty()) line += ", spilled " + spills;
     }
+    if (f.costLocal > 0)
+      line += " (cost model: " + std::to_string(static_cast<uint64_t>(f.costLattice)) + " by the lattice, " +
+              std::to_string(static_cast<uint64_t>(f.costLocal)) + " all local)";
     lines.push_back(std::move(line));
   }
   return lines;
@@ -420,7 +451,10 @@ void registerPasses() {
          },
          {{"max-registers=K", "the budget: 32-bit registers per thread (8-255, default 32)"},
           {"spill=MODE", "divergence, local or auto (default: auto, the cost model decides)"},
+          {"reserve=R", "leave R of the K registers to ptxas's own temporaries (default 0)"},
           {"allocator=NAME", "linear-scan (default) or graph-coloring"},
+          {"reload=yes|no",
+           "load read-only values (parameters, constants, ld.global.nc) again where read (yes)"},
           {"maxnreg=yes|no",
            "give allocated kernels .maxnreg K, so the JIT keeps the budget (default no)"}}});
   });

@@ -25,8 +25,14 @@ enum class SpillPolicy : uint8_t {
 
 struct RegAllocOptions {
   unsigned maxRegisters = 32; // K
+  /// Units of K left to ptxas (its own temporaries): the allocation fits
+  /// K - reserve; .maxnreg (when asked for) says K.
+  unsigned reserve = 0;
   SpillPolicy spill = SpillPolicy::Auto;
   Allocator allocator = Allocator::LinearScan;
+  /// Load values from read-only memory again where they are read, rather
+  /// than spilling them.
+  bool reload = true;
   /// Give allocated kernels `.maxnreg K`, so that the driver's JIT keeps the
   /// budget too. Off by default: ptxas needs more than K for some
   /// instructions (mma.sync wants 28 registers on sm_80, and 24 is its floor),
@@ -48,6 +54,9 @@ struct FunctionAllocation {
   unsigned rounds = 0;
   SpillState spills;
   uint64_t instructionsAdded = 0;
+  /// `auto`'s cost model: the weighted spill cost with every spill local
+  /// and with the lattice's placement (0 when it did not run).
+  double costLocal = 0, costLattice = 0;
 };
 
 /// Allocates `fn`; on failure (or when `auto` predicts no gain) leaves it as

@@ -15,6 +15,7 @@ using namespace analysis;
 std::string_view spillClassName(SpillClass c) {
   switch (c) {
   case SpillClass::Remat: return "affine";
+  case SpillClass::Reload: return "read-only";
   case SpillClass::CtaShared: return "cta-uniform";
   case SpillClass::WarpShared: return "warp-uniform";
   case SpillClass::Local: return "divergent";
@@ -32,7 +33,9 @@ struct Placement {
   int64_t constant = 0;           // Remat: c0
   int64_t coefficient = 0;        // Remat: the tid coefficient
   int tidComponent = -1;          // Remat: 0, 1, 2 for tid.x/y/z, -1 for none
-  uint32_t defInstr = UINT32_MAX; // Remat: the one write (erased when pure)
+  uint32_t defInstr = UINT32_MAX; // Remat, Reload: the one write (erased when pure)
+  uint32_t loadDesc = 0;          // Reload: the load
+  ptx::Operand address;           // Reload: its address
 };
 
 ptx::Selector componentSelector(int c) {
@@ -135,6 +138,41 @@ void recordRegisterFacts(ptx::Function &fn, AnalysisManager &am, SpillState &sta
   }
   for (uint32_t r = 0; r < fn.numRegisters; ++r)
     if (partial[r]) state.facts[r].remat = false;
+
+  // Loads from memory no thread writes during the kernel, at an address that
+  // is the same wherever the value lives.
+  const ptx::Module &m = am.module();
+  for (uint32_t i = 0; i < fn.instrs.size(); ++i) {
+    const ptx::Instruction &in = fn.instrs[i];
+    if (in.opcode != ptx::Opcode::Ld || in.hasGuard || in.numOperands != 2) continue;
+    auto ops = fn.operandsOf(in);
+    if (ops[0].kind != ptx::OperandKind::Register || ops[0].selector != ptx::Selector::None ||
+        ops[1].kind != ptx::OperandKind::Address)
+      continue;
+    const uint32_t r = ops[0].id;
+    if (r >= fn.numRegisters || writes[r] != 1 || partial[r] || du.defs(i).size() != 1) continue;
+    const ptx::InstrDesc &desc = m.desc(in);
+    const ptx::Mod space = desc.firstOfKind(ptx::ModKind::Space);
+    const bool readOnly = space == ptx::Mod::Const || (space == ptx::Mod::Param && fn.isKernel) ||
+                          (space == ptx::Mod::Global && desc.has(ptx::Mod::Nc));
+    if (!readOnly || desc.has(ptx::Mod::V2) || desc.has(ptx::Mod::V4) || desc.has(ptx::Mod::V8)) continue;
+    if (ops[1].base == ptx::AddressBase::Register &&
+        (ops[1].id >= fn.numRegisters || writes[ops[1].id] != 1 || partial[ops[1].id]))
+      continue;
+    if (ops[1].base == ptx::AddressBase::None) continue;
+    // Only the kernel's own parameters: a call's return value is a .param
+    // that the call writes, declared in a scope of its own.
+    if (space == ptx::Mod::Param) {
+      bool parameter = false;
+      for (const ptx::Variable &v : fn.params)
+        parameter |= ops[1].base == ptx::AddressBase::Symbol && v.name == ops[1].id;
+      if (!parameter) continue;
+    }
+    RegisterFacts &f = state.facts[r];
+    f.reload = true;
+    f.loadDesc = in.desc;
+    f.address = ops[1];
+  }
 }
 
 void insertSpillCode(ptx::Module &m, ptx::Function &fn, AnalysisManager &am,
@@ -170,6 +208,14 @@ void insertSpillCode(ptx::Module &m, ptx::Function &fn, AnalysisManager &am,
         p.tidComponent = facts.tidComponent;
         p.coefficient = facts.coefficient;
         p.defInstr = writes[k].front().first;
+      } else if (state.reload && facts.reload && writes[k].size() == 1 &&
+                 (facts.address.base != ptx::AddressBase::Register ||
+                  (index[facts.address.id] < 0 && !(facts.address.id < state.spilledBefore.size() &&
+                                                    state.spilledBefore[facts.address.id])))) {
+        p.cls = SpillClass::Reload;
+        p.loadDesc = facts.loadDesc;
+        p.address = facts.address;
+        p.defInstr = writes[k].front().first;
       } else if (fn.isKernel && facts.level != Uniformity::Divergent) {
         // A CTA slot is shared by warps that run at their own pace: only a
         // value written once per thread can live there.
@@ -182,7 +228,8 @@ void insertSpillCode(ptx::Module &m, ptx::Function &fn, AnalysisManager &am,
       }
     }
     switch (p.cls) {
-    case SpillClass::Remat: break;
+    case SpillClass::Remat:
+    case SpillClass::Reload: break;
     case SpillClass::CtaShared:
       p.offset = align(state.ctaBytes, bytes);
       state.ctaBytes = p.offset + bytes;
@@ -276,6 +323,11 @@ void insertSpillCode(ptx::Module &m, ptx::Function &fn, AnalysisManager &am,
           partial |= d.partial;
         }
       reads |= partial;
+      if (p.cls == SpillClass::Reload && i == p.defInstr && !reads) {
+        // Every read loads the value again.
+        eraseDef = true;
+        continue;
+      }
       if (p.cls == SpillClass::Remat && i == p.defInstr) {
         const uint32_t flags = table.flags(fn.instrs[i].opcode, m.desc(fn.instrs[i]).modifiers());
         const uint32_t effects = ptx::iflag::Store | ptx::iflag::Atomic | ptx::iflag::Call |
@@ -312,13 +364,23 @@ void insertSpillCode(ptx::Module &m, ptx::Function &fn, AnalysisManager &am,
                   i, emit("mad.lo.s32", {ptx::registerOperand(t), ptx::registerOperand(t),
                                          ptx::intOperand(p.coefficient), ptx::intOperand(p.constant)}));
           }
+        } else if (p.cls == SpillClass::Reload) {
+          ++state.loads;
+          state.reloadOps += frequency;
+          ptx::Instruction load = fn.instrs[p.defInstr];
+          const ptx::Operand ops[] = {ptx::registerOperand(t), p.address};
+          load.firstOperand = static_cast<uint32_t>(fn.operands.size());
+          load.numOperands = 2;
+          load.hasGuard = false;
+          fn.operands.insert(fn.operands.end(), std::begin(ops), std::end(ops));
+          edit.insertBefore(i, load);
         } else {
           ++state.loads;
           (p.cls == SpillClass::Local ? state.localOps : state.sharedOps) += frequency;
           edit.insertBefore(i, emit("ld." + space + ".b" + width, {ptx::registerOperand(t), address()}));
         }
       }
-      if (writes && p.cls != SpillClass::Remat) {
+      if (writes && p.cls != SpillClass::Remat && p.cls != SpillClass::Reload) {
         ++state.stores;
         (p.cls == SpillClass::Local ? state.localOps : state.sharedOps) += frequency;
         edit.insertAfter(i, emit("st." + space + ".b" + width, {address(), ptx::registerOperand(t)}));
@@ -339,6 +401,8 @@ void insertSpillCode(ptx::Module &m, ptx::Function &fn, AnalysisManager &am,
     if (eraseDef) edit.erase(i);
   }
   edit.apply();
+  state.spilledBefore.resize(fn.numRegisters, false);
+  for (uint32_t r : spilled) state.spilledBefore[r] = true;
 }
 
 void finishSpillAreas(ptx::Module &m, ptx::Function &fn, SpillState &state) {

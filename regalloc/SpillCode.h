@@ -1,6 +1,8 @@
 // Where a spilled register goes, chosen by the divergence lattice (Sampaio et
-// al.): an affine function of the thread id is recomputed where it is read;
-// a warp-uniform value takes one slot per warp in shared memory, a
+// al.): an affine function of the thread id is recomputed where it is read; a
+// load from memory that cannot change during the kernel (kernel parameters,
+// constant memory, ld.global.nc) is loaded again where it is read, as ptxas
+// does; a warp-uniform value takes one slot per warp in shared memory, a
 // CTA-uniform one written once per thread one slot per CTA; the rest goes to
 // local memory. The rewrite gives every instruction that names a spilled
 // register a short temporary: loaded (or recomputed) before, stored after.
@@ -23,8 +25,8 @@ enum class SpillMode : uint8_t {
   Local,      // everything to local memory (the classic allocator)
 };
 
-enum class SpillClass : uint8_t { Remat, CtaShared, WarpShared, Local };
-constexpr size_t kSpillClasses = 4;
+enum class SpillClass : uint8_t { Remat, Reload, CtaShared, WarpShared, Local };
+constexpr size_t kSpillClasses = 5;
 std::string_view spillClassName(SpillClass c);
 
 /// What the analyses say of a register before any spill code: the rounds
@@ -37,11 +39,18 @@ struct RegisterFacts {
   bool remat = false;  // one full write of c0 + c1·tid.k (32-bit) or c0 (64-bit)
   int64_t constant = 0, coefficient = 0;
   int tidComponent = -1; // 0, 1, 2 for tid.x/y/z; -1: a constant
+  /// One full write by a load from read-only memory whose address (a symbol,
+  /// or a register written once) holds wherever the value is read.
+  bool reload = false;
+  uint32_t loadDesc = 0; // the load's description (Module::descs)
+  ptx::Operand address;  // its address operand
 };
 
 /// What the spill code of one function holds across allocation rounds.
 struct SpillState {
   SpillMode mode = SpillMode::Divergence;
+  /// Load read-only values again where they are read (SpillClass::Reload).
+  bool reload = true;
   /// Bytes of shared memory the spill areas may take (per CTA).
   uint32_t sharedLimit = 0;
   /// Warps of a CTA at most (from .reqntid/.maxntid, else 32).
@@ -50,6 +59,8 @@ struct SpillState {
   std::vector<bool> unspillable;
   /// Per register of the function before the first round.
   std::vector<RegisterFacts> facts;
+  /// Per register: spilled in an earlier round (its name is gone from the code).
+  std::vector<bool> spilledBefore;
   uint32_t localBytes = 0, warpSlotBytes = 0, ctaBytes = 0;
   ptx::Name localArea = ptx::kNoName, warpArea = ptx::kNoName, ctaArea = ptx::kNoName;
   /// The register holding this warp's slot base in the warp area, and the
@@ -62,7 +73,7 @@ struct SpillState {
   uint64_t loads = 0, stores = 0, remats = 0;
   /// The same instructions weighted by 10^loop depth (at most 10^4), the
   /// cost model's inputs: memory operations per space, recomputations.
-  double localOps = 0, sharedOps = 0, rematOps = 0;
+  double localOps = 0, sharedOps = 0, rematOps = 0, reloadOps = 0;
 };
 
 /// Fills state.facts from the analyses of `fn` as it is now (before any

@@ -1,5 +1,7 @@
 #include "tools/Run.h"
 
+#include <algorithm>
+
 #include "analysis/Passes.h"
 
 #include "ptx/Verifier.h"
@@ -72,6 +74,12 @@ Command addRunCommand(CLI::App &ptxvm) {
       ->check(CLI::IsMember({"deterministic", "random"}))
       ->type_name("MODE");
   cmd->add_option("--seed", o->seed, "seed of --schedule=random (default 1)")->type_name("S");
+  cmd->add_option(
+         "--repeat", o->repeat,
+         "launch the kernel N times (--stats prints the min/median/max time; the buffers keep what the "
+         "last launch left)")
+      ->check(CLI::Range(1u, 100000u))
+      ->type_name("N");
   cmd->add_option("--max-instructions", o->maxInstructions,
                   "stop a launch after N warp instructions over all its CTAs")
       ->check(CLI::PositiveNumber)
@@ -164,6 +172,12 @@ int runKernel(const RunOptions &o, const CLI::App &command) {
   }
   config.statistics = stats || !reportPath.empty(); // the report has divergent_branches
   runtime::LaunchResult r = device->launch(*kernel, config, diags);
+  std::vector<double> seconds{r.wallSeconds};
+  for (unsigned n = 1; n < o.repeat && r.ok; ++n) {
+    runtime::LaunchResult again = device->launch(*kernel, config, diags);
+    seconds.push_back(again.wallSeconds);
+    if (!again.ok) r = again;
+  }
   for (const Buffer &b : buffers) {
     if (b.out.empty()) continue;
     std::vector<uint8_t> data(b.size);
@@ -180,6 +194,12 @@ int runKernel(const RunOptions &o, const CLI::App &command) {
         "{}: {}{}{}; {} warp instructions, {} thread instructions, SIMD efficiency {:.1f}%, {:.3f} s\n",
         kernelName, r.status, r.error.empty() ? "" : " with ", r.error, s.warpInstructions,
         s.threadInstructions, simd * 100, r.wallSeconds);
+  }
+  if (stats && seconds.size() > 1) {
+    std::vector<double> sorted = seconds;
+    std::sort(sorted.begin(), sorted.end());
+    fmt::print(stderr, "  {} launches: min {:.6f} ms, median {:.6f} ms, max {:.6f} ms\n", sorted.size(),
+               sorted.front() * 1e3, sorted[sorted.size() / 2] * 1e3, sorted.back() * 1e3);
   }
   if (stats) {
     fmt::print(stderr, "  device: {}\n", device->name());

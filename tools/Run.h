@@ -28,6 +28,7 @@ struct RunOptions {
   analysis::PassOptions passOptions; // --max-registers=K and the passes' other options
   std::string reportPath;
   bool stats = false;
+  unsigned repeat = 1; // --repeat N: launch N times (timings); buffers keep what the last left
 };
 
 /// Adds `run` to `ptxvm`.
