@@ -6,10 +6,13 @@
 #   a      the original PTX with .maxnreg K            (= ptxas -maxrregcount=K)
 #   b      regalloc --spill=local, .maxnreg K          (every spill in local memory)
 #   c      regalloc --spill=divergence, .maxnreg K     (spills placed by the lattice)
+#   c-gc   c with --allocator=graph-coloring          (Chaitin-Briggs instead of linear scan)
+#   c-rl   c with --reload=yes                         (read-only values loaded again where read)
 #   c-r8   c allocated into K-8, .maxnreg K            (8 registers left to ptxas)
 #   auto   regalloc --spill=auto, .maxnreg K           (the cost model may leave the kernel as it is)
 # Each line: kernel, K, variant, min and median kernel time over REPEAT launches (events), and
 # the registers and local memory per thread the driver compiled it to.
+# VARIANTS="a c auto" picks variants (d always runs).
 # Run from the repository root with PTXVM=path/to/ptxvm (default gpu-apps/bin/ptxvm); writes
 # $OUT/regalloc/TABLE and the logs next to it.
 set -uo pipefail
@@ -39,6 +42,8 @@ variant_flags() { # variant K
   a) echo "--passes=maxnreg --max-registers=$2" ;;
   b) echo "--passes=regalloc,verify --max-registers=$2 --spill=local --maxnreg=yes" ;;
   c) echo "--passes=regalloc,verify --max-registers=$2 --spill=divergence --maxnreg=yes" ;;
+  c-gc) echo "--passes=regalloc,verify --max-registers=$2 --spill=divergence --allocator=graph-coloring --maxnreg=yes" ;;
+  c-rl) echo "--passes=regalloc,verify --max-registers=$2 --spill=divergence --reload=yes --maxnreg=yes" ;;
   c-r8) echo "--passes=regalloc,verify --max-registers=$2 --reserve=8 --spill=divergence --maxnreg=yes" ;;
   auto) echo "--passes=regalloc,verify --max-registers=$2 --spill=auto --maxnreg=yes" ;;
   esac
@@ -51,7 +56,7 @@ variant_flags() { # variant K
   printf '%-14s %4s %-6s %10s %10s %5s %7s\n' kernel K variant min_ms median_ms regs local_B
   for kernel in rp_chemistry rp_stencil rp_sgemm rp_nbody; do
     for k in - ${budgets[$kernel]}; do
-      if [[ $k == - ]]; then variants=(d); else variants=(a b c c-r8 auto); fi
+      if [[ $k == - ]]; then variants=(d); else read -r -a variants <<<"${VARIANTS:-a b c c-rl c-r8 auto}"; fi
       for v in "${variants[@]}"; do
         log="$out/logs/$kernel.$k.$v.log"
         # shellcheck disable=SC2086

@@ -454,7 +454,7 @@ void registerPasses() {
           {"reserve=R", "leave R of the K registers to ptxas's own temporaries (default 0)"},
           {"allocator=NAME", "linear-scan (default) or graph-coloring"},
           {"reload=yes|no",
-           "load read-only values (parameters, constants, ld.global.nc) again where read (yes)"},
+           "load read-only values (parameters, constants, ld.global.nc) again where read (default no)"},
           {"maxnreg=yes|no",
            "give allocated kernels .maxnreg K, so the JIT keeps the budget (default no)"}}});
   });

@@ -31,8 +31,10 @@ struct RegAllocOptions {
   SpillPolicy spill = SpillPolicy::Auto;
   Allocator allocator = Allocator::LinearScan;
   /// Load values from read-only memory again where they are read, rather
-  /// than spilling them.
-  bool reload = true;
+  /// than spilling them. Off by default: on the H100 it made the register-
+  /// pressure kernels 7% slower in geometric mean than spilling those values
+  /// by the lattice (bench/results/README.md).
+  bool reload = false;
   /// Give allocated kernels `.maxnreg K`, so that the driver's JIT keeps the
   /// budget too. Off by default: ptxas needs more than K for some
   /// instructions (mma.sync wants 28 registers on sm_80, and 24 is its floor),

@@ -140,8 +140,14 @@ void recordRegisterFacts(ptx::Function &fn, AnalysisManager &am, SpillState &sta
     if (partial[r]) state.facts[r].remat = false;
 
   // Loads from memory no thread writes during the kernel, at an address that
-  // is the same wherever the value lives.
+  // is the same wherever the value lives: the value and the address register
+  // each one SSA value (one write, no phi-node), so every path from a new
+  // write of the address to a read of the value passes the load again.
   const ptx::Module &m = am.module();
+  const SSA &ssa = am.get<SSAAnalysis>(fn);
+  std::vector<bool> merged(fn.numRegisters, false);
+  for (const Phi &phi : ssa.phis())
+    if (phi.var < fn.numRegisters) merged[phi.var] = true;
   for (uint32_t i = 0; i < fn.instrs.size(); ++i) {
     const ptx::Instruction &in = fn.instrs[i];
     if (in.opcode != ptx::Opcode::Ld || in.hasGuard || in.numOperands != 2) continue;
@@ -150,14 +156,14 @@ void recordRegisterFacts(ptx::Function &fn, AnalysisManager &am, SpillState &sta
         ops[1].kind != ptx::OperandKind::Address)
       continue;
     const uint32_t r = ops[0].id;
-    if (r >= fn.numRegisters || writes[r] != 1 || partial[r] || du.defs(i).size() != 1) continue;
+    if (r >= fn.numRegisters || writes[r] != 1 || partial[r] || merged[r] || du.defs(i).size() != 1) continue;
     const ptx::InstrDesc &desc = m.desc(in);
     const ptx::Mod space = desc.firstOfKind(ptx::ModKind::Space);
     const bool readOnly = space == ptx::Mod::Const || (space == ptx::Mod::Param && fn.isKernel) ||
                           (space == ptx::Mod::Global && desc.has(ptx::Mod::Nc));
     if (!readOnly || desc.has(ptx::Mod::V2) || desc.has(ptx::Mod::V4) || desc.has(ptx::Mod::V8)) continue;
     if (ops[1].base == ptx::AddressBase::Register &&
-        (ops[1].id >= fn.numRegisters || writes[ops[1].id] != 1 || partial[ops[1].id]))
+        (ops[1].id >= fn.numRegisters || writes[ops[1].id] != 1 || partial[ops[1].id] || merged[ops[1].id]))
       continue;
     if (ops[1].base == ptx::AddressBase::None) continue;
     // Only the kernel's own parameters: a call's return value is a .param

@@ -50,7 +50,7 @@ struct RegisterFacts {
 struct SpillState {
   SpillMode mode = SpillMode::Divergence;
   /// Load read-only values again where they are read (SpillClass::Reload).
-  bool reload = true;
+  bool reload = false;
   /// Bytes of shared memory the spill areas may take (per CTA).
   uint32_t sharedLimit = 0;
   /// Warps of a CTA at most (from .reqntid/.maxntid, else 32).

@@ -705,21 +705,23 @@ TEST_P(GpuTruth, RegisterAllocationComputesTheSame) {
   if (designAlternative(c.name)) GTEST_SKIP() << "the emulator reports a documented misuse here";
   regalloc::registerPasses();
   struct Variant {
-    const char *registers, *spill, *allocator;
+    const char *registers, *spill, *allocator, *reload = "no";
   };
-  const Variant variants[] = {{"16", "divergence", "linear-scan"},    {"24", "divergence", "linear-scan"},
-                              {"32", "divergence", "linear-scan"},    {"48", "divergence", "linear-scan"},
-                              {"64", "divergence", "linear-scan"},    {"16", "local", "linear-scan"},
-                              {"16", "divergence", "graph-coloring"}, {"24", "auto", "graph-coloring"}};
+  const Variant variants[] = {
+      {"16", "divergence", "linear-scan"},        {"24", "divergence", "linear-scan"},
+      {"32", "divergence", "linear-scan"},        {"48", "divergence", "linear-scan"},
+      {"64", "divergence", "linear-scan"},        {"16", "local", "linear-scan"},
+      {"16", "divergence", "graph-coloring"},     {"24", "auto", "graph-coloring"},
+      {"16", "divergence", "linear-scan", "yes"}, {"32", "divergence", "graph-coloring", "yes"}};
   for (const Variant &v : variants) {
     SCOPED_TRACE(std::string("regalloc --max-registers=") + v.registers + " --spill=" + v.spill +
-                 " --allocator=" + v.allocator);
+                 " --allocator=" + v.allocator + " --reload=" + v.reload);
     ptx::DiagnosticList diags;
     auto module = ptx::parseModule(ptxText, c.ptx, diags);
     ASSERT_FALSE(diags.hasErrors());
     std::string error;
     analysis::PassOptions options = {
-        {"max-registers", v.registers}, {"spill", v.spill}, {"allocator", v.allocator}};
+        {"max-registers", v.registers}, {"spill", v.spill}, {"allocator", v.allocator}, {"reload", v.reload}};
     std::optional<analysis::PassManager> pipeline =
         analysis::makePipeline("regalloc,verify", diags, error, options);
     ASSERT_TRUE(pipeline) << error;
