@@ -136,18 +136,26 @@ void recordRegisterFacts(ptx::Function &fn, AnalysisManager &am, SpillState &sta
       f.coefficient = component >= 0 ? form.coef(component + 1).value : 0;
     }
   }
+  // A phi-node joins the web's values under the decision that chose between
+  // them: a divergent branch makes the web divergent however uniform each
+  // write is (the lanes of one warp would store different values in its
+  // slot). A web with a phi-node is not one value to recompute either.
+  const SSA &ssa = am.get<SSAAnalysis>(fn);
+  std::vector<bool> merged(fn.numRegisters, false);
+  for (const Phi &phi : ssa.phis()) {
+    if (phi.var >= fn.numRegisters) continue;
+    merged[phi.var] = true;
+    RegisterFacts &f = state.facts[phi.var];
+    if (f.known) f.level = join(f.level, fd->valueLevel(phi.value));
+  }
   for (uint32_t r = 0; r < fn.numRegisters; ++r)
-    if (partial[r]) state.facts[r].remat = false;
+    if (partial[r] || merged[r]) state.facts[r].remat = false;
 
   // Loads from memory no thread writes during the kernel, at an address that
   // is the same wherever the value lives: the value and the address register
   // each one SSA value (one write, no phi-node), so every path from a new
   // write of the address to a read of the value passes the load again.
   const ptx::Module &m = am.module();
-  const SSA &ssa = am.get<SSAAnalysis>(fn);
-  std::vector<bool> merged(fn.numRegisters, false);
-  for (const Phi &phi : ssa.phis())
-    if (phi.var < fn.numRegisters) merged[phi.var] = true;
   for (uint32_t i = 0; i < fn.instrs.size(); ++i) {
     const ptx::Instruction &in = fn.instrs[i];
     if (in.opcode != ptx::Opcode::Ld || in.hasGuard || in.numOperands != 2) continue;
