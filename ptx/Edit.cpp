@@ -45,52 +45,41 @@ std::optional<Instruction> makeInstruction(Module &m, Function &fn, std::string_
   return in;
 }
 
-Operand registerOperand(uint32_t reg) {
+namespace {
+
+Operand operand(OperandKind kind, uint32_t id, int64_t value = 0, AddressBase base = AddressBase::None) {
   Operand o;
-  o.kind = OperandKind::Register;
-  o.id = reg;
+  o.kind = kind;
+  o.id = id;
+  o.value = value;
+  o.base = base;
   return o;
 }
 
+} // namespace
+
+Operand registerOperand(uint32_t reg) { return operand(OperandKind::Register, reg); }
+
 Operand specialOperand(SpecialReg r, Selector component) {
-  Operand o;
-  o.kind = OperandKind::SpecialReg;
-  o.id = static_cast<uint32_t>(r);
+  Operand o = operand(OperandKind::SpecialReg, static_cast<uint32_t>(r));
   o.selector = component;
   return o;
 }
 
 Operand intOperand(int64_t value) {
-  Operand o;
-  o.kind = OperandKind::Int;
-  o.value = value;
+  Operand o = operand(OperandKind::Int, 0, value);
   if (value < 0) o.flags |= opflag::NegativeLiteral;
   return o;
 }
 
-Operand symbolOperand(Name name) {
-  Operand o;
-  o.kind = OperandKind::Symbol;
-  o.id = name;
-  return o;
-}
+Operand symbolOperand(Name name) { return operand(OperandKind::Symbol, name); }
 
 Operand registerAddress(uint32_t reg, int64_t offset) {
-  Operand o;
-  o.kind = OperandKind::Address;
-  o.base = AddressBase::Register;
-  o.id = reg;
-  o.value = offset;
-  return o;
+  return operand(OperandKind::Address, reg, offset, AddressBase::Register);
 }
 
 Operand symbolAddress(Name symbol, int64_t offset) {
-  Operand o;
-  o.kind = OperandKind::Address;
-  o.base = AddressBase::Symbol;
-  o.id = symbol;
-  o.value = offset;
-  return o;
+  return operand(OperandKind::Address, symbol, offset, AddressBase::Symbol);
 }
 
 void BodyEdit::replaceRegisters(std::vector<RegisterDecl> decls, uint32_t numRegisters) {

@@ -15,6 +15,31 @@ namespace regalloc {
 
 using namespace analysis;
 
+namespace {
+
+/// Option `key` of `in`, one of `values` (a spelling and what it sets `out`
+/// to); false with `error` for any other spelling.
+template <class T>
+bool choose(const PassOptions &in, std::string_view key,
+            std::initializer_list<std::pair<std::string_view, T>> values, T &out, std::string &error) {
+  auto it = in.find(key);
+  if (it == in.end()) return true;
+  std::string accepted;
+  size_t n = 0;
+  for (const auto &[spelling, value] : values) {
+    if (it->second == spelling) {
+      out = value;
+      return true;
+    }
+    accepted += (n == 0 ? "" : n + 1 == values.size() ? " or " : ", ") + std::string(spelling);
+    ++n;
+  }
+  error = "--" + std::string(key) + " takes " + accepted + ", not '" + it->second + "'";
+  return false;
+}
+
+} // namespace
+
 bool parseRegAllocOptions(const PassOptions &in, RegAllocOptions &out, std::string &error) {
   if (auto it = in.find("max-registers"); it != in.end()) {
     unsigned k = 0;
@@ -35,42 +60,17 @@ bool parseRegAllocOptions(const PassOptions &in, RegAllocOptions &out, std::stri
     }
     out.reserve = r;
   }
-  if (auto it = in.find("spill"); it != in.end()) {
-    if (it->second == "divergence")
-      out.spill = SpillPolicy::Divergence;
-    else if (it->second == "local")
-      out.spill = SpillPolicy::Local;
-    else if (it->second == "auto")
-      out.spill = SpillPolicy::Auto;
-    else {
-      error = "--spill takes divergence, local or auto, not '" + it->second + "'";
-      return false;
-    }
-  }
-  if (auto it = in.find("allocator"); it != in.end()) {
-    if (it->second == "linear-scan")
-      out.allocator = Allocator::LinearScan;
-    else if (it->second == "graph-coloring")
-      out.allocator = Allocator::GraphColoring;
-    else {
-      error = "--allocator takes linear-scan or graph-coloring, not '" + it->second + "'";
-      return false;
-    }
-  }
-  if (auto it = in.find("reload"); it != in.end()) {
-    if (it->second != "yes" && it->second != "no") {
-      error = "--reload takes yes or no, not '" + it->second + "'";
-      return false;
-    }
-    out.reload = it->second == "yes";
-  }
-  if (auto it = in.find("maxnreg"); it != in.end()) {
-    if (it->second != "yes" && it->second != "no") {
-      error = "--maxnreg takes yes or no, not '" + it->second + "'";
-      return false;
-    }
-    out.maxnreg = it->second == "yes";
-  }
+  if (!choose(in, "spill",
+              {{"divergence", SpillPolicy::Divergence},
+               {"local", SpillPolicy::Local},
+               {"auto", SpillPolicy::Auto}},
+              out.spill, error) ||
+      !choose(in, "allocator",
+              {{"linear-scan", Allocator::LinearScan}, {"graph-coloring", Allocator::GraphColoring}},
+              out.allocator, error) ||
+      !choose(in, "reload", {{"yes", true}, {"no", false}}, out.reload, error) ||
+      !choose(in, "maxnreg", {{"yes", true}, {"no", false}}, out.maxnreg, error))
+    return false;
   return true;
 }
 
