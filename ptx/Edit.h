@@ -7,6 +7,7 @@
 
 #include "ptx/IR.h"
 
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -20,6 +21,11 @@ namespace ptx {
 /// spelling is unknown or no form of it takes these operands.
 std::optional<Instruction> makeInstruction(Module &m, Function &fn, std::string_view spelling,
                                            std::span<const Operand> ops, std::string &error);
+
+inline std::optional<Instruction> makeInstruction(Module &m, Function &fn, std::string_view spelling,
+                                                  std::initializer_list<Operand> ops, std::string &error) {
+  return makeInstruction(m, fn, spelling, std::span<const Operand>(ops.begin(), ops.size()), error);
+}
 
 /// Operand constructors for the code passes write.
 Operand registerOperand(uint32_t reg);

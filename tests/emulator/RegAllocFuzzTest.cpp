@@ -30,19 +30,20 @@ public:
            std::to_string(kWords) + ">;\n\t.reg .b64 %d<" + std::to_string(kWides) +
            ">;\n\t.reg .b32 %c<8>;\n\t.reg .b64 %x<4>;\n";
     // Every register starts with a value of its own class.
-    emit("mov.u32 %a0, %tid.x;");          // divergent
-    emit("mov.u32 %a1, %ctaid.x;");        // CTA-uniform
-    emit("ld.param.u32 %a2, [s];");        // CTA-uniform, read-only
-    emit("shr.u32 %a3, %a0, 5;");          // warp-uniform
-    emit("mul.lo.u32 %a4, %a1, %a2;");     // CTA-uniform
-    emit("mad.lo.s32 %a5, %a0, 4, 8;");    // affine
-    emit("mov.u32 %a6, 12345;");           // constant
-    emit("xor.b32 %a7, %a0, %a2;");        // divergent
+    emit("mov.u32 %a0, %tid.x;");       // divergent
+    emit("mov.u32 %a1, %ctaid.x;");     // CTA-uniform
+    emit("ld.param.u32 %a2, [s];");     // CTA-uniform, read-only
+    emit("shr.u32 %a3, %a0, 5;");       // warp-uniform
+    emit("mul.lo.u32 %a4, %a1, %a2;");  // CTA-uniform
+    emit("mad.lo.s32 %a5, %a0, 4, 8;"); // affine
+    emit("mov.u32 %a6, 12345;");        // constant
+    emit("xor.b32 %a7, %a0, %a2;");     // divergent
     for (int i = 8; i < kWords; ++i)
       emit("add.u32 %a" + std::to_string(i) + ", " + word() + ", " + std::to_string(i * 977) + ";");
     emit("cvt.u64.u32 %d0, %a0;");
     emit("mul.wide.u32 %d1, %a2, 1000003;");
-    for (int i = 2; i < kWides; ++i) emit("mul.wide.u32 %d" + std::to_string(i) + ", " + word() + ", " + word() + ";");
+    for (int i = 2; i < kWides; ++i)
+      emit("mul.wide.u32 %d" + std::to_string(i) + ", " + word() + ", " + word() + ";");
     emit("setp.lt.u32 %p0, %a0, 40;");
     emit("setp.ne.u32 %p1, %a3, 1;");
     block(24, 0);
@@ -54,7 +55,8 @@ public:
     emit("mul.wide.u32 %x1, %c0, " + std::to_string(4 * (kWords + 2 * kWides)) + ";");
     emit("ld.param.u64 %x0, [out];");
     emit("add.s64 %x0, %x0, %x1;");
-    for (int i = 0; i < kWords; ++i) emit("st.global.u32 [%x0+" + std::to_string(4 * i) + "], %a" + std::to_string(i) + ";");
+    for (int i = 0; i < kWords; ++i)
+      emit("st.global.u32 [%x0+" + std::to_string(4 * i) + "], %a" + std::to_string(i) + ";");
     for (int i = 0; i < kWides; ++i)
       emit("st.global.u64 [%x0+" + std::to_string(4 * kWords + 8 * i) + "], %d" + std::to_string(i) + ";");
     out_ += "\tret;\n}\n";
@@ -75,7 +77,9 @@ private:
       switch (what) {
       case 0: emit("add.u32 " + word() + ", " + word() + ", " + word() + ";"); break;
       case 1: emit("xor.b32 " + word() + ", " + word() + ", " + word() + ";"); break;
-      case 2: emit("mul.lo.u32 " + word() + ", " + word() + ", " + std::to_string(pick(1000) + 1) + ";"); break;
+      case 2:
+        emit("mul.lo.u32 " + word() + ", " + word() + ", " + std::to_string(pick(1000) + 1) + ";");
+        break;
       case 3: emit("shr.u32 " + word() + ", " + word() + ", " + std::to_string(pick(31)) + ";"); break;
       case 4: emit("add.u64 " + wide() + ", " + wide() + ", " + wide() + ";"); break;
       case 5: emit("mul.wide.u32 " + wide() + ", " + word() + ", " + word() + ";"); break;
@@ -141,7 +145,8 @@ TEST(RegAllocFuzz, RandomProgramsComputeTheSameAfterAllocation) {
   const size_t bytes = 2 * 64 * 4 * (kWords + 2 * kWides);
   for (uint32_t seed = 0; seed < 60; ++seed) {
     const std::string ptx = ptxvm::test::ptxModule(ProgramWriter(seed).kernel());
-    const std::vector<Arg> args = {Arg::array(std::vector<uint8_t>(bytes, 0)), Arg::scalar<uint32_t>(seed * 7 + 3)};
+    const std::vector<Arg> args = {Arg::array(std::vector<uint8_t>(bytes, 0)),
+                                   Arg::scalar<uint32_t>(seed * 7 + 3)};
     ptxvm::test::EmuRun want = ptxvm::test::runKernel(ptx, "f", {2, 1, 1}, {64, 1, 1}, args);
     ASSERT_TRUE(want.result.ok) << "seed " << seed << ": the original does not run\n" << ptx;
     for (const char *k : {"8", "10", "12", "16", "24"})
@@ -149,11 +154,12 @@ TEST(RegAllocFuzz, RandomProgramsComputeTheSameAfterAllocation) {
         for (const char *mode : {"divergence", "local", "auto", "reload"}) {
           const std::string spill = std::string(mode) == "reload" ? "divergence" : mode;
           const std::string reload = std::string(mode) == "reload" ? "yes" : "no";
-          SCOPED_TRACE("seed " + std::to_string(seed) + " --max-registers=" + k + " --allocator=" + allocator +
-                       " --spill=" + spill + " --reload=" + reload);
+          SCOPED_TRACE("seed " + std::to_string(seed) + " --max-registers=" + k +
+                       " --allocator=" + allocator + " --spill=" + spill + " --reload=" + reload);
           std::string problem;
           const std::string allocated = allocate(
-              ptx, {{"max-registers", k}, {"allocator", allocator}, {"spill", spill}, {"reload", reload}}, problem);
+              ptx, {{"max-registers", k}, {"allocator", allocator}, {"spill", spill}, {"reload", reload}},
+              problem);
           if (spill != "auto") ASSERT_EQ(problem, "") << ptx;
           ptxvm::test::EmuRun got = ptxvm::test::runKernel(allocated, "f", {2, 1, 1}, {64, 1, 1}, args);
           ASSERT_TRUE(got.result.ok) << allocated;
@@ -164,8 +170,11 @@ TEST(RegAllocFuzz, RandomProgramsComputeTheSameAfterAllocation) {
             while (at < a.size() && a[at] == b[at]) ++at;
             const size_t perThread = 4 * (kWords + 2 * kWides), word = (at % perThread) / 4;
             FAIL() << "the allocated program stores something else: thread " << at / perThread << ", "
-                   << (word < kWords ? "%a" + std::to_string(word) : "%d" + std::to_string((word - kWords) / 2))
-                   << "\n--- original\n" << ptx << "\n--- allocated\n" << allocated;
+                   << (word < kWords ? "%a" + std::to_string(word)
+                                     : "%d" + std::to_string((word - kWords) / 2))
+                   << "\n--- original\n"
+                   << ptx << "\n--- allocated\n"
+                   << allocated;
           }
         }
   }
