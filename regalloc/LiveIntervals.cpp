@@ -146,6 +146,32 @@ LiveIntervals::LiveIntervals(const ptx::Function &fn, AnalysisManager &am,
   }
 }
 
+unsigned LiveIntervals::maxPressureBeyond(const std::vector<bool> &cheap, unsigned cap) const {
+  struct Event {
+    uint32_t position;
+    int total, cheap;
+  };
+  std::vector<Event> events;
+  for (const LiveInterval &iv : intervals_) {
+    const int c = iv.reg < cheap.size() && cheap[iv.reg] ? iv.units : 0;
+    for (const LiveRange &r : iv.ranges) {
+      events.push_back({r.start, iv.units, c});
+      events.push_back({r.end, -static_cast<int>(iv.units), -c});
+    }
+  }
+  std::sort(events.begin(), events.end(), [](const Event &a, const Event &b) {
+    return a.position != b.position ? a.position < b.position : a.total < b.total;
+  });
+  int total = 0, held = 0;
+  unsigned most = 0;
+  for (const Event &e : events) {
+    total += e.total;
+    held += e.cheap;
+    most = std::max<unsigned>(most, static_cast<unsigned>(std::max(total - std::min(held, static_cast<int>(cap)), 0)));
+  }
+  return most;
+}
+
 std::string LiveIntervals::print(const ptx::Module &m) const {
   std::string out;
   for (const LiveInterval &iv : intervals_) {

@@ -57,6 +57,9 @@ public:
   }
   /// The most units live at one position.
   unsigned maxPressure() const { return maxPressure_; }
+  /// The most units live at one position when up to `cap` units of the
+  /// registers `cheap` marks are held elsewhere (ptxas's uniform registers).
+  unsigned maxPressureBeyond(const std::vector<bool> &cheap, unsigned cap) const;
   /// `%r3 [5,9) [12,20) units 1 cost 2`, one line per register.
   std::string print(const ptx::Module &m) const;
 

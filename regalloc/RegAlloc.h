@@ -59,6 +59,8 @@ struct FunctionAllocation {
   /// `auto`'s cost model: the weighted spill cost with every spill local
   /// and with the lattice's placement (0 when it did not run).
   double costLocal = 0, costLattice = 0;
+  /// `auto`: the pressure ptxas would see beyond its uniform registers.
+  unsigned ptxasPressure = 0;
 };
 
 /// Allocates `fn`; on failure (or when `auto` predicts no gain) leaves it as
