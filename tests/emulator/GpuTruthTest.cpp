@@ -713,7 +713,13 @@ TEST_P(GpuTruth, RegisterAllocationComputesTheSame) {
       {"64", "divergence", "linear-scan"},        {"16", "local", "linear-scan"},
       {"16", "divergence", "graph-coloring"},     {"24", "auto", "graph-coloring"},
       {"16", "divergence", "linear-scan", "yes"}, {"32", "divergence", "graph-coloring", "yes"}};
-  for (const Variant &v : variants) {
+#ifdef PTXVM_SANITIZED
+  // Under the sanitizers: each spill placement and allocator once.
+  const std::vector<Variant> run = {variants[0], variants[5], variants[6], variants[8]};
+#else
+  const std::vector<Variant> run(std::begin(variants), std::end(variants));
+#endif
+  for (const Variant &v : run) {
     SCOPED_TRACE(std::string("regalloc --max-registers=") + v.registers + " --spill=" + v.spill +
                  " --allocator=" + v.allocator + " --reload=" + v.reload);
     ptx::DiagnosticList diags;
