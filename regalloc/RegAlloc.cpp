@@ -298,8 +298,9 @@ FunctionAllocation allocateFunction(ptx::Module &m, ptx::Function &fn, AnalysisM
     // memory, roughly as our own allocation does with every spill local.
     // Take the lattice's placement only when its weighted cost is clearly
     // lower: shared memory is about a third of local memory's latency, a
-    // recomputation one ALU operation or two. When the lattice gains nothing the kernel stays as it is, under the
-    // same budget when one was asked for: ptxas's own allocation at K.
+    // recomputation one ALU operation or two. When the lattice gains
+    // nothing the kernel stays as it is, under the same budget when one was
+    // asked for: ptxas's own allocation at K.
     auto leave = [&](std::string why) {
       result.reason = std::move(why);
       restore();

@@ -329,11 +329,11 @@ void insertSpillCode(ptx::Module &m, ptx::Function &fn, AnalysisManager &am,
       const Placement &p = place[index[r]];
       const ptx::RegisterDecl decl = fn.declOf(r);
       const std::string width = std::to_string(std::max(8u, ptx::bitWidth(decl.type)));
-      bool reads = false, writes = false, partial = false;
+      bool reads = false, written = false, partial = false;
       for (const Use &u : du.uses(i)) reads |= u.var == r;
       for (const Def &d : du.defs(i))
         if (d.var == r) {
-          writes = true;
+          written = true;
           partial |= d.partial;
         }
       reads |= partial;
@@ -394,7 +394,7 @@ void insertSpillCode(ptx::Module &m, ptx::Function &fn, AnalysisManager &am,
           edit.insertBefore(i, emit("ld." + space + ".b" + width, {ptx::registerOperand(t), address()}));
         }
       }
-      if (writes && p.cls != SpillClass::Remat && p.cls != SpillClass::Reload) {
+      if (written && p.cls != SpillClass::Remat && p.cls != SpillClass::Reload) {
         ++state.stores;
         (p.cls == SpillClass::Local ? state.localOps : state.sharedOps) += frequency;
         edit.insertAfter(i, emit("st." + space + ".b" + width, {address(), ptx::registerOperand(t)}));
