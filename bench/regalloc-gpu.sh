@@ -10,6 +10,7 @@
 #   c-rl   c with --reload=yes                         (read-only values loaded again where read)
 #   c-r8   c allocated into K-8, .maxnreg K            (8 registers left to ptxas)
 #   auto   regalloc --spill=auto, .maxnreg K           (the cost model may leave the kernel as it is)
+# Last, bench/ptx/uniform_store.ptx: a warp-uniform spill stored by every lane or by lane 0.
 # Each line: kernel, K, variant, min and median kernel time over REPEAT launches (events), and
 # the registers and local memory per thread the driver compiled it to.
 # VARIANTS="a c auto" picks variants (d always runs).
@@ -71,5 +72,15 @@ variant_flags() { # variant K
         printf '%-14s %4s %-6s %10s %10s %5s %7s\n' "$kernel" "$k" "$v" "${min:--}" "${med:--}" "${regs:--}" "${local:--}"
       done
     done
+  done
+  # Which lanes store a warp-uniform spill (bench/ptx/uniform_store.ptx): all, or lane 0 with
+  # bar.warp.sync around the reload. 132 SMs x 4 CTAs of 1024 threads, 20000 spills each.
+  for kernel in store_all store_lane0; do
+    log="$out/logs/uniform_store.$kernel.log"
+    timeout 120 "$ptxvm" run bench/ptx/uniform_store.ptx --device gpu --kernel "$kernel" --grid 528 --block 1024 \
+      --arg buf:2162688 --arg u32:20000 --repeat "$repeat" --stats >"$log" 2>&1
+    min=$(sed -n 's/.*launches: min \([0-9.]*\) ms, median \([0-9.]*\) ms.*/\1/p' "$log")
+    med=$(sed -n 's/.*launches: min \([0-9.]*\) ms, median \([0-9.]*\) ms.*/\2/p' "$log")
+    printf '%-14s %4s %-6s %10s %10s\n' uniform_store - "${kernel#store_}" "${min:--}" "${med:--}"
   done
 } | tee "$out/TABLE"
