@@ -167,7 +167,8 @@ unsigned LiveIntervals::maxPressureBeyond(const std::vector<bool> &cheap, unsign
   for (const Event &e : events) {
     total += e.total;
     held += e.cheap;
-    most = std::max<unsigned>(most, static_cast<unsigned>(std::max(total - std::min(held, static_cast<int>(cap)), 0)));
+    most = std::max<unsigned>(
+        most, static_cast<unsigned>(std::max(total - std::min(held, static_cast<int>(cap)), 0)));
   }
   return most;
 }

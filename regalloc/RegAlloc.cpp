@@ -348,7 +348,8 @@ FunctionAllocation allocateFunction(ptx::Module &m, ptx::Function &fn, AnalysisM
     // that, its extra instructions and ptxas's own spilling on top of the
     // allocation (SGEMM at 80 on the H100: 23% predicted, 11% slower) eat
     // the gain.
-    if (ok && cost >= 0.7 * localCost) return leave("the cost model predicts too little gain over local spills");
+    if (ok && cost >= 0.7 * localCost)
+      return leave("the cost model predicts too little gain over local spills");
   } else {
     ok = attempt(options.spill == SpillPolicy::Local ? SpillMode::Local : SpillMode::Divergence, state);
   }
