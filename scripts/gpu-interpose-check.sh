@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Checks `ptxvm exec --device gpu` (the CUDA shim, issue 11) on a machine with an NVIDIA GPU:
 # every program of kernels/apps (apps and misuse) runs without ptxvm, under the shim with no
-# passes, with --passes=uniform-branches and with --passes=verify,strip-debug,uniform-branches;
+# passes, with --passes=uniform-branches, with --passes=verify,strip-debug,uniform-branches and
+# with --passes=regalloc,verify --max-registers=24 (MODES="plain ra" picks some);
 # exit status and output must agree with the run without ptxvm. Then every GPU-truth case
 # (tests/gpu/cases) is recorded again by gpu_record, under the shim with the passes and with
 # gpu_record's own --passes (ptxvm's GPU device), and its results are compared with
 # tests/gpu/results. Writes $OUT/interpose/{TABLE,cases.diff,...}.
-# SKIP_APPS=1 checks only the GPU-truth cases.
+# SKIP_APPS=1 checks only the GPU-truth cases, SKIP_CASES=1 only the programs.
 #
 # Layout (run from the repository root): gpu-apps/ as tests/gpu/apps/prepare.sh makes it (the
 # programs and NVIDIA's libcudart.so.13), gpu-apps/bin/ptxvm and gpu-apps/lib/cuda-shim/
@@ -23,7 +24,7 @@ timeout_s=${APP_TIMEOUT:-30}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$out/ENVIRONMENT" 2>&1
 echo "cuda $(nvcc --version 2>/dev/null | sed -n 's/.*release \([0-9.]*\).*/\1/p')" >>"$out/ENVIRONMENT"
 
-modes=(plain shim uni all)
+read -r -a modes <<<"${MODES:-plain shim uni all ra}"
 run_mode() { # run_mode MODE PROGRAM NAME: status, seconds, stdout hash
   local mode=$1 prog=$2 name=$3 start end status
   local log=$out/runs/$name.$mode
@@ -33,6 +34,8 @@ run_mode() { # run_mode MODE PROGRAM NAME: status, seconds, stdout hash
   shim) timeout "$timeout_s" "$ptxvm" exec --device gpu -- "$prog" >"$log.out" 2>"$log.err" ;;
   uni) timeout "$timeout_s" "$ptxvm" exec --device gpu --passes=uniform-branches --report "$log.json" -- "$prog" \
     >"$log.out" 2>"$log.err" ;;
+  ra) timeout "$timeout_s" "$ptxvm" exec --device gpu --passes=regalloc,verify --max-registers=24 \
+    --spill=divergence --report "$log.json" -- "$prog" >"$log.out" 2>"$log.err" ;;
   all) timeout "$timeout_s" "$ptxvm" exec --device gpu --passes=verify,strip-debug,uniform-branches \
     --report "$log.json" -- "$prog" >"$log.out" 2>"$log.err" ;;
   esac
@@ -59,8 +62,10 @@ run_mode() { # run_mode MODE PROGRAM NAME: status, seconds, stdout hash
       [[ $key != "$first" ]] && agree=NO
     done
     # The driver's load (JIT) seconds of each module, and how many the passes rewrote.
-    load=$(grep -o '"load_seconds":[0-9.eE+-]*' "$out/runs/$name.uni.json" 2>/dev/null | cut -d: -f2 | tr '\n' ' ')
-    rewritten=$(grep -o '"outcome":"rewritten"' "$out/runs/$name.uni.json" 2>/dev/null | wc -l)
+    json="$out/runs/$name.uni.json"
+    [[ -f $json ]] || json="$out/runs/$name.ra.json"
+    load=$(grep -o '"load_seconds":[0-9.eE+-]*' "$json" 2>/dev/null | cut -d: -f2 | tr '\n' ' ')
+    rewritten=$(grep -o '"outcome":"rewritten"' "$json" 2>/dev/null | wc -l)
     load="$rewritten rewritten, load ${load:--}"
     printf ' %-8s %s\n' "$agree" "$load"
   done
@@ -87,7 +92,7 @@ compare_cases() { # compare_cases DIR LABEL: each .out against tests/gpu/results
 }
 record=$apps/bin/gpu_record
 cases=(tests/gpu/cases/*.case tests/gpu/barrier-table/*.case)
-if [[ -x $record ]]; then
+if [[ -x $record && -z ${SKIP_CASES:-} ]]; then
   mkdir -p "$out/cases" "$out/cases-device"
   timeout 500 "$ptxvm" exec --device gpu --passes=verify,uniform-branches --report "$out/cases/report.%p.json" -- \
     "$record" --root . --out-dir "$out/cases" --timeout 5 "${cases[@]}" >"$out/cases.log" 2>&1
