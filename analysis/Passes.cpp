@@ -37,18 +37,21 @@ PreservedAnalyses StripDebugPass::run(ptx::Module &m, AnalysisManager &) {
   return PreservedAnalyses::all();
 }
 
+void capRegisters(ptx::Function &fn, uint32_t k) {
+  if (!fn.isKernel) return;
+  for (ptx::FunctionDirective &d : fn.directives)
+    if (d.kind == ptx::DirectiveKind::MaxNReg && !d.values.empty()) {
+      d.values[0] = std::min(d.values[0], k);
+      return;
+    }
+  fn.directives.push_back({ptx::DirectiveKind::MaxNReg, {k}, {}});
+}
+
 PreservedAnalyses MaxNRegPass::run(ptx::Module &m, AnalysisManager &) {
   capped_ = 0;
   for (ptx::Function &f : m.functions) {
-    if (!f.isKernel) continue;
-    bool has = false;
-    for (ptx::FunctionDirective &d : f.directives)
-      if (d.kind == ptx::DirectiveKind::MaxNReg && !d.values.empty()) {
-        d.values[0] = std::min(d.values[0], k_);
-        has = true;
-      }
-    if (!has) f.directives.push_back({ptx::DirectiveKind::MaxNReg, {k_}, {}});
-    ++capped_;
+    capRegisters(f, k_);
+    capped_ += f.isKernel;
   }
   return PreservedAnalyses::all();
 }

@@ -81,6 +81,9 @@ private:
   uint64_t locations_ = 0, files_ = 0, sections_ = 0; // .loc directives, .file entries, sections
 };
 
+/// `.maxnreg k` on `fn` when it is a kernel: added, or a higher one lowered.
+void capRegisters(ptx::Function &fn, uint32_t k);
+
 /// Caps every kernel's registers with `.maxnreg K` (K from the option
 /// max-registers): what `ptxas -maxrregcount=K` does, in the PTX, so that
 /// the driver's JIT keeps it too.

@@ -36,6 +36,22 @@ Operand symbolOperand(Name name);
 Operand registerAddress(uint32_t reg, int64_t offset = 0);
 Operand symbolAddress(Name symbol, int64_t offset = 0);
 
+/// Calls f(id) with a reference to every register id `op` names (itself, an
+/// address's base register, the elements of a vector, list or pair).
+template <class F> void forEachRegister(Function &fn, Operand &op, F &&f) {
+  if (op.kind == OperandKind::Register ||
+      (op.kind == OperandKind::Address && op.base == AddressBase::Register))
+    f(op.id);
+  else if (op.isComposite())
+    for (uint32_t c = 0; c < op.count(); ++c) forEachRegister(fn, fn.operands[op.id + c], f);
+}
+
+/// The same for every register instruction `in` names, its guard included.
+template <class F> void forEachRegister(Function &fn, Instruction &in, F &&f) {
+  if (in.hasGuard) f(in.guard);
+  for (uint16_t j = 0; j < in.numOperands; ++j) forEachRegister(fn, fn.operands[in.firstOperand + j], f);
+}
+
 /// Edits of one function's instructions, collected and then applied at once:
 /// indices refer to the instructions as they were before apply().
 class BodyEdit {

@@ -24,6 +24,11 @@ unsigned unitsOf(const ptx::RegisterDecl &d) {
   }
 }
 
+double blockFrequency(const LoopForest &loops, uint32_t b) {
+  const uint32_t loop = loops.loopOf(b);
+  return std::pow(10.0, std::min<uint32_t>(loop == kNone ? 0 : loops.loop(loop).depth, 4));
+}
+
 bool LiveInterval::covers(uint32_t position) const {
   auto it = std::upper_bound(ranges.begin(), ranges.end(), position,
                              [](uint32_t p, const LiveRange &r) { return p < r.end; });
@@ -78,9 +83,7 @@ LiveIntervals::LiveIntervals(const ptx::Function &fn, AnalysisManager &am,
     if (!cfg.reachable(b)) continue;
     const ptx::BasicBlock &block = fn.blocks[b];
     const uint32_t from = 2 * block.firstInstr, to = 2 * (block.firstInstr + block.numInstrs);
-    uint32_t loop = loops.loopOf(b);
-    const double frequency =
-        std::pow(10.0, std::min<uint32_t>(loop == kNone ? 0 : loops.loop(loop).depth, 4));
+    const double frequency = blockFrequency(loops, b);
     std::fill(isLive.begin(), isLive.end(), 0);
     for (uint32_t v : live.liveOut(b))
       if (v < fn.numRegisters && units[v]) {

@@ -5,6 +5,7 @@
 // needed), with the register's width in 32-bit units and its spill weight.
 #pragma once
 
+#include "analysis/Loops.h"
 #include "analysis/PassManager.h"
 #include "ptx/IR.h"
 
@@ -14,6 +15,10 @@
 #include <vector>
 
 namespace regalloc {
+
+/// How often block `b` is taken to run: 10^(loop depth), at most 10^4 (an
+/// unreachable block: 1).
+double blockFrequency(const analysis::LoopForest &loops, uint32_t b);
 
 struct LiveRange {
   uint32_t start, end; // [start, end)

@@ -3,6 +3,7 @@
 
 #include "analysis/Analyses.h"
 #include "ptx/Edit.h"
+#include "ptx/Layout.h"
 #include "regalloc/Webs.h"
 
 #include <algorithm>
@@ -82,12 +83,8 @@ constexpr unsigned kUniformRegisters = 63;
 /// Static shared memory the module declares (every kernel may use it).
 uint64_t moduleSharedBytes(const ptx::Module &m) {
   uint64_t bytes = 0;
-  for (const ptx::Variable &v : m.globals) {
-    if (v.space != ptx::Mod::Shared) continue;
-    uint64_t n = std::max(1u, ptx::bitWidth(v.type) / 8) * std::max<uint32_t>(v.vectorWidth, 1);
-    for (uint64_t d : v.dims) n *= std::max<uint64_t>(d, 1);
-    bytes += n;
-  }
+  for (const ptx::Variable &v : m.globals)
+    if (v.space == ptx::Mod::Shared) bytes += ptx::variableBytes(v).value_or(0);
   return bytes;
 }
 
@@ -127,17 +124,6 @@ bool recursive(const ptx::Module &m, const ptx::Function &fn) {
     }
   }
   return false;
-}
-
-/// `.maxnreg k` on kernel `fn` (lowering a higher one).
-void capRegisters(ptx::Function &fn, unsigned k) {
-  if (!fn.isKernel) return;
-  for (ptx::FunctionDirective &d : fn.directives)
-    if (d.kind == ptx::DirectiveKind::MaxNReg && !d.values.empty()) {
-      d.values[0] = std::min(d.values[0], k);
-      return;
-    }
-  fn.directives.push_back({ptx::DirectiveKind::MaxNReg, {k}, {}});
 }
 
 /// Names registers by place: %r{p} (32-bit), %rd{p/2}, %rq{p/4}, %rh{p}
@@ -187,18 +173,8 @@ void renameByPlace(ptx::Module &m, ptx::Function &fn, const Assignment &a) {
     next += c.count;
     decls.push_back(d);
   }
-  auto map = [&](uint32_t r) { return classes[cls[r]].first + slot[r]; };
-  auto rename = [&](auto &self, ptx::Operand &op) -> void {
-    if (op.kind == ptx::OperandKind::Register ||
-        (op.kind == ptx::OperandKind::Address && op.base == ptx::AddressBase::Register))
-      op.id = map(op.id);
-    else if (op.isComposite())
-      for (uint32_t c = 0; c < op.count(); ++c) self(self, fn.operands[op.id + c]);
-  };
-  for (ptx::Instruction &in : fn.instrs) {
-    if (in.hasGuard) in.guard = map(in.guard);
-    for (uint16_t j = 0; j < in.numOperands; ++j) rename(rename, fn.operands[in.firstOperand + j]);
-  }
+  for (ptx::Instruction &in : fn.instrs)
+    ptx::forEachRegister(fn, in, [&](uint32_t &r) { r = classes[cls[r]].first + slot[r]; });
   ptx::BodyEdit edit(fn);
   edit.replaceRegisters(std::move(decls), next);
   edit.apply();
@@ -305,7 +281,7 @@ FunctionAllocation allocateFunction(ptx::Module &m, ptx::Function &fn, AnalysisM
       result.reason = std::move(why);
       restore();
       if (options.maxnreg && fn.isKernel) {
-        capRegisters(fn, options.maxRegisters);
+        analysis::capRegisters(fn, options.maxRegisters);
         result.reason += " (left to ptxas with .maxnreg " + std::to_string(options.maxRegisters) + ")";
       }
       return result;
@@ -361,7 +337,7 @@ FunctionAllocation allocateFunction(ptx::Module &m, ptx::Function &fn, AnalysisM
     restore();
     return result;
   }
-  if (options.maxnreg) capRegisters(fn, options.maxRegisters);
+  if (options.maxnreg) analysis::capRegisters(fn, options.maxRegisters);
   result.changed = true;
   result.spills = state;
   result.instructionsAdded =

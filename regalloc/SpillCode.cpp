@@ -4,6 +4,7 @@
 #include "analysis/Analyses.h"
 #include "analysis/Divergence.h"
 #include "ptx/Edit.h"
+#include "regalloc/LiveIntervals.h"
 
 #include <cmath>
 #include <stdexcept>
@@ -315,9 +316,8 @@ void insertSpillCode(ptx::Module &m, ptx::Function &fn, AnalysisManager &am,
   for (uint32_t i = 0; i < fn.instrs.size(); ++i) {
     here.clear();
     const uint32_t block = cfg.blockOf(i);
-    const uint32_t loop = block < cfg.numBlocks() && cfg.reachable(block) ? loops.loopOf(block) : kNone;
     const double frequency =
-        std::pow(10.0, std::min<uint32_t>(loop == kNone ? 0 : loops.loop(loop).depth, 4));
+        block < cfg.numBlocks() && cfg.reachable(block) ? blockFrequency(loops, block) : 1;
     bool eraseDef = false;
     for (const Use &u : du.uses(i))
       if (u.var < numRegisters && index[u.var] >= 0) here.push_back(u.var);
@@ -400,17 +400,9 @@ void insertSpillCode(ptx::Module &m, ptx::Function &fn, AnalysisManager &am,
         edit.insertAfter(i, emit("st." + space + ".b" + width, {address(), ptx::registerOperand(t)}));
       }
       // Every mention of r in the instruction names t.
-      ptx::Instruction &in = fn.instrs[i];
-      auto rename = [&](auto &self, ptx::Operand &op) -> void {
-        if ((op.kind == ptx::OperandKind::Register ||
-             (op.kind == ptx::OperandKind::Address && op.base == ptx::AddressBase::Register)) &&
-            op.id == r)
-          op.id = t;
-        else if (op.isComposite())
-          for (uint32_t c = 0; c < op.count(); ++c) self(self, fn.operands[op.id + c]);
-      };
-      for (uint16_t j = 0; j < in.numOperands; ++j) rename(rename, fn.operands[in.firstOperand + j]);
-      if (in.hasGuard && in.guard == r) in.guard = t;
+      ptx::forEachRegister(fn, fn.instrs[i], [&](uint32_t &reg) {
+        if (reg == r) reg = t;
+      });
     }
     if (eraseDef) edit.erase(i);
   }

@@ -106,25 +106,12 @@ WebCounts splitWebs(ptx::Module &m, ptx::Function &fn, AnalysisManager &am) {
       return regOfValue(kNoValue, var);
     };
     if (in.hasGuard) in.guard = mapUse(in.guard);
-    auto rename = [&](auto &self, ptx::Operand &op, bool dest) -> void {
-      switch (op.kind) {
-      case ptx::OperandKind::Register: op.id = dest ? mapDef(op.id) : mapUse(op.id); return;
-      case ptx::OperandKind::Address:
-        if (op.base == ptx::AddressBase::Register) op.id = mapUse(op.id);
-        return;
-      case ptx::OperandKind::AddressList:
-      case ptx::OperandKind::Vector:
-      case ptx::OperandKind::Pair:
-      case ptx::OperandKind::List:
-        for (uint32_t c = 0; c < op.count(); ++c) self(self, fn.operands[op.id + c], dest);
-        return;
-      default: return;
-      }
-    };
     for (uint16_t j = 0; j < in.numOperands; ++j) {
+      // Destination operands hold only written registers (addresses are never written).
       bool dest = false;
       for (const Def &d : defs) dest |= d.operand == j && d.registerIndex != Def::kNotRegister;
-      rename(rename, fn.operands[in.firstOperand + j], dest);
+      ptx::Operand &op = fn.operands[in.firstOperand + j];
+      ptx::forEachRegister(fn, op, [&](uint32_t &r) { r = dest ? mapDef(r) : mapUse(r); });
     }
   }
 
@@ -147,18 +134,7 @@ WebCounts splitWebs(ptx::Module &m, ptx::Function &fn, AnalysisManager &am) {
     for (uint32_t r : members) finalId[r] = next++;
     decls.push_back(d);
   }
-  for (ptx::Instruction &in : fn.instrs) {
-    if (in.hasGuard) in.guard = finalId[in.guard];
-  }
-  auto finalize = [&](auto &self, ptx::Operand &op) -> void {
-    if (op.kind == ptx::OperandKind::Register ||
-        (op.kind == ptx::OperandKind::Address && op.base == ptx::AddressBase::Register))
-      op.id = finalId[op.id];
-    else if (op.isComposite())
-      for (uint32_t c = 0; c < op.count(); ++c) self(self, fn.operands[op.id + c]);
-  };
-  for (ptx::Instruction &in : fn.instrs)
-    for (uint16_t j = 0; j < in.numOperands; ++j) finalize(finalize, fn.operands[in.firstOperand + j]);
+  for (ptx::Instruction &in : fn.instrs) ptx::forEachRegister(fn, in, [&](uint32_t &r) { r = finalId[r]; });
 
   ptx::BodyEdit edit(fn);
   edit.replaceRegisters(std::move(decls), next);

@@ -165,7 +165,9 @@ TEST(RegAllocFuzz, RandomProgramsComputeTheSameAfterAllocation) {
           const std::string allocated = allocate(
               ptx, {{"max-registers", k}, {"allocator", allocator}, {"spill", spill}, {"reload", reload}},
               problem);
-          if (spill != "auto") ASSERT_EQ(problem, "") << ptx;
+          if (spill != "auto") {
+            ASSERT_EQ(problem, "") << ptx;
+          }
           ptxvm::test::EmuRun got = ptxvm::test::runKernel(allocated, "f", {2, 1, 1}, {64, 1, 1}, args);
           ASSERT_TRUE(got.result.ok) << allocated;
           if (got.buffers != want.buffers) {
