@@ -3,11 +3,13 @@
 // shared-memory reduction with shuffles and barriers, a tiled SGEMM,
 // Mandelbrot (divergent) and a warp-specialized producer/consumer pipeline.
 // For each it checks the result against the same algorithm in plain C++
-// (compiled -O3), and prints thread-instructions per second on one host
-// thread and on all, and the ratio of emulated to native time, all measured
-// in this run.
+// (compiled -O3), and prints thread-instructions per second on the
+// interpreter and on compiled code (translator/, what --device cpu runs),
+// on one host thread and on all, and the ratios of their times to each other
+// and to native C++, all measured in this run.
 #include "emulator/Device.h"
 #include "ptx/Parser.h"
+#include "translator/Translator.h"
 
 #include <algorithm>
 #include <chrono>
@@ -196,6 +198,60 @@ std::vector<Case> cases() {
   return out;
 }
 
+/// One engine's run of a case on `threads` host threads: the best of
+/// `repeat` launches, the outputs checked after the first.
+struct Measured {
+  bool ok = false;
+  std::string why;
+  double seconds = 0;
+  uint64_t threadInstructions = 0;
+};
+Measured measure(Case &c, const ptx::Module &m, unsigned threads, int repeat, bool compiled, double &compileSeconds) {
+  Measured out;
+  Device device;
+  ptx::DiagnosticList diags;
+  auto k = device.decode(m, c.kernel, diags);
+  if (!k) {
+    out.why = "does not decode";
+    return out;
+  }
+  std::unique_ptr<translator::CompiledEngine> engine;
+  LaunchConfig config;
+  if (compiled) {
+    translator::CompileReport report;
+    engine = translator::compileKernel(*k, report);
+    if (!engine) {
+      out.why = "does not compile: " + report.error;
+      return out;
+    }
+    compileSeconds = report.seconds;
+    config.engine = engine.get();
+  }
+  config.grid = c.grid;
+  config.block = c.block;
+  config.threads = threads;
+  config.params.assign(k->paramBytes, 0);
+  auto check = c.setup(device, config.params, *k);
+  ptx::DiagnosticList runDiags;
+  out.seconds = 1e30;
+  for (int r = 0; r < repeat; ++r) {
+    auto t0 = Clock::now();
+    LaunchResult result = device.launch(*k, config, runDiags);
+    out.seconds = std::min(out.seconds, seconds(t0));
+    if (!result.ok) {
+      out.why = runDiags.all().empty() ? std::string("failed") : runDiags.all()[0].renderText();
+      return out;
+    }
+    out.threadInstructions = result.threadInstructions;
+    if (r == 0 && !check(device)) {
+      out.why = "wrong results";
+      return out;
+    }
+  }
+  out.ok = true;
+  return out;
+}
+
 } // namespace
 
 /// usage: bench_emulator [--repeat N] [NAME-SUBSTRING...]
@@ -212,8 +268,8 @@ int main(int argc, char **argv) {
   for (int i = 0; i < kM * kM; ++i)
     G1[i] = static_cast<float>(i % 13) * 0.25f, G2[i] = static_cast<float>(i % 7);
   unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  std::printf("%-26s %8s %14s %14s %14s %10s %s\n", "kernel", "check", "thread-instrs", "Ti/s 1 thread",
-              "Ti/s all", "emu/native", "");
+  std::printf("%-26s %14s %11s %11s %11s %11s %9s %9s %9s %9s\n", "kernel", "thread-instrs", "interp 1t", "cpu 1t",
+              "interp all", "cpu all", "cpu/intrp", "intrp/nat", "cpu/nat", "compile");
   for (Case &c : cases()) {
     if (!only.empty() && std::none_of(only.begin(), only.end(), [&](const std::string &o) {
           return std::string(c.name).find(o) != std::string::npos;
@@ -227,47 +283,18 @@ int main(int argc, char **argv) {
       continue;
     }
     auto m = ptx::parseModule(std::move(text), path, diags);
-    double rates[2] = {};
+    if (!m) continue;
+    // Interpreter and compiled code (--device cpu's engine), on one host
+    // thread and on all.
+    double compileSeconds = 0;
+    Measured runs[4];
     bool ok = true;
-    LaunchResult result;
-    double emuSeconds = 0;
-    for (int t = 0; t < 2 && ok; ++t) {
-      Device device;
-      auto k = device.decode(*m, c.kernel, diags);
-      if (!k) {
+    for (int i = 0; i < 4 && ok; ++i) {
+      runs[i] = measure(c, *m, i < 2 ? 1 : cores, repeat, i % 2 == 1, compileSeconds);
+      if (!runs[i].ok) {
+        std::printf("%-26s %s: %s\n", c.name, i % 2 ? "cpu" : "interpreter", runs[i].why.c_str());
         ok = false;
-        break;
       }
-      LaunchConfig config;
-      config.grid = c.grid;
-      config.block = c.block;
-      config.threads = t == 0 ? 1 : cores;
-      config.params.assign(k->paramBytes, 0);
-      auto check = c.setup(device, config.params, *k);
-      // Best of `repeat` launches: the machines are shared and noisy. The
-      // outputs are checked after the first.
-      ptx::DiagnosticList runDiags;
-      double s = 1e30;
-      for (int r = 0; r < repeat; ++r) {
-        auto t0 = Clock::now();
-        result = device.launch(*k, config, runDiags);
-        s = std::min(s, seconds(t0));
-        if (!result.ok) break;
-        if (r == 0 && t == 0 && !check(device)) {
-          std::printf("%-26s %8s wrong results\n", c.name, "WRONG");
-          ok = false;
-          break;
-        }
-      }
-      if (!ok) break;
-      if (t == 0) emuSeconds = s;
-      if (!result.ok) {
-        std::string why = runDiags.all().empty() ? std::string("failed") : runDiags.all()[0].renderText();
-        std::printf("%-26s %8s %s\n", c.name, "FAILED", why.c_str());
-        ok = false;
-        break;
-      }
-      rates[t] = result.threadInstructions / s;
     }
     if (!ok) continue;
     auto t0 = Clock::now();
@@ -277,11 +304,17 @@ int main(int argc, char **argv) {
       ++reps;
     } while (seconds(t0) < 0.05);
     double native = seconds(t0) / reps;
-    std::printf("%-26s %8s %14llu %14.3g %14.3g %9.0fx\n", c.name, "ok",
-                (unsigned long long)result.threadInstructions, rates[0], rates[1], emuSeconds / native);
+    auto rate = [&](int i) { return runs[i].threadInstructions / runs[i].seconds; };
+    std::printf("%-26s %14llu %11.3g %11.3g %11.3g %11.3g %8.1fx %8.0fx %8.1fx %7.0fms\n", c.name,
+                (unsigned long long)runs[0].threadInstructions, rate(0), rate(1), rate(2), rate(3),
+                runs[0].seconds / runs[1].seconds, runs[0].seconds / native, runs[1].seconds / native,
+                compileSeconds * 1e3);
   }
   std::printf(
-      "(Ti/s: thread-instructions per second; emu/native: emulated time on one host thread over the same\n"
-      " algorithm in C++ -O3 on one core. Goal: 1e9 Ti/s per core on non-divergent kernels.)\n");
+      "(interp/cpu 1t, all: thread-instructions per second on the interpreter and on compiled code (--device\n"
+      " cpu), on one host thread and on all %u; cpu/intrp: how much faster compiled code runs on one thread;\n"
+      " intrp/nat, cpu/nat: time on one host thread over the same algorithm in C++ -O3 on one core; compile:\n"
+      " the kernel's compile time, apart. All measured in this run.)\n",
+      cores);
   return 0;
 }

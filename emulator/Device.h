@@ -4,6 +4,7 @@
 #pragma once
 
 #include "emulator/Cta.h"
+#include "emulator/Engine.h"
 #include "emulator/HostFunctions.h"
 #include "emulator/Kernel.h"
 #include "emulator/Memory.h"
@@ -42,6 +43,9 @@ struct LaunchConfig {
   /// on the host threads), and a zeroed grid-barrier workspace in
   /// %envreg1:%envreg2 for cooperative groups' grid.sync().
   bool cooperative = false;
+  /// The engine the CTAs' warps run on (compiled code for this kernel);
+  /// null: the interpreter.
+  Engine *engine = nullptr;
   /// See every CTA's execution (recorders, checkers, traces), each in turn;
   /// racecheck and statistics add their own.
   std::vector<LaunchObserver *> observers;

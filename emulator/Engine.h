@@ -12,6 +12,7 @@ namespace emu {
 
 class Cta;
 struct Warp;
+struct SimtEntry;
 
 /// Why an engine gave a warp back to the scheduler.
 enum class WarpStop : uint8_t {
@@ -29,6 +30,22 @@ public:
   /// they never leave a warp waiting for the scheduler. An engine counts
   /// what it executes with Cta::countInstruction.
   virtual WarpStop run(Cta &cta, Warp &w, uint64_t budget) = 0;
+};
+
+/// Compiled code the interpreter's loop hands straight-line runs and branches
+/// to (the LLVM translator): it runs the running group of a warp from its pc
+/// while that stays simple, and leaves everything else (divergence, barriers,
+/// calls, exits) to the loop, so that every engine shares one SIMT and
+/// barrier machinery.
+class Accelerator {
+public:
+  virtual ~Accelerator() = default;
+  /// Runs group `top` of `w` (lanes `active` of it) from top.pc for at most
+  /// `budget` warp instructions, moving top.pc past what it ran and counting
+  /// it (Cta::executed, Warp::warpInstructions, threadInstructions) as the
+  /// interpreter would. Returns the instructions it ran: 0 when it cannot
+  /// start at top.pc, and the interpreter runs that instruction instead.
+  virtual uint64_t run(Cta &cta, Warp &w, SimtEntry &top, uint32_t active, uint64_t budget) = 0;
 };
 
 } // namespace emu

@@ -21,16 +21,29 @@ Interpreter &Interpreter::instance() {
 
 WarpStop Interpreter::run(Cta &cta, Warp &w, uint64_t budget) {
   if (cta.observeInstructions)
-    step<true>(cta, w, budget);
+    step<true, false>(cta, w, budget, nullptr);
   else
-    step<false>(cta, w, budget);
+    step<false, false>(cta, w, budget, nullptr);
+  return stopOf(cta, w);
+}
+
+WarpStop Interpreter::run(Cta &cta, Warp &w, uint64_t budget, Accelerator &accelerator) {
+  if (cta.observeInstructions)
+    step<true, false>(cta, w, budget, nullptr);
+  else
+    step<false, true>(cta, w, budget, &accelerator);
+  return stopOf(cta, w);
+}
+
+WarpStop Interpreter::stopOf(const Cta &cta, const Warp &w) {
   if (cta.failed) return WarpStop::Failed;
   if (w.state == Warp::State::Done) return WarpStop::Exited;
   if (w.state == Warp::State::AtBarrier) return WarpStop::Blocked;
   return WarpStop::Budget;
 }
 
-template <bool Observed> void Interpreter::step(Cta &cta, Warp &w, uint64_t budget) {
+template <bool Observed, bool Accelerated>
+void Interpreter::step(Cta &cta, Warp &w, uint64_t budget, [[maybe_unused]] Accelerator *accelerator) {
   const Kernel &kernel = cta.kernel;
   const std::vector<DInstr> &code = kernel.code;
   while (budget-- > 0 && w.state == Warp::State::Ready && !cta.failed) {
@@ -54,6 +67,17 @@ template <bool Observed> void Interpreter::step(Cta &cta, Warp &w, uint64_t budg
     }
     uint32_t pc = top.pc;
     const DInstr &in = code[pc];
+    if constexpr (Accelerated) {
+      // The budget unit this iteration took counts for the accelerator too:
+      // it spends one per instruction, as the loop below does.
+      if (in.control == Control::Next || in.control == Control::Branch) {
+        const uint64_t available = budget + 1;
+        if (uint64_t used = accelerator->run(cta, w, top, active, available)) {
+          budget = available - used;
+          continue;
+        }
+      }
+    }
     uint32_t mask = active;
     if (in.guard >= 0) {
       uint32_t g = predicateMask(&w.regs[static_cast<uint32_t>(in.guard) * 32]);

@@ -15,11 +15,17 @@ public:
   static Interpreter &instance();
 
   WarpStop run(Cta &cta, Warp &w, uint64_t budget) override;
+  /// The same loop, offering each straight-line run and branch to
+  /// `accelerator` first (a launch with instruction observers never uses it).
+  static WarpStop run(Cta &cta, Warp &w, uint64_t budget, Accelerator &accelerator);
 
 private:
-  /// The loop, compiled twice: with instructionExecuted events and without
-  /// (a launch without such observers pays nothing for them).
-  template <bool Observed> static void step(Cta &cta, Warp &w, uint64_t budget);
+  /// The loop, compiled three times: with instructionExecuted events, without
+  /// (a launch without such observers pays nothing for them), and with an
+  /// accelerator.
+  template <bool Observed, bool Accelerated>
+  static void step(Cta &cta, Warp &w, uint64_t budget, Accelerator *accelerator);
+  static WarpStop stopOf(const Cta &cta, const Warp &w);
   static void barrier(Cta &cta, Warp &w, const DInstr &in, uint32_t mask, uint32_t pc);
   static void branchIndexed(Cta &cta, Warp &w, const DInstr &in, uint32_t active, uint32_t mask, uint32_t pc);
   /// Starts a device-function call; false after reporting why it cannot.

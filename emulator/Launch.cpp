@@ -133,6 +133,7 @@ LaunchResult Device::launch(const Kernel &k, const LaunchConfig &config, ptx::Di
     cta->diagnostics = std::move(list);
     cta->envregs = envregs.data();
     if (config.randomSchedule) cta->randomizeSchedule(config.seed);
+    if (config.engine) cta->setEngine(*config.engine);
     for (LaunchObserver *o : observers) cta->addObserver(o->observeCta(*cta));
     if (cta->events) cta->events->ctaStarted(*cta);
     return cta;

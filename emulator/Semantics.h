@@ -116,6 +116,19 @@ inline uint64_t effectiveAddress(Exec &x, const DOp &op, unsigned lane) {
   return (op.hasBase ? x.reg(op.reg, lane) : 0) + op.imm;
 }
 
+/// The lowest and highest address the executing lanes of a warp access, and
+/// the OR of all of them (its low bits tell whether any is misaligned).
+struct AddressSpan {
+  uint64_t lo = ~0ull, hi = 0, bits = 0;
+};
+/// The fast path of a warp's scalar or vector access of `size` bytes at
+/// each address of `s`: when every one lies, naturally aligned, in one
+/// global allocation or in the CTA's shared memory, and no observer wants
+/// memory events, the host bytes behind them (address a is at
+/// result + (a - bias)). nullptr when some lane needs the checked path
+/// (accessBytes), which reports faults. Shared by every engine.
+uint8_t *directAccess(Cta &cta, Space space, const AddressSpan &s, unsigned size, uint64_t &bias);
+
 /// Loads/stores `size` bytes for one lane in `space`; on a bad access reports
 /// the fault, marks the CTA failed and returns false. `alignment` as for
 /// accessBytes.

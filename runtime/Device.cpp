@@ -1,6 +1,7 @@
 // The device registry and the launch-error rules every device shares.
 #include "runtime/Device.h"
 
+#include "runtime/CpuDevice.h"
 #include "runtime/EmulatorDevice.h"
 #include "runtime/GpuDevice.h"
 
@@ -38,7 +39,13 @@ std::string launchError(const ptx::DiagnosticList &diags) {
   return "cudaErrorLaunchFailure";
 }
 
-std::vector<std::string_view> deviceNames() { return {"emulator", "gpu"}; }
+std::vector<std::string_view> deviceNames() {
+#if PTXVM_CPU_DEVICE
+  return {"emulator", "cpu", "gpu"};
+#else
+  return {"emulator", "gpu"};
+#endif
+}
 
 bool deviceBuiltIn(std::string_view name, std::string &error) {
   std::string builtIn;
@@ -61,6 +68,9 @@ std::unique_ptr<Device> createDevice(std::string_view name, std::string &error) 
     const char *library = std::getenv("PTXVM_CUDA_DRIVER");
     return GpuDevice::open(error, library && *library ? library : "libcuda.so.1");
   }
+#if PTXVM_CPU_DEVICE
+  if (name == "cpu") return makeCpuDevice();
+#endif
   return std::make_unique<EmulatorDevice>();
 }
 

@@ -19,6 +19,9 @@ public:
   EmulatorKernel(std::unique_ptr<emu::Kernel> code, KernelAttributes a)
       : Kernel(*code->module, *code->function, code->name, std::move(a)), code_(std::move(code)) {}
   const emu::Kernel &code() const { return *code_; }
+  /// The engine its launches run on (null: the interpreter). Declared after
+  /// the code it was made for, so that it goes first.
+  std::unique_ptr<emu::Engine> engine;
 
 private:
   std::unique_ptr<emu::Kernel> code_;
@@ -59,6 +62,11 @@ private:
 } // namespace
 
 const emu::Kernel &emulatorKernel(const Kernel &k) { return static_cast<const EmulatorKernel &>(k).code(); }
+
+EmulatorDevice::EmulatorDevice(std::string name, EngineFactory engines) : EmulatorDevice() {
+  name_ = std::move(name);
+  engines_ = std::move(engines);
+}
 
 EmulatorDevice::EmulatorDevice() {
   device_.placeGlobal = [this](const ptx::Module &m, const ptx::Variable &v, uint64_t bytes) -> uint64_t {
@@ -141,7 +149,9 @@ std::unique_ptr<Kernel> EmulatorDevice::loadKernel(const ptx::Module &m, std::st
   a.staticShared = code->staticShared;
   a.localBytes = code->localBytes;
   a.constBytes = code->constSize;
-  return std::make_unique<EmulatorKernel>(std::move(code), std::move(a));
+  auto kernel = std::make_unique<EmulatorKernel>(std::move(code), std::move(a));
+  if (engines_) kernel->engine = engines_(kernel->code(), diags);
+  return kernel;
 }
 
 void EmulatorDevice::setHostFunction(std::string name, HostFunction function) {
@@ -166,6 +176,7 @@ LaunchResult EmulatorDevice::launch(const Kernel &k, const LaunchConfig &config,
   c.randomSchedule = config.randomSchedule;
   c.seed = config.seed;
   c.cooperative = config.cooperative;
+  c.engine = static_cast<const EmulatorKernel &>(k).engine.get();
   ptx::DiagnosticList launchDiags;
   emu::LaunchResult r = device_.launch(emulatorKernel(k), c, launchDiags);
 

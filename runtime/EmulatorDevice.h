@@ -1,18 +1,27 @@
 // The SIMT emulator as a device (runtime/Device.h): memory is the emulator's
 // checked global heap, kernels are decoded for the interpreter, launches run
-// on the emulator's CTA scheduler. The only place outside emulator/ that
-// knows emu:: types.
+// on the emulator's CTA scheduler. With an engine factory the same device
+// runs kernels on other engines (the CPU device: compiled code). The only
+// place outside emulator/ and translator/ that knows emu:: types.
 #pragma once
 
 #include "emulator/Device.h"
 #include "runtime/Device.h"
 
+#include <functional>
+
 namespace runtime {
+
+/// Makes the engine a loaded kernel runs on; null (after adding a note to
+/// the diagnostics saying why) leaves it on the interpreter.
+using EngineFactory = std::function<std::unique_ptr<emu::Engine>(const emu::Kernel &, ptx::DiagnosticList &)>;
 
 class EmulatorDevice final : public Device {
 public:
   EmulatorDevice();
-  std::string_view name() const override { return "emulator"; }
+  /// A device named `name` whose kernels run on the engines `engines` makes.
+  EmulatorDevice(std::string name, EngineFactory engines);
+  std::string_view name() const override { return name_; }
 
   uint64_t allocate(uint64_t bytes, uint64_t alignment = 256) override;
   bool free(uint64_t address) override;
@@ -38,6 +47,8 @@ public:
 
 private:
   mutable emu::Device device_;
+  std::string name_ = "emulator";
+  EngineFactory engines_;
 };
 
 /// The emulator's decoded kernel behind a device kernel.

@@ -18,12 +18,6 @@ uint64_t extend(uint64_t raw, Type t) {
   }
 }
 
-/// The lowest and highest address the executing lanes access, and the OR
-/// of all of them (its low bits tell whether any is misaligned). With all
-/// 32 lanes executing these are plain reductions the compiler vectorises.
-struct AddressSpan {
-  uint64_t lo = ~0ull, hi = 0, bits = 0;
-};
 inline AddressSpan spanOf(const uint64_t (&a)[32], uint32_t mask) {
   AddressSpan s;
   if (mask == 0xFFFFFFFFu) {
@@ -41,35 +35,6 @@ inline AddressSpan spanOf(const uint64_t (&a)[32], uint32_t mask) {
     s.bits |= a[l];
   });
   return s;
-}
-
-/// The fast path of scalar loads and stores: every executing lane's address
-/// lies in the global allocation the CTA used last, naturally aligned, and
-/// no observer wants memory events (the checked path sends them). Then no
-/// lane needs the allocation table. Returns that allocation's range, or
-/// nullptr when some lane needs the checked path.
-const GlobalMemory::Range *fastGlobal(Exec &x, Space space, const AddressSpan &s, unsigned size) {
-  if ((space != Space::Global && space != Space::Generic) || x.cta.observeMemory) return nullptr;
-  const GlobalMemory::Range &r = x.cta.globalRange(s.lo);
-  if (!r.bytes || s.hi >= r.end || size > r.end - s.hi || (s.bits & (size - 1))) return nullptr;
-  return &r;
-}
-
-/// The fast path for shared memory: every executing lane's access lies in
-/// the CTA's shared memory, naturally aligned, and no observer wants memory
-/// events. Returns the bytes of shared memory, or nullptr.
-uint8_t *fastShared(Exec &x, Space space, const AddressSpan &s, unsigned size, uint64_t &bias) {
-  if (x.cta.observeMemory) return nullptr;
-  if (space == Space::Shared)
-    bias = 0;
-  else if (space == Space::Generic)
-    bias = kSharedWindow;
-  else
-    return nullptr;
-  // The window base is aligned far beyond any access size, so alignment
-  // can be checked on the generic addresses.
-  if (s.lo < bias || !fitsIn(s.hi - bias, size, x.cta.shared.size()) || (s.bits & (size - 1))) return nullptr;
-  return x.cta.shared.data();
 }
 
 /// Loads `Size` bytes for every executing lane from host memory at
@@ -159,13 +124,8 @@ void load(Exec &x, const DInstr &in) {
       forLanes(x.mask, [&](unsigned l) { d[l] = v; });
       return;
     }
-    const uint8_t *base = nullptr;
     uint64_t bias = 0;
-    if (const GlobalMemory::Range *r = fastGlobal(x, space, span, access))
-      base = r->bytes, bias = r->base;
-    else if (uint8_t *shared = fastShared(x, space, span, access, bias))
-      base = shared;
-    if (base) {
+    if (const uint8_t *base = directAccess(x.cta, space, span, access, bias)) {
       if (dst.kind == DOp::Reg) return loadLanes(x, &x.warp.regs[dst.reg * 32], base, a, bias, in.type, size);
       for (unsigned e = 0; e < in.vec; ++e) {
         const DOp &d = k.ops[dst.reg + e];
@@ -199,13 +159,8 @@ void store(Exec &x, const DInstr &in) {
     addresses(x, addr, a);
     AddressSpan span = spanOf(a, x.mask);
     unsigned access = size * in.vec;
-    uint8_t *base = nullptr;
     uint64_t bias = 0;
-    if (const GlobalMemory::Range *r = fastGlobal(x, space, span, access))
-      base = r->bytes, bias = r->base;
-    else if (uint8_t *shared = fastShared(x, space, span, access, bias))
-      base = shared;
-    if (base) {
+    if (uint8_t *base = directAccess(x.cta, space, span, access, bias)) {
       uint64_t v[32];
       if (src.kind != DOp::Vec) {
         gather(x, src, v);
@@ -324,5 +279,26 @@ constexpr HandlerRow kRows[] = {
 } // namespace
 
 std::span<const HandlerRow> memoryHandlers() { return kRows; }
+
+uint8_t *directAccess(Cta &cta, Space space, const AddressSpan &s, unsigned size, uint64_t &bias) {
+  if (cta.observeMemory || (s.bits & (size - 1))) return nullptr;
+  if (space == Space::Global || space == Space::Generic) {
+    const GlobalMemory::Range &r = cta.globalRange(s.lo);
+    if (r.bytes && s.hi < r.end && size <= r.end - s.hi) {
+      bias = r.base;
+      return r.bytes;
+    }
+  }
+  // The shared window's base is aligned far beyond any access size, so
+  // alignment was checked on the generic addresses.
+  if (space == Space::Shared)
+    bias = 0;
+  else if (space == Space::Generic)
+    bias = kSharedWindow;
+  else
+    return nullptr;
+  if (s.lo < bias || !fitsIn(s.hi - bias, size, cta.shared.size())) return nullptr;
+  return cta.shared.data();
+}
 
 } // namespace emu

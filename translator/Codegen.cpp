@@ -1,0 +1,331 @@
+// The structure of a kernel's compiled function: an entry that dispatches on
+// the group's pc, one LLVM block per straight-line block of the kernel and
+// per branch, the budget and instruction counts the interpreter keeps, and
+// the exits back to the interpreter's loop. Instruction bodies: Lowering.cpp.
+#include "translator/Gen.h"
+
+#include "translator/Frame.h"
+
+#include <llvm/IR/MDBuilder.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+namespace translator {
+
+using emu::Control;
+using emu::DInstr;
+using emu::DOp;
+
+Gen::Gen(llvm::LLVMContext &ctx, const emu::Kernel &k, const std::string &name)
+    : ctx_(ctx), k_(k), module_(std::make_unique<llvm::Module>(name, ctx)), b(ctx) {
+  llvm::Type *ptr = b.getPtrTy(), *i32 = b.getInt32Ty(), *i64 = b.getInt64Ty();
+  fn_ = llvm::Function::Create(llvm::FunctionType::get(b.getVoidTy(), {ptr}, false),
+                               llvm::Function::ExternalLinkage, name, module_.get());
+  fn_->addFnAttr(llvm::Attribute::NoUnwind);
+  frame_ = fn_->getArg(0);
+
+  // Host services: the handler may touch anything; the others only their
+  // arguments and memory compiled code never reads (the CTA's state), so
+  // register values stay in SSA form across them.
+  handlerFn_ = module_->getOrInsertFunction("ptxvm_jit_handler",
+                                            llvm::FunctionType::get(i32, {ptr, i32, i32}, false));
+  operandFn_ = module_->getOrInsertFunction("ptxvm_jit_operand",
+                                            llvm::FunctionType::get(b.getVoidTy(), {ptr, i32, i32, ptr}, false));
+  directFn_ = module_->getOrInsertFunction(
+      "ptxvm_jit_direct", llvm::FunctionType::get(i32, {ptr, i32, i64, i64, i64, i32, ptr}, false));
+  for (llvm::FunctionCallee c : {operandFn_, directFn_}) {
+    auto *f = llvm::cast<llvm::Function>(c.getCallee());
+    f->setMemoryEffects(llvm::MemoryEffects::inaccessibleOrArgMemOnly());
+    f->addFnAttr(llvm::Attribute::NoUnwind);
+  }
+  llvm::cast<llvm::Function>(handlerFn_.getCallee())->addFnAttr(llvm::Attribute::NoUnwind);
+
+  llvm::MDBuilder md(ctx);
+  llvm::MDNode *root = md.createTBAARoot("ptxvm");
+  llvm::MDNode *reg = md.createTBAAScalarTypeNode("register", root);
+  llvm::MDNode *mem = md.createTBAAScalarTypeNode("device memory", root);
+  tbaaReg_ = md.createTBAAStructTagNode(reg, reg, 0);
+  tbaaMem_ = md.createTBAAStructTagNode(mem, mem, 0);
+}
+
+std::unique_ptr<llvm::Module> Gen::run(EntryMap &entries, CodegenStats &stats) {
+  llvm::Type *i32 = b.getInt32Ty(), *i64 = b.getInt64Ty();
+  llvm::BasicBlock *entry = newBlock("entry");
+  b.SetInsertPoint(entry);
+  auto field = [&](uint64_t offset) { return b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), frame_, offset); };
+  regs_ = b.CreateLoad(b.getPtrTy(), field(frame::kRegs), "regs");
+  activeBits_ = b.CreateLoad(i32, field(frame::kActive), "active");
+  activeMask_ = b.CreateBitCast(activeBits_, vec(b.getInt1Ty()), "activemask");
+  activeCount_ = b.CreateZExt(b.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, activeBits_), i64, "activecount");
+  reconverge_ = b.CreateLoad(i32, field(frame::kReconverge), "reconverge");
+  llvm::Value *startPc = b.CreateLoad(i32, field(frame::kPc), "pc");
+  budgetSlot_ = b.CreateAlloca(i64, nullptr, "budget");
+  threadsSlot_ = b.CreateAlloca(i64, nullptr, "threads");
+  pcSlot_ = b.CreateAlloca(i32, nullptr, "pcslot");
+  deltaSlot_ = b.CreateAlloca(i64, nullptr, "delta");
+  auto *scratch = b.CreateAlloca(llvm::ArrayType::get(i64, kLanes), nullptr, "scratch");
+  scratch->setAlignment(llvm::Align(64));
+  scratch_ = scratch;
+  b.CreateStore(b.CreateLoad(i64, field(frame::kBudget)), budgetSlot_);
+  b.CreateStore(b.getInt64(0), threadsSlot_);
+  b.CreateStore(startPc, pcSlot_);
+
+  exit_ = newBlock("exit");
+  findBlocks();
+  b.SetInsertPoint(entry);
+  llvm::SwitchInst *dispatch = b.CreateSwitch(startPc, exit_);
+  for (uint32_t pc = 0; pc < entry_.size(); ++pc)
+    if (entry_[pc]) dispatch->addCase(b.getInt32(pc), entry_[pc]);
+
+  const std::vector<DInstr> &code = k_.code;
+  for (uint32_t pc = 0; pc < code.size(); ++pc) {
+    if (!entry_[pc]) continue;
+    if (code[pc].control == Control::Branch) {
+      emitBranch(pc);
+      continue;
+    }
+    uint32_t end = pc + 1;
+    while (end < code.size() && !leader_[end] && code[end].control == Control::Next) ++end;
+    emitBlock(pc, end);
+  }
+  for (const DInstr &in : code)
+    if (in.control != Control::Next && in.control != Control::Branch) ++stats_.interpreted;
+  stats_.instructions = static_cast<uint32_t>(code.size());
+
+  b.SetInsertPoint(exit_);
+  b.CreateStore(b.CreateLoad(i64, budgetSlot_), field(frame::kBudget));
+  b.CreateStore(b.CreateLoad(i64, threadsSlot_), field(frame::kThreads));
+  b.CreateStore(b.CreateLoad(i32, pcSlot_), field(frame::kPc));
+  b.CreateRetVoid();
+
+  entries.assign(code.size(), 0);
+  for (uint32_t pc = 0; pc < code.size(); ++pc) entries[pc] = entry_[pc] != nullptr;
+  stats = stats_;
+  return std::move(module_);
+}
+
+/// Leaders: where a straight-line block starts. Every pc control can reach
+/// other than by falling through from a Next instruction: function entries,
+/// branch targets and reconvergence points, brx.idx targets, and the
+/// instruction after any control instruction (calls return there, barriers
+/// and exits resume there).
+void Gen::findBlocks() {
+  const std::vector<DInstr> &code = k_.code;
+  const uint32_t size = static_cast<uint32_t>(code.size());
+  leader_.assign(size + 1, 0);
+  auto mark = [&](uint32_t pc) {
+    if (pc <= size) leader_[pc] = 1;
+  };
+  for (const emu::CodeRegion &r : k_.regions) mark(r.entry);
+  for (uint32_t t : k_.targetTables) mark(t);
+  for (uint32_t pc = 0; pc < size; ++pc) {
+    const DInstr &in = code[pc];
+    if (in.control == Control::Next) continue;
+    mark(pc + 1);
+    if (in.control == Control::Branch) mark(in.target);
+    if (in.control == Control::Branch || in.control == Control::BranchIndexed) mark(in.reconverge);
+  }
+  entry_.assign(size, nullptr);
+  for (uint32_t pc = 0; pc < size; ++pc) {
+    const Control c = code[pc].control;
+    if (c == Control::Branch || (c == Control::Next && leader_[pc]))
+      entry_[pc] = newBlock(c == Control::Branch ? "branch" : "block");
+  }
+}
+
+llvm::Value *Gen::guardBits(const DInstr &in) {
+  llvm::Value *g = b.CreateTrunc(loadReg(static_cast<uint32_t>(in.guard)), vec(b.getInt1Ty()));
+  llvm::Value *bits = b.CreateBitCast(g, b.getInt32Ty());
+  if (in.guardNegated) bits = b.CreateNot(bits);
+  return b.CreateAnd(bits, activeBits_);
+}
+
+void Gen::emitBlock(uint32_t first, uint32_t end) {
+  const uint32_t n = end - first;
+  ++stats_.blocks;
+  b.SetInsertPoint(entry_[first]);
+  llvm::Value *budget = b.CreateLoad(b.getInt64Ty(), budgetSlot_);
+  llvm::BasicBlock *body = newBlock("body"), *tooLittle = newBlock("budget");
+  b.CreateCondBr(b.CreateICmpULT(budget, b.getInt64(n)), tooLittle, body);
+  b.SetInsertPoint(tooLittle);
+  leave(first);
+
+  b.SetInsertPoint(body);
+  blockBudget_ = budget;
+  blockThreads_ = b.CreateLoad(b.getInt64Ty(), threadsSlot_);
+  counted_ = 0;
+  for (uint32_t pc = first; pc < end; ++pc) {
+    const DInstr &in = k_.code[pc];
+    currentPc_ = pc;
+    ++counted_;
+    llvm::Value *maskBits = activeBits_, *mask = activeMask_;
+    if (in.guard >= 0) {
+      maskBits = guardBits(in);
+      mask = b.CreateBitCast(maskBits, vec(b.getInt1Ty()));
+      blockThreads_ =
+          b.CreateAdd(blockThreads_, b.CreateZExt(b.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, maskBits),
+                                                  b.getInt64Ty()));
+    } else {
+      blockThreads_ = b.CreateAdd(blockThreads_, activeCount_);
+    }
+    if (lower(pc, mask, maskBits)) {
+      ++stats_.native;
+      continue;
+    }
+    ++stats_.handlerCalls;
+    if (in.guard < 0) {
+      callHandler(pc, maskBits);
+      continue;
+    }
+    // As in the interpreter, no lane: no call.
+    llvm::BasicBlock *call = newBlock("guarded"), *after = newBlock("after");
+    b.CreateCondBr(b.CreateICmpEQ(maskBits, b.getInt32(0)), after, call);
+    b.SetInsertPoint(call);
+    callHandler(pc, maskBits);
+    b.CreateBr(after);
+    b.SetInsertPoint(after);
+  }
+  b.CreateStore(b.CreateSub(blockBudget_, b.getInt64(n)), budgetSlot_);
+  b.CreateStore(blockThreads_, threadsSlot_);
+  if (end < k_.code.size() && k_.code[end].control == Control::Branch)
+    b.CreateBr(entry_[end]);
+  else
+    jumpTo(end);
+}
+
+void Gen::callHandler(uint32_t pc, llvm::Value *maskBits) {
+  llvm::Value *failed = b.CreateCall(handlerFn_, {frame_, b.getInt32(pc), maskBits});
+  llvm::BasicBlock *fault = newBlock("fault"), *cont = newBlock("cont");
+  b.CreateCondBr(b.CreateICmpNE(failed, b.getInt32(0)), fault, cont);
+  // The faulting instruction counts, and the group stands after it, as in
+  // the interpreter.
+  b.SetInsertPoint(fault);
+  b.CreateStore(b.CreateSub(blockBudget_, b.getInt64(counted_)), budgetSlot_);
+  b.CreateStore(blockThreads_, threadsSlot_);
+  leave(pc + 1);
+  b.SetInsertPoint(cont);
+}
+
+void Gen::emitBranch(uint32_t pc) {
+  const DInstr &in = k_.code[pc];
+  ++stats_.branches;
+  b.SetInsertPoint(entry_[pc]);
+  llvm::Type *i64 = b.getInt64Ty();
+  llvm::Value *budget = b.CreateLoad(i64, budgetSlot_);
+  llvm::BasicBlock *go = newBlock("go"), *none = newBlock("nobudget");
+  b.CreateCondBr(b.CreateICmpEQ(budget, b.getInt64(0)), none, go);
+  b.SetInsertPoint(none);
+  leave(pc);
+
+  b.SetInsertPoint(go);
+  llvm::Value *threads = b.CreateLoad(i64, threadsSlot_);
+  auto count = [&](llvm::Value *lanes) {
+    b.CreateStore(b.CreateSub(budget, b.getInt64(1)), budgetSlot_);
+    b.CreateStore(b.CreateAdd(threads, lanes), threadsSlot_);
+  };
+  if (in.guard < 0) {
+    count(activeCount_);
+    jumpTo(in.target);
+    return;
+  }
+  // A uniform branch stays in compiled code; a divergent one goes back to
+  // the interpreter's loop, which splits the group.
+  llvm::Value *taken = guardBits(in);
+  llvm::BasicBlock *notTaken = newBlock("nottaken"), *test = newBlock("test"), *all = newBlock("taken"),
+                   *split = newBlock("divergent");
+  b.CreateCondBr(b.CreateICmpEQ(taken, b.getInt32(0)), notTaken, test);
+  b.SetInsertPoint(test);
+  b.CreateCondBr(b.CreateICmpEQ(taken, activeBits_), all, split);
+  b.SetInsertPoint(notTaken);
+  count(b.getInt64(0));
+  jumpTo(pc + 1);
+  b.SetInsertPoint(all);
+  count(activeCount_);
+  jumpTo(in.target);
+  b.SetInsertPoint(split);
+  leave(pc);
+}
+
+void Gen::jumpTo(uint32_t pc) {
+  if (pc >= entry_.size() || !entry_[pc]) return leave(pc);
+  llvm::BasicBlock *here = newBlock("reconverge");
+  b.CreateCondBr(b.CreateICmpEQ(reconverge_, b.getInt32(pc)), here, entry_[pc]);
+  b.SetInsertPoint(here);
+  leave(pc);
+}
+
+void Gen::leave(llvm::Value *pc) {
+  b.CreateStore(pc, pcSlot_);
+  b.CreateBr(exit_);
+}
+
+// ---- Registers and operands ----
+
+llvm::Value *Gen::loadReg(uint32_t r) {
+  llvm::Value *p = b.CreateConstInBoundsGEP1_64(b.getInt64Ty(), regs_, uint64_t{r} * kLanes);
+  llvm::LoadInst *v = b.CreateAlignedLoad(vec(b.getInt64Ty()), p, llvm::Align(8));
+  tagRegister(v);
+  return v;
+}
+
+void Gen::storeReg(uint32_t r, llvm::Value *bits, llvm::Value *mask) {
+  llvm::Type *v64 = vec(b.getInt64Ty());
+  if (bits->getType() != v64) bits = b.CreateZExt(bits, v64);
+  llvm::Value *merged = b.CreateSelect(mask, bits, loadReg(r));
+  llvm::Value *p = b.CreateConstInBoundsGEP1_64(b.getInt64Ty(), regs_, uint64_t{r} * kLanes);
+  tagRegister(b.CreateAlignedStore(merged, p, llvm::Align(8)));
+}
+
+void Gen::storeOperand(const DOp &op, llvm::Value *bits, llvm::Value *mask) {
+  if (op.kind == DOp::Reg) storeReg(op.reg, bits, mask);
+}
+
+bool Gen::readable(const DInstr &in, unsigned index) const {
+  if (index >= in.numOps) return false;
+  DOp::Kind kind = k_.op(in, index).kind;
+  return kind == DOp::Reg || kind == DOp::Imm || kind == DOp::SReg || kind == DOp::Addr;
+}
+
+llvm::Value *Gen::operand(uint32_t pc, unsigned index, unsigned bits) {
+  const DOp &op = k_.op(k_.code[pc], index);
+  llvm::Type *v64 = vec(b.getInt64Ty());
+  llvm::Value *v = nullptr;
+  switch (op.kind) {
+  case DOp::Reg: v = loadReg(op.reg); break;
+  case DOp::Imm:
+    return b.CreateVectorSplat(kLanes, b.getInt(llvm::APInt(64, op.imm).trunc(bits)));
+  case DOp::SReg: {
+    b.CreateCall(operandFn_, {frame_, b.getInt32(pc), b.getInt32(index), scratch_});
+    v = b.CreateAlignedLoad(v64, scratch_, llvm::Align(64));
+    break;
+  }
+  case DOp::Addr:
+    v = b.CreateVectorSplat(kLanes, b.getInt64(op.imm));
+    if (op.hasBase) v = b.CreateAdd(loadReg(op.reg), v);
+    break;
+  default: return nullptr;
+  }
+  return bits == 64 ? v : b.CreateTrunc(v, vec(intTy(bits)));
+}
+
+llvm::Value *Gen::predicate(uint32_t pc, unsigned index) {
+  llvm::Value *p = operand(pc, index, 1);
+  return k_.op(k_.code[pc], index).negated ? b.CreateNot(p) : p;
+}
+
+std::unique_ptr<llvm::Module> generateKernel(llvm::LLVMContext &ctx, const emu::Kernel &k, const std::string &name,
+                                             EntryMap &entries, CodegenStats &stats) {
+  Gen gen(ctx, k, name);
+  std::unique_ptr<llvm::Module> m = gen.run(entries, stats);
+  std::string error;
+  llvm::raw_string_ostream os(error);
+  if (llvm::verifyModule(*m, &os)) {
+    // A generator bug: say so loudly in debug builds, and run nothing compiled.
+    os.flush();
+    llvm::errs() << "ptxvm translator: invalid IR for " << name << ": " << error << "\n";
+    return nullptr;
+  }
+  return m;
+}
+
+} // namespace translator

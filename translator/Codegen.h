@@ -1,0 +1,42 @@
+// PTX kernel code (the emulator's decoded form) to LLVM IR: one function per
+// kernel that runs a warp's group through straight-line blocks and uniform
+// branches as whole-warp vector code (lanes as <32 x T> under the group's
+// mask), calling the interpreter's handler for any instruction it does not
+// compile itself, and returning to the interpreter's loop for everything that
+// changes the SIMT state. The contract of the function is JitFrame (Frame.h).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class LLVMContext;
+class Module;
+} // namespace llvm
+
+namespace emu {
+struct Kernel;
+} // namespace emu
+
+namespace translator {
+
+/// What code generation made of a kernel's instructions.
+struct CodegenStats {
+  uint32_t instructions = 0; // in the kernel's code, device functions included
+  uint32_t native = 0;       // compiled to vector code
+  uint32_t handlerCalls = 0; // compiled as a call of the interpreter's handler
+  uint32_t branches = 0;     // branches compiled (uniform ones stay in compiled code)
+  uint32_t interpreted = 0;  // left to the interpreter's loop: calls, exits, barriers, brx.idx, unsupported
+  uint32_t blocks = 0;       // straight-line blocks
+};
+
+/// Which instructions of a kernel compiled code can start at: entries[pc] != 0.
+using EntryMap = std::vector<uint8_t>;
+
+/// Builds the module that holds `name`, the CompiledFunction of kernel `k`.
+std::unique_ptr<llvm::Module> generateKernel(llvm::LLVMContext &ctx, const emu::Kernel &k, const std::string &name,
+                                             EntryMap &entries, CodegenStats &stats);
+
+} // namespace translator

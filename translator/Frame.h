@@ -1,0 +1,64 @@
+// The contract between compiled kernel code and the engine that calls it:
+// the frame one call reads and writes, and the host services compiled code
+// calls (instruction handlers, special registers, the memory fast path).
+// Plain C types only: compiled code addresses the frame's fields by offset.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace emu {
+class Cta;
+struct Warp;
+struct Kernel;
+} // namespace emu
+
+namespace translator {
+
+/// One call of a kernel's compiled code: run the group of a warp whose lanes
+/// are `active` from `pc`, spending at most `budget` warp instructions, and
+/// stop where the interpreter must take over (a divergent branch, a control
+/// instruction, the group's reconvergence point, the end of the budget, a
+/// fault). On return `pc` is where the group goes on, `budget` what is left,
+/// and `threadInstructions` what the executed instructions' lanes add up to.
+struct JitFrame {
+  uint64_t *regs; // the warp's registers: register r of lane l at regs[r * 32 + l]
+  emu::Cta *cta;
+  emu::Warp *warp;
+  const emu::Kernel *kernel;
+  uint64_t budget;
+  uint64_t threadInstructions;
+  uint32_t pc;
+  uint32_t active;
+  uint32_t reconverge;
+  uint32_t unused = 0;
+};
+
+/// Byte offsets of the frame's fields, for the code generator.
+namespace frame {
+constexpr uint64_t kRegs = offsetof(JitFrame, regs);
+constexpr uint64_t kBudget = offsetof(JitFrame, budget);
+constexpr uint64_t kThreads = offsetof(JitFrame, threadInstructions);
+constexpr uint64_t kPc = offsetof(JitFrame, pc);
+constexpr uint64_t kActive = offsetof(JitFrame, active);
+constexpr uint64_t kReconverge = offsetof(JitFrame, reconverge);
+} // namespace frame
+
+/// Compiled kernel code: runs blocks as JitFrame says.
+using CompiledFunction = void (*)(JitFrame *);
+
+} // namespace translator
+
+// Host services of compiled code (translator/Services.cpp), by these names.
+extern "C" {
+/// Runs instruction `pc` through the interpreter's handler for lanes `mask`;
+/// nonzero when it faulted (the CTA failed).
+int ptxvm_jit_handler(translator::JitFrame *f, uint32_t pc, uint32_t mask);
+/// Operand `op` of instruction `pc` in all 32 lanes (special registers).
+void ptxvm_jit_operand(translator::JitFrame *f, uint32_t pc, uint32_t op, uint64_t *out);
+/// The memory fast path of a warp's access (emu::directAccess): nonzero with
+/// `*delta` set so that the host address of device address a is a + delta,
+/// 0 when the access needs the checked path (the handler).
+int ptxvm_jit_direct(translator::JitFrame *f, uint32_t space, uint64_t lo, uint64_t hi, uint64_t bits,
+                      uint32_t size, uint64_t *delta);
+}

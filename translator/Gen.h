@@ -1,0 +1,101 @@
+// The code generator's state while it builds one kernel's function, shared
+// by the block structure (Codegen.cpp) and the instruction lowering
+// (Lowering.cpp). Internal to translator/.
+#pragma once
+
+#include "emulator/Kernel.h"
+#include "translator/Codegen.h"
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include <vector>
+
+namespace translator {
+
+constexpr unsigned kLanes = 32;
+
+class Gen {
+public:
+  Gen(llvm::LLVMContext &ctx, const emu::Kernel &k, const std::string &name);
+
+  /// Builds the function; fills `entries` and `stats`.
+  std::unique_ptr<llvm::Module> run(EntryMap &entries, CodegenStats &stats);
+
+  // ---- Instruction lowering (Lowering.cpp) ----
+
+  /// Emits vector code for instruction `pc` under lane mask `mask` (a
+  /// <32 x i1>; `maskBits` the same as an i32). False, having emitted
+  /// nothing, for an instruction it does not compile: the caller then calls
+  /// its handler. Memory instructions may branch to `fault` (the handler of
+  /// their checked path reported a fault), with the block's counts so far.
+  bool lower(uint32_t pc, llvm::Value *mask, llvm::Value *maskBits);
+
+private:
+  // ---- Structure (Codegen.cpp) ----
+  void findBlocks();
+  void emitBlock(uint32_t first, uint32_t end);
+  void emitBranch(uint32_t pc);
+  /// Continues at `pc`: leaves for the interpreter at the group's
+  /// reconvergence point or where no compiled code starts, else jumps there.
+  void jumpTo(uint32_t pc);
+  /// Leaves the function, the group going on at `pc`.
+  void leave(llvm::Value *pc);
+  void leave(uint32_t pc) { leave(b.getInt32(pc)); }
+  /// The guard mask of instruction `pc` within the active lanes (i32).
+  llvm::Value *guardBits(const emu::DInstr &in);
+
+public:
+  // ---- For lowering: registers, operands, services ----
+  llvm::Type *vec(llvm::Type *element) const { return llvm::FixedVectorType::get(element, kLanes); }
+  llvm::Type *intTy(unsigned bits) const { return llvm::Type::getIntNTy(ctx_, bits); }
+  /// Register r of every lane, as <32 x i64>.
+  llvm::Value *loadReg(uint32_t r);
+  /// Writes bits (any <32 x iN>, zero-extended to 64) into register r in the lanes of `mask`.
+  void storeReg(uint32_t r, llvm::Value *bits, llvm::Value *mask);
+  /// Same, for a destination operand (a sink discards).
+  void storeOperand(const emu::DOp &op, llvm::Value *bits, llvm::Value *mask);
+  /// A source operand of instruction `pc` as <32 x i`bits`>: registers
+  /// truncated, immediates splat, special registers and addresses computed.
+  /// nullptr for an operand kind it cannot read (vectors, sinks).
+  llvm::Value *operand(uint32_t pc, unsigned index, unsigned bits);
+  /// A predicate source (bit 0, negation applied) as <32 x i1>.
+  llvm::Value *predicate(uint32_t pc, unsigned index);
+  /// Whether operand `index` of `in` is one operand() can read.
+  bool readable(const emu::DInstr &in, unsigned index) const;
+  /// Calls the interpreter's handler for instruction `pc`; branches to the
+  /// fault exit when it reports a fault.
+  void callHandler(uint32_t pc, llvm::Value *maskBits);
+  /// Tags a register access / a device-memory access for alias analysis:
+  /// the two never overlap.
+  void tagRegister(llvm::Instruction *i) { i->setMetadata(llvm::LLVMContext::MD_tbaa, tbaaReg_); }
+  void tagMemory(llvm::Instruction *i) { i->setMetadata(llvm::LLVMContext::MD_tbaa, tbaaMem_); }
+  llvm::BasicBlock *newBlock(const char *name) { return llvm::BasicBlock::Create(ctx_, name, fn_); }
+
+  llvm::LLVMContext &ctx_;
+  const emu::Kernel &k_;
+  std::unique_ptr<llvm::Module> module_;
+  llvm::IRBuilder<> b;
+  llvm::Function *fn_ = nullptr;
+  llvm::Value *frame_ = nullptr, *regs_ = nullptr;
+  llvm::Value *activeBits_ = nullptr, *activeMask_ = nullptr, *activeCount_ = nullptr, *reconverge_ = nullptr;
+  llvm::Value *budgetSlot_ = nullptr, *threadsSlot_ = nullptr, *pcSlot_ = nullptr;
+  llvm::Value *scratch_ = nullptr, *deltaSlot_ = nullptr;
+  llvm::BasicBlock *exit_ = nullptr;
+  llvm::FunctionCallee handlerFn_, operandFn_, directFn_;
+  llvm::MDNode *tbaaReg_ = nullptr, *tbaaMem_ = nullptr;
+  CodegenStats stats_;
+
+  // Per pc: where compiled code starts there (null: it cannot).
+  std::vector<llvm::BasicBlock *> entry_;
+  std::vector<uint8_t> leader_;
+
+  // While a block is emitted: its budget at entry, the instructions and
+  // lane-instructions it has counted, and the fault exit of the instruction
+  // being emitted.
+  llvm::Value *blockBudget_ = nullptr, *blockThreads_ = nullptr;
+  uint32_t counted_ = 0, currentPc_ = 0;
+};
+
+} // namespace translator

@@ -1,0 +1,477 @@
+// Instruction bodies as whole-warp vector code. Each form compiled here
+// reproduces, bit for bit, the interpreter handler the registry chose for
+// it (emulator/semantics/*.cpp, named per group below); everything else is
+// left to that handler (Gen::lower returns false). Floating-point forms take
+// the common path in vector code and hand the instruction to its handler
+// when any lane meets a case it treats specially (a NaN result, a subnormal
+// under .ftz), as the interpreter's own fast loop does.
+#include "translator/Gen.h"
+
+#include "emulator/Semantics.h"
+
+#include <cfloat>
+
+namespace translator {
+
+using emu::DInstr;
+using emu::DOp;
+using ptx::Mod;
+using ptx::Opcode;
+using ptx::Type;
+
+namespace {
+
+bool isSigned(Type t) { return t == Type::S8 || t == Type::S16 || t == Type::S32 || t == Type::S64; }
+
+/// Integer comparison of setp (Integer.cpp, compare<T>): the type's
+/// signedness decides for every operator, as the handler's T does.
+llvm::CmpInst::Predicate intPredicate(Mod op, bool sign) {
+  using P = llvm::CmpInst::Predicate;
+  switch (op) {
+  case Mod::Eq:
+  case Mod::Equ: return P::ICMP_EQ;
+  case Mod::Ne:
+  case Mod::Neu: return P::ICMP_NE;
+  case Mod::Lt:
+  case Mod::Lo:
+  case Mod::Ltu: return sign ? P::ICMP_SLT : P::ICMP_ULT;
+  case Mod::Le:
+  case Mod::Ls:
+  case Mod::Leu: return sign ? P::ICMP_SLE : P::ICMP_ULE;
+  case Mod::Gt:
+  case Mod::Hi:
+  case Mod::Gtu: return sign ? P::ICMP_SGT : P::ICMP_UGT;
+  case Mod::Ge:
+  case Mod::Hs:
+  case Mod::Geu: return sign ? P::ICMP_SGE : P::ICMP_UGE;
+  case Mod::Num: return P::BAD_ICMP_PREDICATE; // always true
+  default: return P::BAD_FCMP_PREDICATE;       // always false (Nan, unknown)
+  }
+}
+
+llvm::CmpInst::Predicate floatPredicate(Mod op) {
+  using P = llvm::CmpInst::Predicate;
+  switch (op) {
+  case Mod::Eq: return P::FCMP_OEQ;
+  case Mod::Ne: return P::FCMP_ONE;
+  case Mod::Lt:
+  case Mod::Lo: return P::FCMP_OLT;
+  case Mod::Le:
+  case Mod::Ls: return P::FCMP_OLE;
+  case Mod::Gt:
+  case Mod::Hi: return P::FCMP_OGT;
+  case Mod::Ge:
+  case Mod::Hs: return P::FCMP_OGE;
+  case Mod::Equ: return P::FCMP_UEQ;
+  case Mod::Neu: return P::FCMP_UNE;
+  case Mod::Ltu: return P::FCMP_ULT;
+  case Mod::Leu: return P::FCMP_ULE;
+  case Mod::Gtu: return P::FCMP_UGT;
+  case Mod::Geu: return P::FCMP_UGE;
+  case Mod::Num: return P::FCMP_ORD;
+  case Mod::Nan: return P::FCMP_UNO;
+  default: return P::FCMP_FALSE;
+  }
+}
+
+/// The group whose row serves a decoded instruction ("Integer", "Float", ...).
+std::string_view groupOf(const DInstr &in) {
+  const emu::HandlerRegistry &r = emu::HandlerRegistry::get();
+  const emu::HandlerRow *row = r.find(in);
+  return row ? r.groupOf(row) : std::string_view{};
+}
+
+/// Lowers one instruction; a class so that the forms share the operand
+/// plumbing without repeating it.
+class Lowering {
+public:
+  Lowering(Gen &g, uint32_t pc, llvm::Value *mask, llvm::Value *maskBits)
+      : g(g), b(g.b), pc(pc), in(g.k_.code[pc]), mask(mask), maskBits(maskBits) {}
+
+  bool run() {
+    if (in.vec != 1 || !in.run) return false;
+    const std::string_view group = groupOf(in);
+    const uint16_t cls = emu::typeClassOf(in.type);
+    if (group == "Integer") {
+      if (in.opcode == Opcode::Mov) return mov();
+      if (in.opcode == Opcode::Selp) return selp();
+      if (in.opcode == Opcode::Setp) return cls == emu::tclass::Int || cls == emu::tclass::Float ? setp() : false;
+      return cls == emu::tclass::Int && integer();
+    }
+    if (group == "Misc" && cls == emu::tclass::Pred) return predicateLogic();
+    if (group == "Float" && cls == emu::tclass::Float && in.type0 == in.type) return floating();
+    if (group == "Memory" && (in.opcode == Opcode::Ld || in.opcode == Opcode::Ldu)) return load();
+    if (group == "Memory" && in.opcode == Opcode::St) return store();
+    return false;
+  }
+
+private:
+  const DOp &op(unsigned i) const { return g.k_.op(in, i); }
+  bool readable(std::initializer_list<unsigned> sources) const {
+    for (unsigned i : sources)
+      if (!g.readable(in, i)) return false;
+    return true;
+  }
+  bool writable(unsigned i) const {
+    return i < in.numOps && (op(i).kind == DOp::Reg || op(i).kind == DOp::Sink);
+  }
+  llvm::Value *src(unsigned i, unsigned bits) { return g.operand(pc, i, bits); }
+  void def(unsigned i, llvm::Value *bits) { g.storeOperand(op(i), bits, mask); }
+  llvm::Value *splat(unsigned bits, uint64_t v) {
+    return b.CreateVectorSplat(kLanes, b.getInt(llvm::APInt(64, v).trunc(bits)));
+  }
+  llvm::Value *ext(llvm::Value *v, unsigned bits, bool sign) {
+    return sign ? b.CreateSExt(v, g.vec(g.intTy(bits))) : b.CreateZExt(v, g.vec(g.intTy(bits)));
+  }
+
+  // ---- Integer.cpp ----
+
+  /// mov of every width but .b128 (Ops<U>::mov), and of predicates
+  /// (movPred: bit 0, a negation not applied).
+  bool mov() {
+    if (!writable(0) || !readable({1})) return false;
+    if (in.type == Type::Pred) {
+      def(0, src(1, 1));
+      return true;
+    }
+    unsigned bits = ptx::bitWidth(in.type);
+    if (bits != 8 && bits != 16 && bits != 32 && bits != 64) return false;
+    def(0, src(1, bits));
+    return true;
+  }
+
+  /// selp (Ops<U>::selp): bit 0 of c, negation applied, picks a or b.
+  bool selp() {
+    unsigned bits = ptx::bitWidth(in.type);
+    if (bits != 8 && bits != 16 && bits != 32 && bits != 64) return false;
+    if (!writable(0) || !readable({1, 2, 3})) return false;
+    llvm::Value *a = src(1, bits), *bv = src(2, bits), *c = g.predicate(pc, 3);
+    def(0, b.CreateSelect(c, a, bv));
+    return true;
+  }
+
+  /// setp (setp<T>, setpPlain): p = cmp BOOLOP c, q = !cmp BOOLOP c.
+  bool setp() {
+    const bool pair = in.numOps == 5 || (in.numOps == 4 && in.op2 == Mod::None);
+    const unsigned a = pair ? 2 : 1;
+    const bool hasC = in.numOps > a + 2;
+    if (!writable(0) || (pair && !writable(1)) || !readable({a, a + 1}) || (hasC && !readable({a + 2})))
+      return false;
+    const unsigned bits = ptx::bitWidth(in.type);
+    llvm::Value *r;
+    if (in.type == Type::F32 || in.type == Type::F64) {
+      if (in.ftz) return false;
+      llvm::Type *f = in.type == Type::F32 ? b.getFloatTy() : b.getDoubleTy();
+      llvm::Value *x = b.CreateBitCast(src(a, bits), g.vec(f)), *y = b.CreateBitCast(src(a + 1, bits), g.vec(f));
+      r = b.CreateFCmp(floatPredicate(in.op), x, y);
+    } else {
+      llvm::CmpInst::Predicate p = intPredicate(in.op, isSigned(in.type));
+      llvm::Value *x = src(a, bits), *y = src(a + 1, bits);
+      if (p == llvm::CmpInst::BAD_ICMP_PREDICATE)
+        r = b.CreateVectorSplat(kLanes, b.getTrue());
+      else if (p == llvm::CmpInst::BAD_FCMP_PREDICATE)
+        r = b.CreateVectorSplat(kLanes, b.getFalse());
+      else
+        r = b.CreateICmp(p, x, y);
+    }
+    llvm::Value *c = hasC ? g.predicate(pc, a + 2) : nullptr;
+    auto combine = [&](llvm::Value *v) -> llvm::Value * {
+      if (!c) return v;
+      switch (in.op2) {
+      case Mod::And: return b.CreateAnd(v, c);
+      case Mod::Or: return b.CreateOr(v, c);
+      case Mod::Xor: return b.CreateXor(v, c);
+      default: return v;
+      }
+    };
+    def(0, combine(r));
+    if (pair) def(1, combine(b.CreateNot(r)));
+    return true;
+  }
+
+  /// The integer arithmetic, logic and shifts of Ops<T> without .cc/.sat.
+  bool integer() {
+    const unsigned bits = ptx::bitWidth(in.type);
+    const bool sign = isSigned(in.type);
+    if (in.cc || !writable(0)) return false;
+    switch (in.opcode) {
+    case Opcode::Add:
+    case Opcode::Sub: {
+      if (in.sat || !readable({1, 2})) return false;
+      llvm::Value *x = src(1, bits), *y = src(2, bits);
+      def(0, in.opcode == Opcode::Add ? b.CreateAdd(x, y) : b.CreateSub(x, y));
+      return true;
+    }
+    case Opcode::Mul: {
+      if (!readable({1, 2})) return false;
+      if (in.wide) {
+        if (bits > 32) return false;
+        // product() in a 64-bit integer of the type's signedness, all 64 bits kept.
+        def(0, b.CreateMul(ext(src(1, bits), 64, sign), ext(src(2, bits), 64, sign)));
+      } else if (in.hi) {
+        if (bits > 32) return false;
+        llvm::Value *p = b.CreateMul(ext(src(1, bits), 2 * bits, sign), ext(src(2, bits), 2 * bits, sign));
+        def(0, b.CreateTrunc(b.CreateLShr(p, splat(2 * bits, bits)), g.vec(g.intTy(bits))));
+      } else {
+        def(0, b.CreateMul(src(1, bits), src(2, bits)));
+      }
+      return true;
+    }
+    case Opcode::Mad: {
+      if (!readable({1, 2, 3})) return false;
+      if (in.wide) {
+        if (bits > 32) return false;
+        // product(a, b) + c, c read as its whole 64-bit register.
+        llvm::Value *p = b.CreateMul(ext(src(1, bits), 64, sign), ext(src(2, bits), 64, sign));
+        def(0, b.CreateAdd(p, src(3, 64)));
+      } else if (in.hi) {
+        if (in.sat || bits > 32) return false;
+        llvm::Value *p = b.CreateMul(ext(src(1, bits), 2 * bits, sign), ext(src(2, bits), 2 * bits, sign));
+        llvm::Value *h = b.CreateTrunc(b.CreateLShr(p, splat(2 * bits, bits)), g.vec(g.intTy(bits)));
+        def(0, b.CreateAdd(h, src(3, bits)));
+      } else {
+        def(0, b.CreateAdd(b.CreateMul(src(1, bits), src(2, bits)), src(3, bits)));
+      }
+      return true;
+    }
+    case Opcode::Min:
+    case Opcode::Max: {
+      if (in.mods || !readable({1, 2})) return false;
+      llvm::Value *x = src(1, bits), *y = src(2, bits);
+      llvm::Intrinsic::ID id = in.opcode == Opcode::Min ? (sign ? llvm::Intrinsic::smin : llvm::Intrinsic::umin)
+                                                        : (sign ? llvm::Intrinsic::smax : llvm::Intrinsic::umax);
+      def(0, b.CreateBinaryIntrinsic(id, x, y));
+      return true;
+    }
+    case Opcode::Abs:
+    case Opcode::Neg: {
+      if (!readable({1})) return false;
+      llvm::Value *x = src(1, bits), *negated = b.CreateSub(splat(bits, 0), x);
+      if (in.opcode == Opcode::Neg)
+        def(0, negated);
+      else
+        def(0, sign ? b.CreateSelect(b.CreateICmpSLT(x, splat(bits, 0)), negated, x) : x);
+      return true;
+    }
+    case Opcode::And:
+    case Opcode::Or:
+    case Opcode::Xor: {
+      if (!readable({1, 2})) return false;
+      llvm::Value *x = src(1, bits), *y = src(2, bits);
+      def(0, in.opcode == Opcode::And  ? b.CreateAnd(x, y)
+             : in.opcode == Opcode::Or ? b.CreateOr(x, y)
+                                       : b.CreateXor(x, y));
+      return true;
+    }
+    case Opcode::Not:
+    case Opcode::Cnot: {
+      if (!readable({1})) return false;
+      llvm::Value *x = src(1, bits);
+      def(0, in.opcode == Opcode::Not ? b.CreateNot(x) : b.CreateICmpEQ(x, splat(bits, 0)));
+      return true;
+    }
+    case Opcode::Shl:
+    case Opcode::Shr: {
+      // Amounts are unsigned 32-bit and clamp at the width: shl gives 0,
+      // shr the sign (signed) or 0.
+      if (!readable({1, 2})) return false;
+      llvm::Value *x = src(1, bits), *s = src(2, 32);
+      llvm::Value *over = b.CreateICmpUGE(s, b.CreateVectorSplat(kLanes, b.getInt32(bits)));
+      llvm::Value *amount = b.CreateZExtOrTrunc(b.CreateAnd(s, b.CreateVectorSplat(kLanes, b.getInt32(bits - 1))),
+                                                g.vec(g.intTy(bits)));
+      llvm::Value *r;
+      if (in.opcode == Opcode::Shl)
+        r = b.CreateSelect(over, splat(bits, 0), b.CreateShl(x, amount));
+      else if (sign)
+        r = b.CreateAShr(x, b.CreateSelect(over, splat(bits, bits - 1), amount));
+      else
+        r = b.CreateSelect(over, splat(bits, 0), b.CreateLShr(x, amount));
+      def(0, r);
+      return true;
+    }
+    default: return false;
+    }
+  }
+
+  // ---- Misc.cpp: predicate logic ----
+
+  bool predicateLogic() {
+    const bool binary = in.opcode == Opcode::And || in.opcode == Opcode::Or || in.opcode == Opcode::Xor;
+    if (!binary && in.opcode != Opcode::Not) return false;
+    if (!writable(0) || !readable({1}) || (binary && !readable({2}))) return false;
+    llvm::Value *x = g.predicate(pc, 1);
+    if (!binary) {
+      def(0, b.CreateNot(x));
+      return true;
+    }
+    llvm::Value *y = g.predicate(pc, 2);
+    def(0, in.opcode == Opcode::And  ? b.CreateAnd(x, y)
+           : in.opcode == Opcode::Or ? b.CreateOr(x, y)
+                                     : b.CreateXor(x, y));
+    return true;
+  }
+
+  // ---- Float.cpp: add, sub, mul, fma/mad in round-to-nearest ----
+
+  bool floating() {
+    unsigned n;
+    switch (in.opcode) {
+    case Opcode::Add:
+    case Opcode::Sub:
+    case Opcode::Mul: n = 2; break;
+    case Opcode::Fma:
+    case Opcode::Mad: n = 3; break;
+    default: return false;
+    }
+    if (in.mods || (in.rounding != Mod::None && in.rounding != Mod::Rn)) return false;
+    if (!writable(0) || !readable({1, 2}) || (n == 3 && !readable({3}))) return false;
+    const bool f32 = in.type == Type::F32;
+    const unsigned bits = f32 ? 32 : 64;
+    llvm::Type *ft = g.vec(f32 ? b.getFloatTy() : b.getDoubleTy());
+    llvm::Value *x = b.CreateBitCast(src(1, bits), ft), *y = b.CreateBitCast(src(2, bits), ft);
+    llvm::Value *z = n == 3 ? b.CreateBitCast(src(3, bits), ft) : nullptr;
+    llvm::Value *r = in.opcode == Opcode::Add   ? b.CreateFAdd(x, y)
+                     : in.opcode == Opcode::Sub ? b.CreateFSub(x, y)
+                     : in.opcode == Opcode::Mul ? b.CreateFMul(x, y)
+                                                : b.CreateIntrinsic(llvm::Intrinsic::fma, {ft}, {x, y, z});
+    // The handler's special cases: a NaN result (canonical for f32,
+    // propagated by position for f64); under .ftz any subnormal operand or a
+    // result at or below the smallest normal.
+    llvm::Value *special = b.CreateFCmpUNO(r, r);
+    if (in.ftz) {
+      llvm::Value *smallest = llvm::ConstantFP::get(ft, f32 ? double(FLT_MIN) : DBL_MIN);
+      llvm::Value *zero = llvm::ConstantFP::get(ft, 0.0);
+      auto tiny = [&](llvm::Value *v) {
+        llvm::Value *a = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, v);
+        return b.CreateAnd(b.CreateFCmpOLE(a, smallest), b.CreateFCmpONE(v, zero));
+      };
+      special = b.CreateOr(special, b.CreateOr(tiny(x), b.CreateOr(tiny(y), tiny(r))));
+      if (z) special = b.CreateOr(special, tiny(z));
+    }
+    llvm::Value *anySpecial = b.CreateOrReduce(b.CreateAnd(special, mask));
+    llvm::BasicBlock *slow = g.newBlock("fpspecial"), *fast = g.newBlock("fp"), *done = g.newBlock("fpdone");
+    b.CreateCondBr(anySpecial, slow, fast);
+    b.SetInsertPoint(slow);
+    g.callHandler(pc, maskBits);
+    b.CreateBr(done);
+    b.SetInsertPoint(fast);
+    if (in.sat) {
+      // Clamped to [0, 1]; -0 gives +0 (NaN took the handler's path).
+      llvm::Value *one = llvm::ConstantFP::get(ft, 1.0), *zero = llvm::ConstantFP::get(ft, 0.0);
+      r = b.CreateSelect(b.CreateFCmpOGT(r, zero), b.CreateSelect(b.CreateFCmpOGT(r, one), one, r), zero);
+    }
+    def(0, b.CreateBitCast(r, g.vec(g.intTy(bits))));
+    b.CreateBr(done);
+    b.SetInsertPoint(done);
+    return true;
+  }
+
+  // ---- Memory.cpp: ld, st ----
+
+  /// The space, size and address operand of a scalar access the fast path
+  /// may serve (global, shared, or generic), or false.
+  bool access(unsigned addrIndex, emu::Space &space, unsigned &size) {
+    const DOp &addr = op(addrIndex);
+    if (addr.kind != DOp::Addr || in.numOps != 2) return false;
+    space = emu::accessSpace(in, addr);
+    if (space != emu::Space::Global && space != emu::Space::Shared && space != emu::Space::Generic) return false;
+    size = emu::byteSize(in.type);
+    return ptx::bitWidth(in.type) <= 64 && (size == 1 || size == 2 || size == 4 || size == 8);
+  }
+
+  /// The executing lanes' addresses, and whether the fast path serves them:
+  /// on the fast path `delta` turns a device address into a host one.
+  struct Direct {
+    llvm::Value *addresses, *lo, *hi, *delta;
+  };
+  Direct direct(unsigned addrIndex, emu::Space space, unsigned size, llvm::BasicBlock *slow) {
+    llvm::Type *v64 = g.vec(b.getInt64Ty());
+    Direct d;
+    d.addresses = src(addrIndex, 64);
+    d.lo = b.CreateIntMinReduce(b.CreateSelect(mask, d.addresses, llvm::Constant::getAllOnesValue(v64)), false);
+    llvm::Value *live = b.CreateSelect(mask, d.addresses, llvm::Constant::getNullValue(v64));
+    d.hi = b.CreateIntMaxReduce(live, false);
+    llvm::Value *bitsOr = b.CreateOrReduce(live);
+    llvm::Value *ok = b.CreateCall(g.directFn_, {g.frame_, b.getInt32(static_cast<uint32_t>(space)), d.lo, d.hi,
+                                                 bitsOr, b.getInt32(size), g.deltaSlot_});
+    llvm::BasicBlock *fast = g.newBlock("direct");
+    b.CreateCondBr(b.CreateICmpNE(ok, b.getInt32(0)), fast, slow);
+    b.SetInsertPoint(fast);
+    d.delta = b.CreateLoad(b.getInt64Ty(), g.deltaSlot_);
+    return d;
+  }
+
+  /// Wraps a memory access: no lane, no access (as in the interpreter);
+  /// the checked path is the handler's.
+  template <typename Fast> bool memory(unsigned addrIndex, emu::Space space, unsigned size, Fast fast) {
+    llvm::BasicBlock *work = g.newBlock("mem"), *slow = g.newBlock("checked"), *done = g.newBlock("memdone");
+    b.CreateCondBr(b.CreateICmpEQ(maskBits, b.getInt32(0)), done, work);
+    b.SetInsertPoint(work);
+    Direct d = direct(addrIndex, space, size, slow);
+    fast(d);
+    b.CreateBr(done);
+    b.SetInsertPoint(slow);
+    g.callHandler(pc, maskBits);
+    b.CreateBr(done);
+    b.SetInsertPoint(done);
+    return true;
+  }
+
+  bool load() {
+    emu::Space space;
+    unsigned size;
+    if (!access(1, space, size) || op(0).kind != DOp::Reg) return false;
+    const bool sign = in.type == Type::S8 || in.type == Type::S16 || in.type == Type::S32;
+    const unsigned bits = size * 8;
+    llvm::Type *elem = g.intTy(bits);
+    return memory(1, space, size, [&](Direct &d) {
+      // One address for the whole warp: one read, broadcast (the handler's
+      // rule, so that every lane sees one value under concurrent writes).
+      llvm::BasicBlock *one = g.newBlock("broadcast"), *many = g.newBlock("gather"), *join = g.newBlock("loaded");
+      b.CreateCondBr(b.CreateICmpEQ(d.lo, d.hi), one, many);
+      b.SetInsertPoint(one);
+      llvm::LoadInst *scalar =
+          b.CreateAlignedLoad(elem, b.CreateIntToPtr(b.CreateAdd(d.lo, d.delta), b.getPtrTy()), llvm::Align(1));
+      g.tagMemory(scalar);
+      llvm::Value *broadcast = b.CreateVectorSplat(kLanes, scalar);
+      b.CreateBr(join);
+      b.SetInsertPoint(many);
+      llvm::Value *pointers =
+          b.CreateIntToPtr(b.CreateAdd(d.addresses, b.CreateVectorSplat(kLanes, d.delta)), g.vec(b.getPtrTy()));
+      llvm::CallInst *gathered = b.CreateMaskedGather(g.vec(elem), pointers, llvm::Align(1), mask);
+      g.tagMemory(gathered);
+      b.CreateBr(join);
+      b.SetInsertPoint(join);
+      llvm::PHINode *v = b.CreatePHI(g.vec(elem), 2);
+      v->addIncoming(broadcast, one);
+      v->addIncoming(gathered, many);
+      def(0, bits == 64 ? static_cast<llvm::Value *>(v) : ext(v, 64, sign));
+    });
+  }
+
+  bool store() {
+    emu::Space space;
+    unsigned size;
+    if (!access(0, space, size) || !readable({1})) return false;
+    return memory(0, space, size, [&](Direct &d) {
+      llvm::Value *value = src(1, size * 8);
+      llvm::Value *pointers =
+          b.CreateIntToPtr(b.CreateAdd(d.addresses, b.CreateVectorSplat(kLanes, d.delta)), g.vec(b.getPtrTy()));
+      g.tagMemory(b.CreateMaskedScatter(value, pointers, llvm::Align(1), mask));
+    });
+  }
+
+  Gen &g;
+  llvm::IRBuilder<> &b;
+  uint32_t pc;
+  const DInstr &in;
+  llvm::Value *mask, *maskBits;
+};
+
+} // namespace
+
+bool Gen::lower(uint32_t pc, llvm::Value *mask, llvm::Value *maskBits) {
+  return Lowering(*this, pc, mask, maskBits).run();
+}
+
+} // namespace translator

@@ -1,0 +1,35 @@
+// The host services compiled code calls (Frame.h): the interpreter's
+// handlers, special registers, and the memory fast path, each a thin door
+// into the emulator's own code so that compiled and interpreted execution
+// share one set of semantics, checks and reports.
+#include "translator/Frame.h"
+
+#include "emulator/Cta.h"
+#include "emulator/Semantics.h"
+
+using translator::JitFrame;
+
+extern "C" int ptxvm_jit_handler(JitFrame *f, uint32_t pc, uint32_t mask) {
+  const emu::DInstr &in = f->kernel->code[pc];
+  emu::Exec x{*f->cta, *f->warp, mask, pc};
+  in.run(x, in);
+  return f->cta->failed ? 1 : 0;
+}
+
+extern "C" void ptxvm_jit_operand(JitFrame *f, uint32_t pc, uint32_t op, uint64_t *out) {
+  const emu::DInstr &in = f->kernel->code[pc];
+  emu::Exec x{*f->cta, *f->warp, f->active, pc};
+  uint64_t lanes[32];
+  emu::readOperandLanes(x, f->kernel->op(in, op), lanes);
+  for (unsigned l = 0; l < 32; ++l) out[l] = lanes[l];
+}
+
+extern "C" int ptxvm_jit_direct(JitFrame *f, uint32_t space, uint64_t lo, uint64_t hi, uint64_t bits,
+                                uint32_t size, uint64_t *delta) {
+  uint64_t bias = 0;
+  uint8_t *base = emu::directAccess(*f->cta, static_cast<emu::Space>(space), emu::AddressSpan{lo, hi, bits}, size,
+                                    bias);
+  if (!base) return 0;
+  *delta = reinterpret_cast<uint64_t>(base) - bias;
+  return 1;
+}
