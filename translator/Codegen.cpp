@@ -46,6 +46,8 @@ Gen::Gen(llvm::LLVMContext &ctx, const emu::Kernel &k, const std::string &name)
   llvm::MDNode *mem = md.createTBAAScalarTypeNode("device memory", root);
   tbaaReg_ = md.createTBAAStructTagNode(reg, reg, 0);
   tbaaMem_ = md.createTBAAStructTagNode(mem, mem, 0);
+  llvm::MDNode *frameType = md.createTBAAScalarTypeNode("frame", root);
+  tbaaFrame_ = md.createTBAAStructTagNode(frameType, frameType, 0);
 }
 
 std::unique_ptr<llvm::Module> Gen::run(EntryMap &entries, CodegenStats &stats) {
@@ -151,6 +153,7 @@ void Gen::emitBlock(uint32_t first, uint32_t end) {
   leave(first);
 
   b.SetInsertPoint(body);
+  cache_.clear(); // control may come from anywhere
   blockBudget_ = budget;
   blockThreads_ = b.CreateLoad(b.getInt64Ty(), threadsSlot_);
   counted_ = 0;
@@ -195,6 +198,7 @@ void Gen::emitBlock(uint32_t first, uint32_t end) {
 
 void Gen::callHandler(uint32_t pc, llvm::Value *maskBits) {
   llvm::Value *failed = b.CreateCall(handlerFn_, {frame_, b.getInt32(pc), maskBits});
+  cache_.clear();
   llvm::BasicBlock *fault = newBlock("fault"), *cont = newBlock("cont");
   b.CreateCondBr(b.CreateICmpNE(failed, b.getInt32(0)), fault, cont);
   // The faulting instruction counts, and the group stands after it, as in
@@ -218,6 +222,7 @@ void Gen::emitBranch(uint32_t pc) {
   leave(pc);
 
   b.SetInsertPoint(go);
+  cache_.clear();
   llvm::Value *threads = b.CreateLoad(i64, threadsSlot_);
   auto count = [&](llvm::Value *lanes) {
     b.CreateStore(b.CreateSub(budget, b.getInt64(1)), budgetSlot_);
@@ -262,18 +267,23 @@ void Gen::leave(llvm::Value *pc) {
 // ---- Registers and operands ----
 
 llvm::Value *Gen::loadReg(uint32_t r) {
+  if (auto it = cache_.find(r); it != cache_.end()) return it->second;
   llvm::Value *p = b.CreateConstInBoundsGEP1_64(b.getInt64Ty(), regs_, uint64_t{r} * kLanes);
   llvm::LoadInst *v = b.CreateAlignedLoad(vec(b.getInt64Ty()), p, llvm::Align(8));
   tagRegister(v);
+  cache_[r] = v;
   return v;
 }
 
 void Gen::storeReg(uint32_t r, llvm::Value *bits, llvm::Value *mask) {
   llvm::Type *v64 = vec(b.getInt64Ty());
   if (bits->getType() != v64) bits = b.CreateZExt(bits, v64);
-  llvm::Value *merged = b.CreateSelect(mask, bits, loadReg(r));
+  // Only the executing lanes' registers change: a masked store, no read of
+  // the old value. The cached value is right in the active lanes: a
+  // guarded write merges with what they held.
   llvm::Value *p = b.CreateConstInBoundsGEP1_64(b.getInt64Ty(), regs_, uint64_t{r} * kLanes);
-  tagRegister(b.CreateAlignedStore(merged, p, llvm::Align(8)));
+  tagRegister(b.CreateMaskedStore(bits, p, llvm::Align(8), mask));
+  cache_[r] = mask == activeMask_ ? bits : b.CreateSelect(mask, bits, loadReg(r));
 }
 
 void Gen::storeOperand(const DOp &op, llvm::Value *bits, llvm::Value *mask) {
@@ -322,6 +332,7 @@ std::unique_ptr<llvm::Module> generateKernel(llvm::LLVMContext &ctx, const emu::
   if (llvm::verifyModule(*m, &os)) {
     // A generator bug: say so loudly in debug builds, and run nothing compiled.
     os.flush();
+    if (error.size() > 2000) error.resize(2000);
     llvm::errs() << "ptxvm translator: invalid IR for " << name << ": " << error << "\n";
     return nullptr;
   }

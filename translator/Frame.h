@@ -32,6 +32,12 @@ struct JitFrame {
   uint32_t active;
   uint32_t reconverge;
   uint32_t unused = 0;
+  /// The memory fast path's last answers, per kind of address (global,
+  /// generic, shared offsets): device addresses [lo, end) are host
+  /// addresses a + delta. Empty (lo > end) until the first access.
+  struct Window {
+    uint64_t lo = 1, end = 0, delta = 0;
+  } windows[3];
 };
 
 /// Byte offsets of the frame's fields, for the code generator.
@@ -42,6 +48,10 @@ constexpr uint64_t kThreads = offsetof(JitFrame, threadInstructions);
 constexpr uint64_t kPc = offsetof(JitFrame, pc);
 constexpr uint64_t kActive = offsetof(JitFrame, active);
 constexpr uint64_t kReconverge = offsetof(JitFrame, reconverge);
+constexpr uint64_t kWindows = offsetof(JitFrame, windows);
+constexpr uint64_t kWindowBytes = sizeof(JitFrame::Window);
+/// The window a space's accesses use (Global, Generic, Shared).
+constexpr unsigned windowOf(unsigned space) { return space == 1 ? 0 : space == 0 ? 1 : 2; }
 } // namespace frame
 
 /// Compiled kernel code: runs blocks as JitFrame says.
@@ -58,7 +68,9 @@ int ptxvm_jit_handler(translator::JitFrame *f, uint32_t pc, uint32_t mask);
 void ptxvm_jit_operand(translator::JitFrame *f, uint32_t pc, uint32_t op, uint64_t *out);
 /// The memory fast path of a warp's access (emu::directAccess): nonzero with
 /// `*delta` set so that the host address of device address a is a + delta,
-/// 0 when the access needs the checked path (the handler).
+/// and the space's window (JitFrame::windows) set to the whole allocation
+/// or shared memory around it; 0 when the access needs the checked path
+/// (the handler).
 int ptxvm_jit_direct(translator::JitFrame *f, uint32_t space, uint64_t lo, uint64_t hi, uint64_t bits,
                       uint32_t size, uint64_t *delta);
 }

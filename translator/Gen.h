@@ -10,6 +10,7 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
+#include <unordered_map>
 #include <vector>
 
 namespace translator {
@@ -50,10 +51,17 @@ public:
   // ---- For lowering: registers, operands, services ----
   llvm::Type *vec(llvm::Type *element) const { return llvm::FixedVectorType::get(element, kLanes); }
   llvm::Type *intTy(unsigned bits) const { return llvm::Type::getIntNTy(ctx_, bits); }
-  /// Register r of every lane, as <32 x i64>.
+  /// Register r as <32 x i64>, exact in the group's active lanes.
   llvm::Value *loadReg(uint32_t r);
-  /// Writes bits (any <32 x iN>, zero-extended to 64) into register r in the lanes of `mask`.
+  /// Writes bits (any <32 x iN>, zero-extended to 64) into register r in the
+  /// lanes of `mask` (within the active lanes).
   void storeReg(uint32_t r, llvm::Value *bits, llvm::Value *mask);
+  /// Register values known in SSA form: stores write through to the
+  /// register file, and a value read or written once is reused while the
+  /// code between stays straight (no join of paths, no handler call, which
+  /// may write any register).
+  using RegisterCache = std::unordered_map<uint32_t, llvm::Value *>;
+  RegisterCache cache_;
   /// Same, for a destination operand (a sink discards).
   void storeOperand(const emu::DOp &op, llvm::Value *bits, llvm::Value *mask);
   /// A source operand of instruction `pc` as <32 x i`bits`>: registers
@@ -71,6 +79,7 @@ public:
   /// the two never overlap.
   void tagRegister(llvm::Instruction *i) { i->setMetadata(llvm::LLVMContext::MD_tbaa, tbaaReg_); }
   void tagMemory(llvm::Instruction *i) { i->setMetadata(llvm::LLVMContext::MD_tbaa, tbaaMem_); }
+  void tagFrame(llvm::Instruction *i) { i->setMetadata(llvm::LLVMContext::MD_tbaa, tbaaFrame_); }
   llvm::BasicBlock *newBlock(const char *name) { return llvm::BasicBlock::Create(ctx_, name, fn_); }
 
   llvm::LLVMContext &ctx_;
@@ -84,7 +93,7 @@ public:
   llvm::Value *scratch_ = nullptr, *deltaSlot_ = nullptr;
   llvm::BasicBlock *exit_ = nullptr;
   llvm::FunctionCallee handlerFn_, operandFn_, directFn_;
-  llvm::MDNode *tbaaReg_ = nullptr, *tbaaMem_ = nullptr;
+  llvm::MDNode *tbaaReg_ = nullptr, *tbaaMem_ = nullptr, *tbaaFrame_ = nullptr;
   CodegenStats stats_;
 
   // Per pc: where compiled code starts there (null: it cannot).

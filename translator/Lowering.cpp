@@ -8,6 +8,7 @@
 #include "translator/Gen.h"
 
 #include "emulator/Semantics.h"
+#include "translator/Frame.h"
 
 #include <cfloat>
 
@@ -351,20 +352,67 @@ private:
     llvm::Value *anySpecial = b.CreateOrReduce(b.CreateAnd(special, mask));
     llvm::BasicBlock *slow = g.newBlock("fpspecial"), *fast = g.newBlock("fp"), *done = g.newBlock("fpdone");
     b.CreateCondBr(anySpecial, slow, fast);
+    Paths paths(*this, done);
     b.SetInsertPoint(slow);
-    g.callHandler(pc, maskBits);
-    b.CreateBr(done);
+    paths.handler();
     b.SetInsertPoint(fast);
+    paths.fast();
     if (in.sat) {
       // Clamped to [0, 1]; -0 gives +0 (NaN took the handler's path).
       llvm::Value *one = llvm::ConstantFP::get(ft, 1.0), *zero = llvm::ConstantFP::get(ft, 0.0);
       r = b.CreateSelect(b.CreateFCmpOGT(r, zero), b.CreateSelect(b.CreateFCmpOGT(r, one), one, r), zero);
     }
     def(0, b.CreateBitCast(r, g.vec(g.intTy(bits))));
-    b.CreateBr(done);
-    b.SetInsertPoint(done);
+    paths.arrive();
+    paths.join();
     return true;
   }
+
+  /// A fast path and the handler's path of one instruction meeting again:
+  /// the register cache of the fast path is dropped at the join, but for
+  /// the destination register (operand 0), whose value from each path meets
+  /// in a phi. Registers other than the destination are as they were (the
+  /// handler writes only its destination).
+  class Paths {
+  public:
+    Paths(Lowering &l, llvm::BasicBlock *done) : l_(l), done_(done), saved_(l.g.cache_) {
+      const DOp &d = l.op(0);
+      if (l.in.opcode != Opcode::St && d.kind == DOp::Reg) dst_ = static_cast<int64_t>(d.reg);
+    }
+    /// The path that leaves the registers as they are (no lane executes).
+    void unchanged() {
+      arriveWith(dst_ >= 0 ? l_.g.loadReg(static_cast<uint32_t>(dst_)) : nullptr);
+    }
+    void handler() {
+      l_.g.callHandler(l_.pc, l_.maskBits);
+      arriveWith(dst_ >= 0 ? l_.g.loadReg(static_cast<uint32_t>(dst_)) : nullptr);
+    }
+    /// Starts the fast path (in the current block).
+    void fast() { l_.g.cache_ = saved_; }
+    /// Ends the fast path (its def done).
+    void arrive() { arriveWith(dst_ >= 0 ? l_.g.cache_.at(static_cast<uint32_t>(dst_)) : nullptr); }
+    void join() {
+      l_.b.SetInsertPoint(done_);
+      l_.g.cache_ = saved_;
+      if (dst_ < 0) return;
+      l_.g.cache_.erase(static_cast<uint32_t>(dst_));
+      llvm::PHINode *phi = l_.b.CreatePHI(l_.g.vec(l_.b.getInt64Ty()), static_cast<unsigned>(incoming_.size()));
+      for (auto &[value, block] : incoming_) phi->addIncoming(value, block);
+      l_.g.cache_[static_cast<uint32_t>(dst_)] = phi;
+    }
+
+  private:
+    void arriveWith(llvm::Value *v) {
+      if (v) incoming_.emplace_back(v, l_.b.GetInsertBlock());
+      l_.b.CreateBr(done_);
+      l_.g.cache_ = saved_;
+    }
+    Lowering &l_;
+    llvm::BasicBlock *done_;
+    Gen::RegisterCache saved_;
+    int64_t dst_ = -1;
+    std::vector<std::pair<llvm::Value *, llvm::BasicBlock *>> incoming_;
+  };
 
   // ---- Memory.cpp: ld, st ----
 
@@ -380,40 +428,91 @@ private:
   }
 
   /// The executing lanes' addresses, and whether the fast path serves them:
-  /// on the fast path `delta` turns a device address into a host one.
+  /// on the fast path `delta` turns a device address into a host one. The
+  /// frame's window for the space answers most accesses without a call.
   struct Direct {
     llvm::Value *addresses, *lo, *hi, *delta;
   };
   Direct direct(unsigned addrIndex, emu::Space space, unsigned size, llvm::BasicBlock *slow) {
-    llvm::Type *v64 = g.vec(b.getInt64Ty());
+    llvm::Type *i64 = b.getInt64Ty(), *v64 = g.vec(i64);
     Direct d;
     d.addresses = src(addrIndex, 64);
     d.lo = b.CreateIntMinReduce(b.CreateSelect(mask, d.addresses, llvm::Constant::getAllOnesValue(v64)), false);
     llvm::Value *live = b.CreateSelect(mask, d.addresses, llvm::Constant::getNullValue(v64));
     d.hi = b.CreateIntMaxReduce(live, false);
     llvm::Value *bitsOr = b.CreateOrReduce(live);
+
+    const uint64_t window = frame::kWindows + frame::windowOf(static_cast<unsigned>(space)) * frame::kWindowBytes;
+    auto field = [&](uint64_t offset) {
+      llvm::LoadInst *v = b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), g.frame_, window + offset));
+      g.tagFrame(v);
+      return v;
+    };
+    llvm::Value *lo = field(0), *end = field(8);
+    llvm::Value *aligned = b.CreateICmpEQ(b.CreateAnd(bitsOr, b.getInt64(size - 1)), b.getInt64(0));
+    llvm::Value *inside = b.CreateAnd(b.CreateICmpUGE(d.lo, lo), b.CreateICmpULT(d.hi, end));
+    llvm::Value *fits = b.CreateICmpULE(b.getInt64(size), b.CreateSub(end, d.hi));
+    llvm::BasicBlock *hit = g.newBlock("window"), *ask = g.newBlock("ask"), *fast = g.newBlock("direct");
+    b.CreateCondBr(b.CreateAnd(aligned, b.CreateAnd(inside, fits)), hit, ask);
+    b.SetInsertPoint(hit);
+    llvm::Value *cached = field(16);
+    b.CreateBr(fast);
+    b.SetInsertPoint(ask);
     llvm::Value *ok = b.CreateCall(g.directFn_, {g.frame_, b.getInt32(static_cast<uint32_t>(space)), d.lo, d.hi,
                                                  bitsOr, b.getInt32(size), g.deltaSlot_});
-    llvm::BasicBlock *fast = g.newBlock("direct");
-    b.CreateCondBr(b.CreateICmpNE(ok, b.getInt32(0)), fast, slow);
+    llvm::BasicBlock *asked = g.newBlock("asked");
+    b.CreateCondBr(b.CreateICmpNE(ok, b.getInt32(0)), asked, slow);
+    b.SetInsertPoint(asked);
+    llvm::Value *answered = b.CreateLoad(i64, g.deltaSlot_);
+    b.CreateBr(fast);
     b.SetInsertPoint(fast);
-    d.delta = b.CreateLoad(b.getInt64Ty(), g.deltaSlot_);
+    llvm::PHINode *delta = b.CreatePHI(i64, 2);
+    delta->addIncoming(cached, hit);
+    delta->addIncoming(answered, asked);
+    d.delta = delta;
     return d;
+  }
+
+  /// Whether the executing lanes access consecutive elements (lane l at
+  /// first + l * size, the coalesced pattern): then one masked vector access
+  /// serves the warp instead of a gather or scatter. `base` is lane 0's
+  /// address in that pattern.
+  llvm::Value *consecutive(const Direct &d, unsigned size, llvm::Value *&base) {
+    llvm::Type *i64 = b.getInt64Ty();
+    llvm::Value *first =
+        b.CreateZExt(b.CreateIntrinsic(llvm::Intrinsic::cttz, {b.getInt32Ty()}, {maskBits, b.getTrue()}), i64);
+    base = b.CreateSub(d.lo, b.CreateMul(first, b.getInt64(size)));
+    std::vector<llvm::Constant *> steps;
+    for (unsigned l = 0; l < kLanes; ++l) steps.push_back(b.getInt64(uint64_t{l} * size));
+    llvm::Value *expected = b.CreateAdd(b.CreateVectorSplat(kLanes, base), llvm::ConstantVector::get(steps));
+    llvm::Value *same = b.CreateOr(b.CreateICmpEQ(d.addresses, expected), b.CreateNot(mask));
+    return b.CreateAndReduce(same);
+  }
+
+  /// Host pointers of the executing lanes' addresses.
+  llvm::Value *pointers(const Direct &d) {
+    return b.CreateIntToPtr(b.CreateAdd(d.addresses, b.CreateVectorSplat(kLanes, d.delta)), g.vec(b.getPtrTy()));
+  }
+  llvm::Value *pointer(llvm::Value *address, const Direct &d) {
+    return b.CreateIntToPtr(b.CreateAdd(address, d.delta), b.getPtrTy());
   }
 
   /// Wraps a memory access: no lane, no access (as in the interpreter);
   /// the checked path is the handler's.
   template <typename Fast> bool memory(unsigned addrIndex, emu::Space space, unsigned size, Fast fast) {
     llvm::BasicBlock *work = g.newBlock("mem"), *slow = g.newBlock("checked"), *done = g.newBlock("memdone");
-    b.CreateCondBr(b.CreateICmpEQ(maskBits, b.getInt32(0)), done, work);
+    Paths paths(*this, done);
+    llvm::BasicBlock *skip = g.newBlock("nolanes");
+    b.CreateCondBr(b.CreateICmpEQ(maskBits, b.getInt32(0)), skip, work);
+    b.SetInsertPoint(skip);
+    paths.unchanged();
     b.SetInsertPoint(work);
     Direct d = direct(addrIndex, space, size, slow);
     fast(d);
-    b.CreateBr(done);
+    paths.arrive();
     b.SetInsertPoint(slow);
-    g.callHandler(pc, maskBits);
-    b.CreateBr(done);
-    b.SetInsertPoint(done);
+    paths.handler();
+    paths.join();
     return true;
   }
 
@@ -427,23 +526,29 @@ private:
     return memory(1, space, size, [&](Direct &d) {
       // One address for the whole warp: one read, broadcast (the handler's
       // rule, so that every lane sees one value under concurrent writes).
-      llvm::BasicBlock *one = g.newBlock("broadcast"), *many = g.newBlock("gather"), *join = g.newBlock("loaded");
-      b.CreateCondBr(b.CreateICmpEQ(d.lo, d.hi), one, many);
+      llvm::BasicBlock *one = g.newBlock("broadcast"), *spread = g.newBlock("spread"),
+                       *row = g.newBlock("consecutive"), *many = g.newBlock("gather"), *join = g.newBlock("loaded");
+      b.CreateCondBr(b.CreateICmpEQ(d.lo, d.hi), one, spread);
       b.SetInsertPoint(one);
-      llvm::LoadInst *scalar =
-          b.CreateAlignedLoad(elem, b.CreateIntToPtr(b.CreateAdd(d.lo, d.delta), b.getPtrTy()), llvm::Align(1));
+      llvm::LoadInst *scalar = b.CreateAlignedLoad(elem, pointer(d.lo, d), llvm::Align(1));
       g.tagMemory(scalar);
       llvm::Value *broadcast = b.CreateVectorSplat(kLanes, scalar);
       b.CreateBr(join);
+      b.SetInsertPoint(spread);
+      llvm::Value *base;
+      b.CreateCondBr(consecutive(d, size, base), row, many);
+      b.SetInsertPoint(row);
+      llvm::CallInst *loaded = b.CreateMaskedLoad(g.vec(elem), pointer(base, d), llvm::Align(1), mask);
+      g.tagMemory(loaded);
+      b.CreateBr(join);
       b.SetInsertPoint(many);
-      llvm::Value *pointers =
-          b.CreateIntToPtr(b.CreateAdd(d.addresses, b.CreateVectorSplat(kLanes, d.delta)), g.vec(b.getPtrTy()));
-      llvm::CallInst *gathered = b.CreateMaskedGather(g.vec(elem), pointers, llvm::Align(1), mask);
+      llvm::CallInst *gathered = b.CreateMaskedGather(g.vec(elem), pointers(d), llvm::Align(1), mask);
       g.tagMemory(gathered);
       b.CreateBr(join);
       b.SetInsertPoint(join);
-      llvm::PHINode *v = b.CreatePHI(g.vec(elem), 2);
+      llvm::PHINode *v = b.CreatePHI(g.vec(elem), 3);
       v->addIncoming(broadcast, one);
+      v->addIncoming(loaded, row);
       v->addIncoming(gathered, many);
       def(0, bits == 64 ? static_cast<llvm::Value *>(v) : ext(v, 64, sign));
     });
@@ -455,9 +560,16 @@ private:
     if (!access(0, space, size) || !readable({1})) return false;
     return memory(0, space, size, [&](Direct &d) {
       llvm::Value *value = src(1, size * 8);
-      llvm::Value *pointers =
-          b.CreateIntToPtr(b.CreateAdd(d.addresses, b.CreateVectorSplat(kLanes, d.delta)), g.vec(b.getPtrTy()));
-      g.tagMemory(b.CreateMaskedScatter(value, pointers, llvm::Align(1), mask));
+      llvm::BasicBlock *row = g.newBlock("consecutive"), *many = g.newBlock("scatter"), *join = g.newBlock("stored");
+      llvm::Value *base;
+      b.CreateCondBr(consecutive(d, size, base), row, many);
+      b.SetInsertPoint(row);
+      g.tagMemory(b.CreateMaskedStore(value, pointer(base, d), llvm::Align(1), mask));
+      b.CreateBr(join);
+      b.SetInsertPoint(many);
+      g.tagMemory(b.CreateMaskedScatter(value, pointers(d), llvm::Align(1), mask));
+      b.CreateBr(join);
+      b.SetInsertPoint(join);
     });
   }
 

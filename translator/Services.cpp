@@ -31,5 +31,17 @@ extern "C" int ptxvm_jit_direct(JitFrame *f, uint32_t space, uint64_t lo, uint64
                                     bias);
   if (!base) return 0;
   *delta = reinterpret_cast<uint64_t>(base) - bias;
+  // What directAccess accepted: one global allocation, or the CTA's shared
+  // memory (at offset 0, or at the generic window).
+  JitFrame::Window &w = f->windows[translator::frame::windowOf(space)];
+  w.delta = *delta;
+  if (base == f->cta->shared.data()) {
+    w.lo = bias;
+    w.end = bias + f->cta->shared.size();
+  } else {
+    const emu::GlobalMemory::Range &r = f->cta->globalRange(lo);
+    w.lo = r.base;
+    w.end = r.end;
+  }
   return 1;
 }

@@ -12,10 +12,14 @@
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/ADT/StringExtras.h>
+#include <llvm/Support/FileSystem.h>
 #include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <mutex>
 
 namespace translator {
@@ -106,6 +110,13 @@ std::unique_ptr<CompiledEngine> compileKernel(const emu::Kernel &k, CompileRepor
   m->setDataLayout(jit.lljit->getDataLayout());
   m->setTargetTriple(jit.lljit->getTargetTriple().str());
   optimize(*m, jit.machine.get());
+  // PTXVM_DUMP_IR=FILE appends each kernel's optimized IR to FILE, for
+  // looking at what the generator and LLVM made of a kernel.
+  if (const char *dump = std::getenv("PTXVM_DUMP_IR"); dump && *dump) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(dump, ec, llvm::sys::fs::OF_Append);
+    if (!ec) os << "; kernel " << k.name << "\n" << *m;
+  }
   if (llvm::Error e = jit.lljit->addIRModule(llvm::orc::ThreadSafeModule(std::move(m), std::move(context)))) {
     report.error = llvm::toString(std::move(e));
     return nullptr;
@@ -114,6 +125,11 @@ std::unique_ptr<CompiledEngine> compileKernel(const emu::Kernel &k, CompileRepor
   if (!address) {
     report.error = llvm::toString(address.takeError());
     return nullptr;
+  }
+  if (const char *dump = std::getenv("PTXVM_DUMP_IR"); dump && *dump) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(dump, ec, llvm::sys::fs::OF_Append);
+    if (!ec) os << "; " << name << " at 0x" << llvm::utohexstr(address->getValue()) << "\n";
   }
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return std::make_unique<CompiledEngine>(k, address->toPtr<CompiledFunction>(), std::move(entries));
