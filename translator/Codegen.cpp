@@ -17,13 +17,8 @@ using emu::DInstr;
 using emu::DOp;
 
 Gen::Gen(llvm::LLVMContext &ctx, const emu::Kernel &k, const std::string &name)
-    : ctx_(ctx), k_(k), module_(std::make_unique<llvm::Module>(name, ctx)), b(ctx) {
+    : ctx_(ctx), k_(k), name_(name), module_(std::make_unique<llvm::Module>(name, ctx)), b(ctx) {
   llvm::Type *ptr = b.getPtrTy(), *i32 = b.getInt32Ty(), *i64 = b.getInt64Ty();
-  fn_ = llvm::Function::Create(llvm::FunctionType::get(b.getVoidTy(), {ptr}, false),
-                               llvm::Function::ExternalLinkage, name, module_.get());
-  fn_->addFnAttr(llvm::Attribute::NoUnwind);
-  frame_ = fn_->getArg(0);
-
   // Host services: the handler may touch anything; the others only their
   // arguments and memory compiled code never reads (the CTA's state), so
   // register values stay in SSA form across them.
@@ -51,16 +46,53 @@ Gen::Gen(llvm::LLVMContext &ctx, const emu::Kernel &k, const std::string &name)
 }
 
 std::unique_ptr<llvm::Module> Gen::run(EntryMap &entries, CodegenStats &stats) {
+  const std::vector<DInstr> &code = k_.code;
+  findBlocks();
+  entries.assign(code.size(), std::string());
+  for (uint32_t pc = 0; pc < code.size(); ++pc) {
+    if (!entry_[pc]) continue;
+    entries[pc] = name_ + "_" + std::to_string(pc);
+    beginFunction(entries[pc], pc);
+    if (code[pc].control == Control::Branch) {
+      emitBranch(pc);
+    } else {
+      uint32_t end = pc + 1;
+      while (end < code.size() && !leader_[end] && code[end].control == Control::Next) ++end;
+      emitBlock(pc, end);
+      if (end < code.size() && code[end].control == Control::Branch) {
+        llvm::BasicBlock *branch = newBlock("branch");
+        b.CreateBr(branch);
+        b.SetInsertPoint(branch);
+        emitBranch(end);
+      } else {
+        jumpTo(end);
+      }
+    }
+    finishFunction();
+  }
+  for (const DInstr &in : code)
+    if (in.control != Control::Next && in.control != Control::Branch) ++stats_.interpreted;
+  stats_.instructions = static_cast<uint32_t>(code.size());
+  stats = stats_;
+  return std::move(module_);
+}
+
+/// One function per place compiled code starts: the prologue reads the
+/// frame; every exit goes through one block that writes it back.
+void Gen::beginFunction(const std::string &name, uint32_t pc) {
   llvm::Type *i32 = b.getInt32Ty(), *i64 = b.getInt64Ty();
-  llvm::BasicBlock *entry = newBlock("entry");
-  b.SetInsertPoint(entry);
-  auto field = [&](uint64_t offset) { return b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), frame_, offset); };
-  regs_ = b.CreateLoad(b.getPtrTy(), field(frame::kRegs), "regs");
-  activeBits_ = b.CreateLoad(i32, field(frame::kActive), "active");
+  fn_ = llvm::Function::Create(llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy()}, false),
+                               llvm::Function::ExternalLinkage, name, module_.get());
+  fn_->addFnAttr(llvm::Attribute::NoUnwind);
+  frame_ = fn_->getArg(0);
+  start_ = pc;
+  cache_.clear();
+  b.SetInsertPoint(newBlock("entry"));
+  regs_ = b.CreateLoad(b.getPtrTy(), frameField(frame::kRegs), "regs");
+  activeBits_ = b.CreateLoad(i32, frameField(frame::kActive), "active");
   activeMask_ = b.CreateBitCast(activeBits_, vec(b.getInt1Ty()), "activemask");
   activeCount_ = b.CreateZExt(b.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, activeBits_), i64, "activecount");
-  reconverge_ = b.CreateLoad(i32, field(frame::kReconverge), "reconverge");
-  llvm::Value *startPc = b.CreateLoad(i32, field(frame::kPc), "pc");
+  reconverge_ = b.CreateLoad(i32, frameField(frame::kReconverge), "reconverge");
   budgetSlot_ = b.CreateAlloca(i64, nullptr, "budget");
   threadsSlot_ = b.CreateAlloca(i64, nullptr, "threads");
   pcSlot_ = b.CreateAlloca(i32, nullptr, "pcslot");
@@ -68,42 +100,25 @@ std::unique_ptr<llvm::Module> Gen::run(EntryMap &entries, CodegenStats &stats) {
   auto *scratch = b.CreateAlloca(llvm::ArrayType::get(i64, kLanes), nullptr, "scratch");
   scratch->setAlignment(llvm::Align(64));
   scratch_ = scratch;
-  b.CreateStore(b.CreateLoad(i64, field(frame::kBudget)), budgetSlot_);
-  b.CreateStore(b.getInt64(0), threadsSlot_);
-  b.CreateStore(startPc, pcSlot_);
-
+  b.CreateStore(b.CreateLoad(i64, frameField(frame::kBudget)), budgetSlot_);
+  b.CreateStore(b.CreateLoad(i64, frameField(frame::kThreads)), threadsSlot_);
+  b.CreateStore(b.getInt32(pc), pcSlot_);
   exit_ = newBlock("exit");
-  findBlocks();
-  b.SetInsertPoint(entry);
-  llvm::SwitchInst *dispatch = b.CreateSwitch(startPc, exit_);
-  for (uint32_t pc = 0; pc < entry_.size(); ++pc)
-    if (entry_[pc]) dispatch->addCase(b.getInt32(pc), entry_[pc]);
+  loop_ = newBlock("start");
+  b.CreateBr(loop_);
+  b.SetInsertPoint(loop_);
+}
 
-  const std::vector<DInstr> &code = k_.code;
-  for (uint32_t pc = 0; pc < code.size(); ++pc) {
-    if (!entry_[pc]) continue;
-    if (code[pc].control == Control::Branch) {
-      emitBranch(pc);
-      continue;
-    }
-    uint32_t end = pc + 1;
-    while (end < code.size() && !leader_[end] && code[end].control == Control::Next) ++end;
-    emitBlock(pc, end);
-  }
-  for (const DInstr &in : code)
-    if (in.control != Control::Next && in.control != Control::Branch) ++stats_.interpreted;
-  stats_.instructions = static_cast<uint32_t>(code.size());
-
+void Gen::finishFunction() {
   b.SetInsertPoint(exit_);
-  b.CreateStore(b.CreateLoad(i64, budgetSlot_), field(frame::kBudget));
-  b.CreateStore(b.CreateLoad(i64, threadsSlot_), field(frame::kThreads));
-  b.CreateStore(b.CreateLoad(i32, pcSlot_), field(frame::kPc));
+  b.CreateStore(b.CreateLoad(b.getInt64Ty(), budgetSlot_), frameField(frame::kBudget));
+  b.CreateStore(b.CreateLoad(b.getInt64Ty(), threadsSlot_), frameField(frame::kThreads));
+  b.CreateStore(b.CreateLoad(b.getInt32Ty(), pcSlot_), frameField(frame::kPc));
   b.CreateRetVoid();
+}
 
-  entries.assign(code.size(), 0);
-  for (uint32_t pc = 0; pc < code.size(); ++pc) entries[pc] = entry_[pc] != nullptr;
-  stats = stats_;
-  return std::move(module_);
+llvm::Value *Gen::frameField(uint64_t offset) {
+  return b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), frame_, offset);
 }
 
 /// Leaders: where a straight-line block starts. Every pc control can reach
@@ -127,11 +142,10 @@ void Gen::findBlocks() {
     if (in.control == Control::Branch) mark(in.target);
     if (in.control == Control::Branch || in.control == Control::BranchIndexed) mark(in.reconverge);
   }
-  entry_.assign(size, nullptr);
+  entry_.assign(size, 0);
   for (uint32_t pc = 0; pc < size; ++pc) {
     const Control c = code[pc].control;
-    if (c == Control::Branch || (c == Control::Next && leader_[pc]))
-      entry_[pc] = newBlock(c == Control::Branch ? "branch" : "block");
+    entry_[pc] = c == Control::Branch || (c == Control::Next && leader_[pc]);
   }
 }
 
@@ -145,7 +159,6 @@ llvm::Value *Gen::guardBits(const DInstr &in) {
 void Gen::emitBlock(uint32_t first, uint32_t end) {
   const uint32_t n = end - first;
   ++stats_.blocks;
-  b.SetInsertPoint(entry_[first]);
   llvm::Value *budget = b.CreateLoad(b.getInt64Ty(), budgetSlot_);
   llvm::BasicBlock *body = newBlock("body"), *tooLittle = newBlock("budget");
   b.CreateCondBr(b.CreateICmpULT(budget, b.getInt64(n)), tooLittle, body);
@@ -190,13 +203,14 @@ void Gen::emitBlock(uint32_t first, uint32_t end) {
   }
   b.CreateStore(b.CreateSub(blockBudget_, b.getInt64(n)), budgetSlot_);
   b.CreateStore(blockThreads_, threadsSlot_);
-  if (end < k_.code.size() && k_.code[end].control == Control::Branch)
-    b.CreateBr(entry_[end]);
-  else
-    jumpTo(end);
+}
+
+void Gen::publishBudget() {
+  tagFrame(b.CreateStore(b.CreateSub(blockBudget_, b.getInt64(counted_)), frameField(frame::kBudgetNow)));
 }
 
 void Gen::callHandler(uint32_t pc, llvm::Value *maskBits) {
+  publishBudget();
   llvm::Value *failed = b.CreateCall(handlerFn_, {frame_, b.getInt32(pc), maskBits});
   cache_.clear();
   llvm::BasicBlock *fault = newBlock("fault"), *cont = newBlock("cont");
@@ -213,7 +227,6 @@ void Gen::callHandler(uint32_t pc, llvm::Value *maskBits) {
 void Gen::emitBranch(uint32_t pc) {
   const DInstr &in = k_.code[pc];
   ++stats_.branches;
-  b.SetInsertPoint(entry_[pc]);
   llvm::Type *i64 = b.getInt64Ty();
   llvm::Value *budget = b.CreateLoad(i64, budgetSlot_);
   llvm::BasicBlock *go = newBlock("go"), *none = newBlock("nobudget");
@@ -252,9 +265,11 @@ void Gen::emitBranch(uint32_t pc) {
 }
 
 void Gen::jumpTo(uint32_t pc) {
-  if (pc >= entry_.size() || !entry_[pc]) return leave(pc);
+  // A loop back to this function's start stays here; any other target is
+  // the engine's to dispatch.
+  if (pc != start_) return leave(pc);
   llvm::BasicBlock *here = newBlock("reconverge");
-  b.CreateCondBr(b.CreateICmpEQ(reconverge_, b.getInt32(pc)), here, entry_[pc]);
+  b.CreateCondBr(b.CreateICmpEQ(reconverge_, b.getInt32(pc)), here, loop_);
   b.SetInsertPoint(here);
   leave(pc);
 }
@@ -305,6 +320,7 @@ llvm::Value *Gen::operand(uint32_t pc, unsigned index, unsigned bits) {
   case DOp::Imm:
     return b.CreateVectorSplat(kLanes, b.getInt(llvm::APInt(64, op.imm).trunc(bits)));
   case DOp::SReg: {
+    publishBudget();
     b.CreateCall(operandFn_, {frame_, b.getInt32(pc), b.getInt32(index), scratch_});
     v = b.CreateAlignedLoad(v64, scratch_, llvm::Align(64));
     break;

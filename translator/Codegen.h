@@ -32,10 +32,13 @@ struct CodegenStats {
   uint32_t blocks = 0;       // straight-line blocks
 };
 
-/// Which instructions of a kernel compiled code can start at: entries[pc] != 0.
-using EntryMap = std::vector<uint8_t>;
+/// Where compiled code starts: per pc, the name of the CompiledFunction
+/// that runs from there (empty: none; the interpreter runs that pc).
+using EntryMap = std::vector<std::string>;
 
-/// Builds the module that holds `name`, the CompiledFunction of kernel `k`.
+/// Builds the module of kernel `k`'s compiled functions, named after `name`:
+/// one per straight-line block (with the branch that ends it: a loop back
+/// to its start stays inside) and one per branch.
 std::unique_ptr<llvm::Module> generateKernel(llvm::LLVMContext &ctx, const emu::Kernel &k, const std::string &name,
                                              EntryMap &entries, CodegenStats &stats);
 

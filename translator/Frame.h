@@ -32,6 +32,12 @@ struct JitFrame {
   uint32_t active;
   uint32_t reconverge;
   uint32_t unused = 0;
+  /// The warp's instruction count and the budget when the engine called,
+  /// and the budget left counting the instruction being executed, which
+  /// compiled code stores before it calls a service: the services set
+  /// Warp::warpInstructions from them, so that what depends on it (memory
+  /// events' instances, %clock) reads as on the interpreter.
+  uint64_t instructionsAtStart = 0, budgetAtStart = 0, budgetNow = 0;
   /// The memory fast path's last answers, per kind of address (global,
   /// generic, shared offsets): device addresses [lo, end) are host
   /// addresses a + delta. Empty (lo > end) until the first access.
@@ -49,6 +55,7 @@ constexpr uint64_t kPc = offsetof(JitFrame, pc);
 constexpr uint64_t kActive = offsetof(JitFrame, active);
 constexpr uint64_t kReconverge = offsetof(JitFrame, reconverge);
 constexpr uint64_t kWindows = offsetof(JitFrame, windows);
+constexpr uint64_t kBudgetNow = offsetof(JitFrame, budgetNow);
 constexpr uint64_t kWindowBytes = sizeof(JitFrame::Window);
 /// The window a space's accesses use (Global, Generic, Shared).
 constexpr unsigned windowOf(unsigned space) { return space == 1 ? 0 : space == 0 ? 1 : 2; }

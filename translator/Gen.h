@@ -36,6 +36,9 @@ public:
 private:
   // ---- Structure (Codegen.cpp) ----
   void findBlocks();
+  void beginFunction(const std::string &name, uint32_t pc);
+  void finishFunction();
+  llvm::Value *frameField(uint64_t offset);
   void emitBlock(uint32_t first, uint32_t end);
   void emitBranch(uint32_t pc);
   /// Continues at `pc`: leaves for the interpreter at the group's
@@ -72,6 +75,8 @@ public:
   llvm::Value *predicate(uint32_t pc, unsigned index);
   /// Whether operand `index` of `in` is one operand() can read.
   bool readable(const emu::DInstr &in, unsigned index) const;
+  /// Tells the services how far the block has come (JitFrame::budgetNow).
+  void publishBudget();
   /// Calls the interpreter's handler for instruction `pc`; branches to the
   /// fault exit when it reports a fault.
   void callHandler(uint32_t pc, llvm::Value *maskBits);
@@ -84,6 +89,7 @@ public:
 
   llvm::LLVMContext &ctx_;
   const emu::Kernel &k_;
+  std::string name_;
   std::unique_ptr<llvm::Module> module_;
   llvm::IRBuilder<> b;
   llvm::Function *fn_ = nullptr;
@@ -91,13 +97,14 @@ public:
   llvm::Value *activeBits_ = nullptr, *activeMask_ = nullptr, *activeCount_ = nullptr, *reconverge_ = nullptr;
   llvm::Value *budgetSlot_ = nullptr, *threadsSlot_ = nullptr, *pcSlot_ = nullptr;
   llvm::Value *scratch_ = nullptr, *deltaSlot_ = nullptr;
-  llvm::BasicBlock *exit_ = nullptr;
+  llvm::BasicBlock *exit_ = nullptr, *loop_ = nullptr;
+  uint32_t start_ = 0; // the pc the function being built starts at
   llvm::FunctionCallee handlerFn_, operandFn_, directFn_;
   llvm::MDNode *tbaaReg_ = nullptr, *tbaaMem_ = nullptr, *tbaaFrame_ = nullptr;
   CodegenStats stats_;
 
-  // Per pc: where compiled code starts there (null: it cannot).
-  std::vector<llvm::BasicBlock *> entry_;
+  // Per pc: whether compiled code starts there.
+  std::vector<uint8_t> entry_;
   std::vector<uint8_t> leader_;
 
   // While a block is emitted: its budget at entry, the instructions and

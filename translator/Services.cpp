@@ -9,8 +9,14 @@
 
 using translator::JitFrame;
 
+namespace {
+/// The warp's instruction count as the interpreter would have it now.
+void publishCount(JitFrame *f) { f->warp->warpInstructions = f->instructionsAtStart + (f->budgetAtStart - f->budgetNow); }
+} // namespace
+
 extern "C" int ptxvm_jit_handler(JitFrame *f, uint32_t pc, uint32_t mask) {
   const emu::DInstr &in = f->kernel->code[pc];
+  publishCount(f);
   emu::Exec x{*f->cta, *f->warp, mask, pc};
   in.run(x, in);
   return f->cta->failed ? 1 : 0;
@@ -18,6 +24,7 @@ extern "C" int ptxvm_jit_handler(JitFrame *f, uint32_t pc, uint32_t mask) {
 
 extern "C" void ptxvm_jit_operand(JitFrame *f, uint32_t pc, uint32_t op, uint64_t *out) {
   const emu::DInstr &in = f->kernel->code[pc];
+  publishCount(f);
   emu::Exec x{*f->cta, *f->warp, f->active, pc};
   uint64_t lanes[32];
   emu::readOperandLanes(x, f->kernel->op(in, op), lanes);

@@ -27,15 +27,15 @@ struct CompileReport {
 /// blocks and uniform branches, and the interpreter's loop for the rest.
 class CompiledEngine final : public emu::Engine, public emu::Accelerator {
 public:
-  CompiledEngine(const emu::Kernel &k, CompiledFunction fn, EntryMap entries)
-      : kernel_(k), fn_(fn), entries_(std::move(entries)) {}
+  /// `functions[pc]`: the compiled code that starts at pc (null: none).
+  CompiledEngine(const emu::Kernel &k, std::vector<CompiledFunction> functions)
+      : kernel_(k), functions_(std::move(functions)) {}
   emu::WarpStop run(emu::Cta &cta, emu::Warp &w, uint64_t budget) override;
   uint64_t run(emu::Cta &cta, emu::Warp &w, emu::SimtEntry &top, uint32_t active, uint64_t budget) override;
 
 private:
   const emu::Kernel &kernel_;
-  CompiledFunction fn_;
-  EntryMap entries_;
+  std::vector<CompiledFunction> functions_;
 };
 
 /// Compiles kernel `k` (which must outlive the engine). Null, with

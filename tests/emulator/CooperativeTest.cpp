@@ -5,6 +5,7 @@
 #include "emulator/Device.h"
 #include "ptx/Parser.h"
 #include "runtime/Device.h"
+#include "tests/emulator/Harness.h"
 
 #include <gtest/gtest.h>
 
@@ -38,6 +39,8 @@ GridSyncRun runGridSync(bool cooperative, unsigned hostThreads, emu::Dim3 grid, 
   std::memcpy(&config.params[kernel->paramOffsets[0]], &buf, 8);
   std::memcpy(&config.params[kernel->paramOffsets[1]], &out, 8);
   std::memcpy(&config.params[kernel->paramOffsets[2]], &rounds, 4);
+  std::unique_ptr<emu::Engine> engine = ptxvm::test::testEngine(*kernel);
+  config.engine = engine.get();
   run.result = device.launch(*kernel, config, run.diags);
   run.out.resize(total);
   device.global.read(out, run.out.data(), total * 4);

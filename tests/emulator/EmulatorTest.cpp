@@ -566,6 +566,8 @@ TEST(Emulator, UseAfterFreeIsReported) {
   emu::LaunchConfig config;
   config.params.assign(k->paramBytes, 0);
   std::memcpy(config.params.data(), &buffer, 8);
+  std::unique_ptr<emu::Engine> engine = testEngine(*k);
+  config.engine = engine.get();
   emu::LaunchResult r = device.launch(*k, config, diags);
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(runtime::launchError(diags), "cudaErrorIllegalAddress");

@@ -49,6 +49,7 @@
 #include "runtime/EmulatorDevice.h"
 #include "runtime/cudart/DeviceServices.h"
 #include "tests/emulator/CaseLaunch.h"
+#include "tests/emulator/Harness.h"
 #include "tools/gpu-record/gpu_case.h"
 
 #include <gtest/gtest.h>
@@ -288,6 +289,8 @@ EmuResult runCase(const gpucase::Case &c, const std::string &ptxText, bool racec
   config.maxInstructions = kMaxInstructions;
   config.threads = 0;
   config.racecheck = racecheck;
+  std::unique_ptr<emu::Engine> engine = ptxvm::test::testEngine(*kernel);
+  config.engine = engine.get();
   services.beginLaunch({config.grid.x, config.grid.y, config.grid.z});
   run.result = device.launch(*kernel, config, run.diags);
   if (!run.result.ok) run.error = runtime::launchError(run.diags);

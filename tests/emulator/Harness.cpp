@@ -3,8 +3,40 @@
 #include "ptx/Parser.h"
 #include "ptx/Verifier.h"
 #include "runtime/EmulatorDevice.h"
+#if PTXVM_CPU_DEVICE
+#include "translator/Translator.h"
+#endif
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
 
 namespace ptxvm::test {
+
+std::string testDeviceName() {
+  const char *name = std::getenv("PTXVM_TEST_DEVICE");
+  return name && *name ? name : "emulator";
+}
+
+std::unique_ptr<runtime::Device> testDevice() {
+  std::string error;
+  std::unique_ptr<runtime::Device> device = runtime::createDevice(testDeviceName(), error);
+  if (!device) ADD_FAILURE() << error;
+  return device;
+}
+
+std::unique_ptr<emu::Engine> testEngine(const emu::Kernel &k) {
+  if (testDeviceName() != "cpu") return nullptr;
+#if PTXVM_CPU_DEVICE
+  translator::CompileReport report;
+  std::unique_ptr<emu::Engine> engine = translator::compileKernel(k, report);
+  if (!engine) ADD_FAILURE() << "kernel " << k.name << " does not compile: " << report.error;
+  return engine;
+#else
+  ADD_FAILURE() << "PTXVM_TEST_DEVICE=cpu, but this build has no CPU device";
+  return nullptr;
+#endif
+}
 
 bool EmuRun::has(ptx::DiagKind kind) const { return first(kind) != nullptr; }
 
@@ -35,7 +67,9 @@ EmuRun runKernel(const std::string &ptxText, const std::string &kernel, emu::Dim
   ptx::verifyModule(*m, run.diags);
   if (run.diags.hasErrors()) return run;
   run.parsed = true;
-  runtime::EmulatorDevice device;
+  std::unique_ptr<runtime::Device> served = testDevice();
+  if (!served) return run;
+  runtime::Device &device = *served;
   auto k = device.loadKernel(*m, kernel, run.diags);
   if (!k) return run;
   const runtime::KernelAttributes &abi = k->attributes();

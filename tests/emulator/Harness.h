@@ -7,6 +7,7 @@
 #include "runtime/Device.h"
 
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,16 @@ EmuRun runKernel(const std::string &ptx, const std::string &kernel, emu::Dim3 gr
                  const std::vector<Arg> &args, unsigned hostThreads = 1, uint32_t dynamicShared = 0,
                  uint64_t maxInstructions = 100'000'000, bool randomSchedule = false, uint64_t seed = 0,
                  bool racecheck = false, bool statistics = false);
+
+/// The device tests run kernels on: PTXVM_TEST_DEVICE names it (emulator
+/// by default; ctest runs the emulator suites a second time with `cpu`, on
+/// compiled code).
+std::string testDeviceName();
+std::unique_ptr<runtime::Device> testDevice();
+/// For tests that drive emu::Device directly: the engine PTXVM_TEST_DEVICE
+/// asks for (null: the interpreter). A kernel that does not compile fails
+/// the test.
+std::unique_ptr<emu::Engine> testEngine(const emu::Kernel &k);
 
 /// The contents of a file (empty when it cannot be read), through
 /// ptx::readFile.

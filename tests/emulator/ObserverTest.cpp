@@ -118,6 +118,8 @@ Launched launch(const std::string &text, std::vector<emu::LaunchObserver *> obse
   config.observers = std::move(observers);
   config.racecheck = racecheck;
   config.statistics = statistics;
+  std::unique_ptr<emu::Engine> engine = testEngine(*k);
+  config.engine = engine.get();
   l.result = device.launch(*k, config, l.diags);
   l.out.resize(2 * 64);
   device.global.read(out, l.out.data(), l.out.size() * 4);
