@@ -86,7 +86,7 @@ void Gen::beginFunction(const std::string &name, uint32_t pc) {
   fn_->addFnAttr(llvm::Attribute::NoUnwind);
   frame_ = fn_->getArg(0);
   start_ = pc;
-  cache_.clear();
+  resetCaches();
   b.SetInsertPoint(newBlock("entry"));
   regs_ = b.CreateLoad(b.getPtrTy(), frameField(frame::kRegs), "regs");
   activeBits_ = b.CreateLoad(i32, frameField(frame::kActive), "active");
@@ -166,7 +166,7 @@ void Gen::emitBlock(uint32_t first, uint32_t end) {
   leave(first);
 
   b.SetInsertPoint(body);
-  cache_.clear(); // control may come from anywhere
+  resetCaches(); // control may come from anywhere
   blockBudget_ = budget;
   blockThreads_ = b.CreateLoad(b.getInt64Ty(), threadsSlot_);
   counted_ = 0;
@@ -235,7 +235,7 @@ void Gen::emitBranch(uint32_t pc) {
   leave(pc);
 
   b.SetInsertPoint(go);
-  cache_.clear();
+  resetCaches();
   llvm::Value *threads = b.CreateLoad(i64, threadsSlot_);
   auto count = [&](llvm::Value *lanes) {
     b.CreateStore(b.CreateSub(budget, b.getInt64(1)), budgetSlot_);
@@ -332,6 +332,25 @@ llvm::Value *Gen::operand(uint32_t pc, unsigned index, unsigned bits) {
   default: return nullptr;
   }
   return bits == 64 ? v : b.CreateTrunc(v, vec(intTy(bits)));
+}
+
+const Gen::Span &Gen::span(llvm::Value *base, llvm::Value *mask, llvm::Value *maskBits, unsigned size) {
+  auto key = std::make_tuple(base, mask, size);
+  if (auto it = spans_.find(key); it != spans_.end()) return it->second;
+  llvm::Type *i64 = b.getInt64Ty(), *v64 = vec(i64);
+  Span s;
+  s.lo = b.CreateIntMinReduce(b.CreateSelect(mask, base, llvm::Constant::getAllOnesValue(v64)), false);
+  llvm::Value *live = b.CreateSelect(mask, base, llvm::Constant::getNullValue(v64));
+  s.hi = b.CreateIntMaxReduce(live, false);
+  s.bits = b.CreateOrReduce(live);
+  s.first = b.CreateIntrinsic(llvm::Intrinsic::cttz, {b.getInt32Ty()}, {maskBits, b.getTrue()});
+  llvm::Value *skipped = b.CreateMul(b.CreateZExt(s.first, i64), b.getInt64(size));
+  std::vector<llvm::Constant *> steps;
+  for (unsigned l = 0; l < kLanes; ++l) steps.push_back(b.getInt64(uint64_t{l} * size));
+  llvm::Value *expected = b.CreateAdd(b.CreateVectorSplat(kLanes, b.CreateSub(s.lo, skipped)),
+                                      llvm::ConstantVector::get(steps));
+  s.consecutive = b.CreateAndReduce(b.CreateOr(b.CreateICmpEQ(base, expected), b.CreateNot(mask)));
+  return spans_.emplace(key, s).first->second;
 }
 
 llvm::Value *Gen::predicate(uint32_t pc, unsigned index) {

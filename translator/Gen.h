@@ -10,6 +10,8 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
+#include <map>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -65,6 +67,20 @@ public:
   /// may write any register).
   using RegisterCache = std::unordered_map<uint32_t, llvm::Value *>;
   RegisterCache cache_;
+  /// What the executing lanes (`mask`) of a base-address value look like:
+  /// min, max and OR over them, the first of them, and whether lane l holds
+  /// lo + (l - first) * size. Computed once per (value, mask, size) on the
+  /// straight path, so that it dominates every later use.
+  struct Span {
+    llvm::Value *lo, *hi, *bits, *first, *consecutive;
+  };
+  const Span &span(llvm::Value *base, llvm::Value *mask, llvm::Value *maskBits, unsigned size);
+  std::map<std::tuple<llvm::Value *, llvm::Value *, unsigned>, Span> spans_;
+  /// Forgets what the caches know (control may come from elsewhere).
+  void resetCaches() {
+    cache_.clear();
+    spans_.clear();
+  }
   /// Same, for a destination operand (a sink discards).
   void storeOperand(const emu::DOp &op, llvm::Value *bits, llvm::Value *mask);
   /// A source operand of instruction `pc` as <32 x i`bits`>: registers

@@ -427,79 +427,118 @@ private:
     return ptx::bitWidth(in.type) <= 64 && (size == 1 || size == 2 || size == 4 || size == 8);
   }
 
-  /// The executing lanes' addresses, and whether the fast path serves them:
-  /// on the fast path `delta` turns a device address into a host one. The
-  /// frame's window for the space answers most accesses without a call.
-  struct Direct {
-    llvm::Value *addresses, *lo, *hi, *delta;
+  /// Where a warp's access goes, computed before the paths split (so that
+  /// the facts dominate and are reused): the span of the executing lanes'
+  /// addresses (lo, hi, their OR for alignment), whether all lanes access
+  /// one address, and how to form the addresses. Facts about a base
+  /// register are computed once per value and reused by every access
+  /// [base+imm] with an aligned immediate (Gen::spans_).
+  struct Access {
+    llvm::Value *lo, *hi, *bits; // scalars
+    llvm::Value *valid;          // i1: lo and hi did not wrap around
+    llvm::Value *uniform;        // i1
+    llvm::Value *first;          // i32: the first executing lane
+    llvm::Value *consecutive;    // i1: lane l at lo + (l - first) * size
+    llvm::Value *delta = nullptr;
   };
-  Direct direct(unsigned addrIndex, emu::Space space, unsigned size, llvm::BasicBlock *slow) {
-    llvm::Type *i64 = b.getInt64Ty(), *v64 = g.vec(i64);
-    Direct d;
-    d.addresses = src(addrIndex, 64);
-    d.lo = b.CreateIntMinReduce(b.CreateSelect(mask, d.addresses, llvm::Constant::getAllOnesValue(v64)), false);
-    llvm::Value *live = b.CreateSelect(mask, d.addresses, llvm::Constant::getNullValue(v64));
-    d.hi = b.CreateIntMaxReduce(live, false);
-    llvm::Value *bitsOr = b.CreateOrReduce(live);
+  Access plan(unsigned addrIndex, unsigned size) {
+    const DOp &addr = op(addrIndex);
+    llvm::Type *i64 = b.getInt64Ty();
+    Access a;
+    if (!addr.hasBase) {
+      // One address for every lane.
+      a.lo = a.hi = a.bits = b.getInt64(addr.imm);
+      a.valid = a.uniform = b.getTrue();
+      a.first = b.CreateIntrinsic(llvm::Intrinsic::cttz, {b.getInt32Ty()}, {maskBits, b.getTrue()});
+      a.consecutive = b.getFalse();
+      return a;
+    }
+    const bool alignedImm = addr.imm % size == 0;
+    llvm::Value *base = g.loadReg(addr.reg);
+    if (!alignedImm) base = b.CreateAdd(base, b.CreateVectorSplat(kLanes, b.getInt64(addr.imm)));
+    const Gen::Span &s = g.span(base, mask, maskBits, size);
+    a.first = s.first;
+    a.consecutive = s.consecutive;
+    a.uniform = b.CreateICmpEQ(s.lo, s.hi);
+    if (!alignedImm || addr.imm == 0) {
+      a.lo = s.lo, a.hi = s.hi, a.bits = s.bits, a.valid = b.getTrue();
+      return a;
+    }
+    // [base + imm]: the span moves by imm, unless that wraps around.
+    const int64_t imm = static_cast<int64_t>(addr.imm);
+    a.lo = b.CreateAdd(s.lo, b.getInt64(addr.imm));
+    a.hi = b.CreateAdd(s.hi, b.getInt64(addr.imm));
+    a.bits = s.bits; // imm is a multiple of size: alignment is the base's
+    a.valid = imm > 0 ? b.CreateICmpUGE(a.hi, s.hi) : b.CreateICmpULE(a.lo, s.lo);
+    (void)i64;
+    return a;
+  }
 
+  /// The executing lanes' addresses (where a path needs them all).
+  llvm::Value *addresses(unsigned addrIndex) { return src(addrIndex, 64); }
+
+  /// Whether the fast path serves the access; on it, a.delta turns a device
+  /// address into a host one. The frame's window for the space answers most
+  /// accesses with scalar compares; the service is asked only when it does
+  /// not.
+  void direct(Access &a, emu::Space space, unsigned size, llvm::BasicBlock *slow) {
+    llvm::Type *i64 = b.getInt64Ty();
     const uint64_t window = frame::kWindows + frame::windowOf(static_cast<unsigned>(space)) * frame::kWindowBytes;
     auto field = [&](uint64_t offset) {
       llvm::LoadInst *v = b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), g.frame_, window + offset));
       g.tagFrame(v);
       return v;
     };
+    llvm::BasicBlock *check = g.newBlock("span");
+    b.CreateCondBr(a.valid, check, slow);
+    b.SetInsertPoint(check);
     llvm::Value *lo = field(0), *end = field(8);
-    llvm::Value *aligned = b.CreateICmpEQ(b.CreateAnd(bitsOr, b.getInt64(size - 1)), b.getInt64(0));
-    llvm::Value *inside = b.CreateAnd(b.CreateICmpUGE(d.lo, lo), b.CreateICmpULT(d.hi, end));
-    llvm::Value *fits = b.CreateICmpULE(b.getInt64(size), b.CreateSub(end, d.hi));
-    llvm::BasicBlock *hit = g.newBlock("window"), *ask = g.newBlock("ask"), *fast = g.newBlock("direct");
-    b.CreateCondBr(b.CreateAnd(aligned, b.CreateAnd(inside, fits)), hit, ask);
-    b.SetInsertPoint(hit);
+    llvm::Value *ok = b.CreateICmpEQ(b.CreateAnd(a.bits, b.getInt64(size - 1)), b.getInt64(0));
+    ok = b.CreateAnd(ok, b.CreateAnd(b.CreateICmpUGE(a.lo, lo), b.CreateICmpULT(a.hi, end)));
+    ok = b.CreateAnd(ok, b.CreateICmpULE(b.getInt64(size), b.CreateSub(end, a.hi)));
+    llvm::BasicBlock *windowHit = g.newBlock("window"), *ask = g.newBlock("ask"), *fast = g.newBlock("direct");
+    b.CreateCondBr(ok, windowHit, ask);
+    b.SetInsertPoint(windowHit);
     llvm::Value *cached = field(16);
     b.CreateBr(fast);
     b.SetInsertPoint(ask);
-    llvm::Value *ok = b.CreateCall(g.directFn_, {g.frame_, b.getInt32(static_cast<uint32_t>(space)), d.lo, d.hi,
-                                                 bitsOr, b.getInt32(size), g.deltaSlot_});
+    llvm::Value *answer = b.CreateCall(g.directFn_, {g.frame_, b.getInt32(static_cast<uint32_t>(space)), a.lo, a.hi,
+                                                     a.bits, b.getInt32(size), g.deltaSlot_});
     llvm::BasicBlock *asked = g.newBlock("asked");
-    b.CreateCondBr(b.CreateICmpNE(ok, b.getInt32(0)), asked, slow);
+    b.CreateCondBr(b.CreateICmpNE(answer, b.getInt32(0)), asked, slow);
     b.SetInsertPoint(asked);
     llvm::Value *answered = b.CreateLoad(i64, g.deltaSlot_);
     b.CreateBr(fast);
     b.SetInsertPoint(fast);
     llvm::PHINode *delta = b.CreatePHI(i64, 2);
-    delta->addIncoming(cached, hit);
+    delta->addIncoming(cached, windowHit);
     delta->addIncoming(answered, asked);
-    d.delta = delta;
-    return d;
+    a.delta = delta;
   }
 
-  /// Whether the executing lanes access consecutive elements (lane l at
-  /// first + l * size, the coalesced pattern): then one masked vector access
-  /// serves the warp instead of a gather or scatter. `base` is lane 0's
-  /// address in that pattern.
-  llvm::Value *consecutive(const Direct &d, unsigned size, llvm::Value *&base) {
-    llvm::Type *i64 = b.getInt64Ty();
-    llvm::Value *first =
-        b.CreateZExt(b.CreateIntrinsic(llvm::Intrinsic::cttz, {b.getInt32Ty()}, {maskBits, b.getTrue()}), i64);
-    base = b.CreateSub(d.lo, b.CreateMul(first, b.getInt64(size)));
-    std::vector<llvm::Constant *> steps;
-    for (unsigned l = 0; l < kLanes; ++l) steps.push_back(b.getInt64(uint64_t{l} * size));
-    llvm::Value *expected = b.CreateAdd(b.CreateVectorSplat(kLanes, base), llvm::ConstantVector::get(steps));
-    llvm::Value *same = b.CreateOr(b.CreateICmpEQ(d.addresses, expected), b.CreateNot(mask));
-    return b.CreateAndReduce(same);
+  llvm::Value *pointer(llvm::Value *address, const Access &a) {
+    return b.CreateIntToPtr(b.CreateAdd(address, a.delta), b.getPtrTy());
   }
-
-  /// Host pointers of the executing lanes' addresses.
-  llvm::Value *pointers(const Direct &d) {
-    return b.CreateIntToPtr(b.CreateAdd(d.addresses, b.CreateVectorSplat(kLanes, d.delta)), g.vec(b.getPtrTy()));
+  /// lane 0's address in the consecutive pattern.
+  llvm::Value *rowStart(const Access &a, unsigned size) {
+    return b.CreateSub(a.lo, b.CreateMul(b.CreateZExt(a.first, b.getInt64Ty()), b.getInt64(size)));
   }
-  llvm::Value *pointer(llvm::Value *address, const Direct &d) {
-    return b.CreateIntToPtr(b.CreateAdd(address, d.delta), b.getPtrTy());
+  /// Host pointers of every lane's address, as a gather or scatter takes
+  /// them. Shared memory (at most 227 KiB) is addressed with 32-bit offsets
+  /// from its start, which the hardware gathers twice as wide.
+  llvm::Value *lanePointers(unsigned addrIndex, emu::Space space, const Access &a) {
+    llvm::Value *all = addresses(addrIndex);
+    if (space == emu::Space::Shared) {
+      llvm::Value *start = b.CreateIntToPtr(a.delta, b.getPtrTy());
+      return b.CreateGEP(b.getInt8Ty(), start, b.CreateTrunc(all, g.vec(b.getInt32Ty())));
+    }
+    return b.CreateIntToPtr(b.CreateAdd(all, b.CreateVectorSplat(kLanes, a.delta)), g.vec(b.getPtrTy()));
   }
 
   /// Wraps a memory access: no lane, no access (as in the interpreter);
   /// the checked path is the handler's.
   template <typename Fast> bool memory(unsigned addrIndex, emu::Space space, unsigned size, Fast fast) {
+    Access a = plan(addrIndex, size);
     llvm::BasicBlock *work = g.newBlock("mem"), *slow = g.newBlock("checked"), *done = g.newBlock("memdone");
     Paths paths(*this, done);
     llvm::BasicBlock *skip = g.newBlock("nolanes");
@@ -507,8 +546,8 @@ private:
     b.SetInsertPoint(skip);
     paths.unchanged();
     b.SetInsertPoint(work);
-    Direct d = direct(addrIndex, space, size, slow);
-    fast(d);
+    direct(a, space, size, slow);
+    fast(a);
     paths.arrive();
     b.SetInsertPoint(slow);
     paths.handler();
@@ -523,26 +562,25 @@ private:
     const bool sign = in.type == Type::S8 || in.type == Type::S16 || in.type == Type::S32;
     const unsigned bits = size * 8;
     llvm::Type *elem = g.intTy(bits);
-    return memory(1, space, size, [&](Direct &d) {
+    return memory(1, space, size, [&](Access &a) {
       // One address for the whole warp: one read, broadcast (the handler's
       // rule, so that every lane sees one value under concurrent writes).
       llvm::BasicBlock *one = g.newBlock("broadcast"), *spread = g.newBlock("spread"),
                        *row = g.newBlock("consecutive"), *many = g.newBlock("gather"), *join = g.newBlock("loaded");
-      b.CreateCondBr(b.CreateICmpEQ(d.lo, d.hi), one, spread);
+      b.CreateCondBr(a.uniform, one, spread);
       b.SetInsertPoint(one);
-      llvm::LoadInst *scalar = b.CreateAlignedLoad(elem, pointer(d.lo, d), llvm::Align(1));
+      llvm::LoadInst *scalar = b.CreateAlignedLoad(elem, pointer(a.lo, a), llvm::Align(1));
       g.tagMemory(scalar);
       llvm::Value *broadcast = b.CreateVectorSplat(kLanes, scalar);
       b.CreateBr(join);
       b.SetInsertPoint(spread);
-      llvm::Value *base;
-      b.CreateCondBr(consecutive(d, size, base), row, many);
+      b.CreateCondBr(a.consecutive, row, many);
       b.SetInsertPoint(row);
-      llvm::CallInst *loaded = b.CreateMaskedLoad(g.vec(elem), pointer(base, d), llvm::Align(1), mask);
+      llvm::CallInst *loaded = b.CreateMaskedLoad(g.vec(elem), pointer(rowStart(a, size), a), llvm::Align(1), mask);
       g.tagMemory(loaded);
       b.CreateBr(join);
       b.SetInsertPoint(many);
-      llvm::CallInst *gathered = b.CreateMaskedGather(g.vec(elem), pointers(d), llvm::Align(1), mask);
+      llvm::CallInst *gathered = b.CreateMaskedGather(g.vec(elem), lanePointers(1, space, a), llvm::Align(1), mask);
       g.tagMemory(gathered);
       b.CreateBr(join);
       b.SetInsertPoint(join);
@@ -558,16 +596,15 @@ private:
     emu::Space space;
     unsigned size;
     if (!access(0, space, size) || !readable({1})) return false;
-    return memory(0, space, size, [&](Direct &d) {
+    return memory(0, space, size, [&](Access &a) {
       llvm::Value *value = src(1, size * 8);
       llvm::BasicBlock *row = g.newBlock("consecutive"), *many = g.newBlock("scatter"), *join = g.newBlock("stored");
-      llvm::Value *base;
-      b.CreateCondBr(consecutive(d, size, base), row, many);
+      b.CreateCondBr(a.consecutive, row, many);
       b.SetInsertPoint(row);
-      g.tagMemory(b.CreateMaskedStore(value, pointer(base, d), llvm::Align(1), mask));
+      g.tagMemory(b.CreateMaskedStore(value, pointer(rowStart(a, size), a), llvm::Align(1), mask));
       b.CreateBr(join);
       b.SetInsertPoint(many);
-      g.tagMemory(b.CreateMaskedScatter(value, pointers(d), llvm::Align(1), mask));
+      g.tagMemory(b.CreateMaskedScatter(value, lanePointers(0, space, a), llvm::Align(1), mask));
       b.CreateBr(join);
       b.SetInsertPoint(join);
     });
