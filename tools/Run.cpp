@@ -46,7 +46,8 @@ Command addRunCommand(CLI::App &ptxvm) {
   addInputOptions(*cmd, o->in);
   cmd->add_option(
          "--device", o->device,
-         "the device to run on: emulator (default), gpu (the real GPU through its driver: the PTX as "
+         "the device to run on: emulator (default), cpu (the emulator's machine model with kernels "
+         "compiled to native code through LLVM), gpu (the real GPU through its driver: the PTX as "
          "ptxvm writes it, JIT-compiled by the driver)")
       ->type_name("NAME");
   cmd->add_option("--kernel", o->kernel, "the .entry to launch")->required()->type_name("NAME");

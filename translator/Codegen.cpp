@@ -60,8 +60,14 @@ std::unique_ptr<llvm::Module> Gen::run(EntryMap &entries, CodegenStats &stats) {
       while (end < code.size() && !leader_[end] && code[end].control == Control::Next) ++end;
       emitBlock(pc, end);
       if (end < code.size() && code[end].control == Control::Branch) {
-        llvm::BasicBlock *branch = newBlock("branch");
-        b.CreateBr(branch);
+        // The branch that ends the block, unless the group reconverges
+        // there (a branch target's block may end at its own reconvergence
+        // point): every pc control passes to is checked, as the
+        // interpreter's loop checks it.
+        llvm::BasicBlock *branch = newBlock("branch"), *here = newBlock("reconverge");
+        b.CreateCondBr(b.CreateICmpEQ(reconverge_, b.getInt32(end)), here, branch);
+        b.SetInsertPoint(here);
+        leave(end);
         b.SetInsertPoint(branch);
         emitBranch(end);
       } else {

@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 
@@ -128,8 +129,14 @@ std::unique_ptr<CompiledEngine> compileKernel(const emu::Kernel &k, CompileRepor
     report.error = llvm::toString(std::move(e));
     return nullptr;
   }
+  // PTXVM_JIT_RANGE=LO:HI keeps compiled code only for blocks starting at
+  // pcs in [LO, HI) (the interpreter runs the rest): bisecting it finds the
+  // block behind a difference between the two engines.
+  size_t lo = 0, hi = entries.size();
+  if (const char *range = std::getenv("PTXVM_JIT_RANGE"); range && *range)
+    if (std::sscanf(range, "%zu:%zu", &lo, &hi) != 2) lo = 0, hi = entries.size();
   std::vector<CompiledFunction> functions(entries.size(), nullptr);
-  for (size_t pc = 0; pc < entries.size(); ++pc) {
+  for (size_t pc = lo; pc < entries.size() && pc < hi; ++pc) {
     if (entries[pc].empty()) continue;
     auto address = jit.lljit->lookup(entries[pc]);
     if (!address) {
