@@ -206,7 +206,8 @@ struct Measured {
   double seconds = 0;
   uint64_t threadInstructions = 0;
 };
-Measured measure(Case &c, const ptx::Module &m, unsigned threads, int repeat, bool compiled, double &compileSeconds) {
+Measured measure(Case &c, const ptx::Module &m, unsigned threads, int repeat, bool compiled,
+                 double &compileSeconds) {
   Measured out;
   Device device;
   ptx::DiagnosticList diags;
@@ -268,8 +269,8 @@ int main(int argc, char **argv) {
   for (int i = 0; i < kM * kM; ++i)
     G1[i] = static_cast<float>(i % 13) * 0.25f, G2[i] = static_cast<float>(i % 7);
   unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  std::printf("%-26s %14s %11s %11s %11s %11s %9s %9s %9s %9s\n", "kernel", "thread-instrs", "interp 1t", "cpu 1t",
-              "interp all", "cpu all", "cpu/intrp", "intrp/nat", "cpu/nat", "compile");
+  std::printf("%-26s %14s %11s %11s %11s %11s %9s %9s %9s %9s\n", "kernel", "thread-instrs", "interp 1t",
+              "cpu 1t", "interp all", "cpu all", "cpu/intrp", "intrp/nat", "cpu/nat", "compile");
   for (Case &c : cases()) {
     if (!only.empty() && std::none_of(only.begin(), only.end(), [&](const std::string &o) {
           return std::string(c.name).find(o) != std::string::npos;
@@ -310,11 +311,13 @@ int main(int argc, char **argv) {
                 runs[0].seconds / runs[1].seconds, runs[0].seconds / native, runs[1].seconds / native,
                 compileSeconds * 1e3);
   }
-  std::printf(
-      "(interp/cpu 1t, all: thread-instructions per second on the interpreter and on compiled code (--device\n"
-      " cpu), on one host thread and on all %u; cpu/intrp: how much faster compiled code runs on one thread;\n"
-      " intrp/nat, cpu/nat: time on one host thread over the same algorithm in C++ -O3 on one core; compile:\n"
-      " the kernel's compile time, apart. All measured in this run.)\n",
-      cores);
+  std::printf("(interp/cpu 1t, all: thread-instructions per second on the interpreter and on compiled code "
+              "(--device\n"
+              " cpu), on one host thread and on all %u; cpu/intrp: how much faster compiled code runs on one "
+              "thread;\n"
+              " intrp/nat, cpu/nat: time on one host thread over the same algorithm in C++ -O3 on one core; "
+              "compile:\n"
+              " the kernel's compile time, apart. All measured in this run.)\n",
+              cores);
   return 0;
 }

@@ -175,7 +175,10 @@ Command addExecCommand(CLI::App &ptxvm, const std::vector<std::string> *afterDas
   // The program and its arguments start at the first argument that is not
   // an option of exec's (or after `--`, which main splits off).
   cmd->prefix_command();
-  cmd->add_option("--device", o->device, "the device: emulator (default), cpu (kernels compiled to native code through LLVM), or gpu")->type_name("NAME");
+  cmd->add_option(
+         "--device", o->device,
+         "the device: emulator (default), cpu (kernels compiled to native code through LLVM), or gpu")
+      ->type_name("NAME");
   cmd->add_option("--threads", o->threads, "host threads per launch (default: all cores)")
       ->check(CLI::Range(1u, 4096u))
       ->type_name("N");

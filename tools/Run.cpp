@@ -44,11 +44,10 @@ Command addRunCommand(CLI::App &ptxvm) {
   CLI::App *cmd =
       ptxvm.add_subcommand("run", "run a kernel of a PTX file on a device (the SIMT emulator by default)");
   addInputOptions(*cmd, o->in);
-  cmd->add_option(
-         "--device", o->device,
-         "the device to run on: emulator (default), cpu (the emulator's machine model with kernels "
-         "compiled to native code through LLVM), gpu (the real GPU through its driver: the PTX as "
-         "ptxvm writes it, JIT-compiled by the driver)")
+  cmd->add_option("--device", o->device,
+                  "the device to run on: emulator (default), cpu (the emulator's machine model with kernels "
+                  "compiled to native code through LLVM), gpu (the real GPU through its driver: the PTX as "
+                  "ptxvm writes it, JIT-compiled by the driver)")
       ->type_name("NAME");
   cmd->add_option("--kernel", o->kernel, "the .entry to launch")->required()->type_name("NAME");
   cmd->add_option("--grid", o->grid, "CTAs in the grid")

@@ -22,10 +22,10 @@ Gen::Gen(llvm::LLVMContext &ctx, const emu::Kernel &k, const std::string &name)
   // Host services: the handler may touch anything; the others only their
   // arguments and memory compiled code never reads (the CTA's state), so
   // register values stay in SSA form across them.
-  handlerFn_ = module_->getOrInsertFunction("ptxvm_jit_handler",
-                                            llvm::FunctionType::get(i32, {ptr, i32, i32}, false));
-  operandFn_ = module_->getOrInsertFunction("ptxvm_jit_operand",
-                                            llvm::FunctionType::get(b.getVoidTy(), {ptr, i32, i32, ptr}, false));
+  handlerFn_ =
+      module_->getOrInsertFunction("ptxvm_jit_handler", llvm::FunctionType::get(i32, {ptr, i32, i32}, false));
+  operandFn_ = module_->getOrInsertFunction(
+      "ptxvm_jit_operand", llvm::FunctionType::get(b.getVoidTy(), {ptr, i32, i32, ptr}, false));
   directFn_ = module_->getOrInsertFunction(
       "ptxvm_jit_direct", llvm::FunctionType::get(i32, {ptr, i32, i64, i64, i64, i32, ptr}, false));
   for (llvm::FunctionCallee c : {operandFn_, directFn_}) {
@@ -97,7 +97,8 @@ void Gen::beginFunction(const std::string &name, uint32_t pc) {
   regs_ = b.CreateLoad(b.getPtrTy(), frameField(frame::kRegs), "regs");
   activeBits_ = b.CreateLoad(i32, frameField(frame::kActive), "active");
   activeMask_ = b.CreateBitCast(activeBits_, vec(b.getInt1Ty()), "activemask");
-  activeCount_ = b.CreateZExt(b.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, activeBits_), i64, "activecount");
+  activeCount_ =
+      b.CreateZExt(b.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, activeBits_), i64, "activecount");
   reconverge_ = b.CreateLoad(i32, frameField(frame::kReconverge), "reconverge");
   budgetSlot_ = b.CreateAlloca(i64, nullptr, "budget");
   threadsSlot_ = b.CreateAlloca(i64, nullptr, "threads");
@@ -185,8 +186,8 @@ void Gen::emitBlock(uint32_t first, uint32_t end) {
       maskBits = guardBits(in);
       mask = b.CreateBitCast(maskBits, vec(b.getInt1Ty()));
       blockThreads_ =
-          b.CreateAdd(blockThreads_, b.CreateZExt(b.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, maskBits),
-                                                  b.getInt64Ty()));
+          b.CreateAdd(blockThreads_,
+                      b.CreateZExt(b.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, maskBits), b.getInt64Ty()));
     } else {
       blockThreads_ = b.CreateAdd(blockThreads_, activeCount_);
     }
@@ -323,8 +324,7 @@ llvm::Value *Gen::operand(uint32_t pc, unsigned index, unsigned bits) {
   llvm::Value *v = nullptr;
   switch (op.kind) {
   case DOp::Reg: v = loadReg(op.reg); break;
-  case DOp::Imm:
-    return b.CreateVectorSplat(kLanes, b.getInt(llvm::APInt(64, op.imm).trunc(bits)));
+  case DOp::Imm: return b.CreateVectorSplat(kLanes, b.getInt(llvm::APInt(64, op.imm).trunc(bits)));
   case DOp::SReg: {
     publishBudget();
     b.CreateCall(operandFn_, {frame_, b.getInt32(pc), b.getInt32(index), scratch_});
@@ -353,8 +353,8 @@ const Gen::Span &Gen::span(llvm::Value *base, llvm::Value *mask, llvm::Value *ma
   llvm::Value *skipped = b.CreateMul(b.CreateZExt(s.first, i64), b.getInt64(size));
   std::vector<llvm::Constant *> steps;
   for (unsigned l = 0; l < kLanes; ++l) steps.push_back(b.getInt64(uint64_t{l} * size));
-  llvm::Value *expected = b.CreateAdd(b.CreateVectorSplat(kLanes, b.CreateSub(s.lo, skipped)),
-                                      llvm::ConstantVector::get(steps));
+  llvm::Value *expected =
+      b.CreateAdd(b.CreateVectorSplat(kLanes, b.CreateSub(s.lo, skipped)), llvm::ConstantVector::get(steps));
   s.consecutive = b.CreateAndReduce(b.CreateOr(b.CreateICmpEQ(base, expected), b.CreateNot(mask)));
   return spans_.emplace(key, s).first->second;
 }
@@ -364,8 +364,9 @@ llvm::Value *Gen::predicate(uint32_t pc, unsigned index) {
   return k_.op(k_.code[pc], index).negated ? b.CreateNot(p) : p;
 }
 
-std::unique_ptr<llvm::Module> generateKernel(llvm::LLVMContext &ctx, const emu::Kernel &k, const std::string &name,
-                                             EntryMap &entries, CodegenStats &stats) {
+std::unique_ptr<llvm::Module> generateKernel(llvm::LLVMContext &ctx, const emu::Kernel &k,
+                                             const std::string &name, EntryMap &entries,
+                                             CodegenStats &stats) {
   Gen gen(ctx, k, name);
   std::unique_ptr<llvm::Module> m = gen.run(entries, stats);
   std::string error;

@@ -39,7 +39,7 @@ using EntryMap = std::vector<std::string>;
 /// Builds the module of kernel `k`'s compiled functions, named after `name`:
 /// one per straight-line block (with the branch that ends it: a loop back
 /// to its start stays inside) and one per branch.
-std::unique_ptr<llvm::Module> generateKernel(llvm::LLVMContext &ctx, const emu::Kernel &k, const std::string &name,
-                                             EntryMap &entries, CodegenStats &stats);
+std::unique_ptr<llvm::Module> generateKernel(llvm::LLVMContext &ctx, const emu::Kernel &k,
+                                             const std::string &name, EntryMap &entries, CodegenStats &stats);
 
 } // namespace translator

@@ -79,5 +79,5 @@ void ptxvm_jit_operand(translator::JitFrame *f, uint32_t pc, uint32_t op, uint64
 /// or shared memory around it; 0 when the access needs the checked path
 /// (the handler).
 int ptxvm_jit_direct(translator::JitFrame *f, uint32_t space, uint64_t lo, uint64_t hi, uint64_t bits,
-                      uint32_t size, uint64_t *delta);
+                     uint32_t size, uint64_t *delta);
 }

@@ -102,7 +102,8 @@ public:
     if (group == "Integer") {
       if (in.opcode == Opcode::Mov) return mov();
       if (in.opcode == Opcode::Selp) return selp();
-      if (in.opcode == Opcode::Setp) return cls == emu::tclass::Int || cls == emu::tclass::Float ? setp() : false;
+      if (in.opcode == Opcode::Setp)
+        return cls == emu::tclass::Int || cls == emu::tclass::Float ? setp() : false;
       return cls == emu::tclass::Int && integer();
     }
     if (group == "Misc" && cls == emu::tclass::Pred) return predicateLogic();
@@ -169,7 +170,8 @@ private:
     if (in.type == Type::F32 || in.type == Type::F64) {
       if (in.ftz) return false;
       llvm::Type *f = in.type == Type::F32 ? b.getFloatTy() : b.getDoubleTy();
-      llvm::Value *x = b.CreateBitCast(src(a, bits), g.vec(f)), *y = b.CreateBitCast(src(a + 1, bits), g.vec(f));
+      llvm::Value *x = b.CreateBitCast(src(a, bits), g.vec(f)),
+                  *y = b.CreateBitCast(src(a + 1, bits), g.vec(f));
       r = b.CreateFCmp(floatPredicate(in.op), x, y);
     } else {
       llvm::CmpInst::Predicate p = intPredicate(in.op, isSigned(in.type));
@@ -245,8 +247,9 @@ private:
     case Opcode::Max: {
       if (in.mods || !readable({1, 2})) return false;
       llvm::Value *x = src(1, bits), *y = src(2, bits);
-      llvm::Intrinsic::ID id = in.opcode == Opcode::Min ? (sign ? llvm::Intrinsic::smin : llvm::Intrinsic::umin)
-                                                        : (sign ? llvm::Intrinsic::smax : llvm::Intrinsic::umax);
+      llvm::Intrinsic::ID id = in.opcode == Opcode::Min
+                                   ? (sign ? llvm::Intrinsic::smin : llvm::Intrinsic::umin)
+                                   : (sign ? llvm::Intrinsic::smax : llvm::Intrinsic::umax);
       def(0, b.CreateBinaryIntrinsic(id, x, y));
       return true;
     }
@@ -284,8 +287,8 @@ private:
       if (!readable({1, 2})) return false;
       llvm::Value *x = src(1, bits), *s = src(2, 32);
       llvm::Value *over = b.CreateICmpUGE(s, b.CreateVectorSplat(kLanes, b.getInt32(bits)));
-      llvm::Value *amount = b.CreateZExtOrTrunc(b.CreateAnd(s, b.CreateVectorSplat(kLanes, b.getInt32(bits - 1))),
-                                                g.vec(g.intTy(bits)));
+      llvm::Value *amount = b.CreateZExtOrTrunc(
+          b.CreateAnd(s, b.CreateVectorSplat(kLanes, b.getInt32(bits - 1))), g.vec(g.intTy(bits)));
       llvm::Value *r;
       if (in.opcode == Opcode::Shl)
         r = b.CreateSelect(over, splat(bits, 0), b.CreateShl(x, amount));
@@ -386,9 +389,7 @@ private:
       if (l.in.opcode != Opcode::St && d.kind == DOp::Reg) dst_ = static_cast<int64_t>(d.reg);
     }
     /// The path that leaves the registers as they are (no lane executes).
-    void unchanged() {
-      arriveWith(dst_ >= 0 ? l_.g.loadReg(static_cast<uint32_t>(dst_)) : nullptr);
-    }
+    void unchanged() { arriveWith(dst_ >= 0 ? l_.g.loadReg(static_cast<uint32_t>(dst_)) : nullptr); }
     void handler() {
       l_.g.callHandler(l_.pc, l_.maskBits);
       arriveWith(dst_ >= 0 ? l_.g.loadReg(static_cast<uint32_t>(dst_)) : nullptr);
@@ -402,7 +403,8 @@ private:
       l_.g.cache_ = saved_;
       if (dst_ < 0) return;
       l_.g.cache_.erase(static_cast<uint32_t>(dst_));
-      llvm::PHINode *phi = l_.b.CreatePHI(l_.g.vec(l_.b.getInt64Ty()), static_cast<unsigned>(incoming_.size()));
+      llvm::PHINode *phi =
+          l_.b.CreatePHI(l_.g.vec(l_.b.getInt64Ty()), static_cast<unsigned>(incoming_.size()));
       for (auto &[value, block] : incoming_) phi->addIncoming(value, block);
       l_.g.cache_[static_cast<uint32_t>(dst_)] = phi;
     }
@@ -428,7 +430,8 @@ private:
     const DOp &addr = op(addrIndex);
     if (addr.kind != DOp::Addr || in.numOps != 2) return false;
     space = emu::accessSpace(in, addr);
-    if (space != emu::Space::Global && space != emu::Space::Shared && space != emu::Space::Generic) return false;
+    if (space != emu::Space::Global && space != emu::Space::Shared && space != emu::Space::Generic)
+      return false;
     size = emu::byteSize(in.type);
     return ptx::bitWidth(in.type) <= 64 && (size == 1 || size == 2 || size == 4 || size == 8);
   }
@@ -489,9 +492,11 @@ private:
   /// not.
   void direct(Access &a, emu::Space space, unsigned size, llvm::BasicBlock *slow) {
     llvm::Type *i64 = b.getInt64Ty();
-    const uint64_t window = frame::kWindows + frame::windowOf(static_cast<unsigned>(space)) * frame::kWindowBytes;
+    const uint64_t window =
+        frame::kWindows + frame::windowOf(static_cast<unsigned>(space)) * frame::kWindowBytes;
     auto field = [&](uint64_t offset) {
-      llvm::LoadInst *v = b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), g.frame_, window + offset));
+      llvm::LoadInst *v =
+          b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), g.frame_, window + offset));
       g.tagFrame(v);
       return v;
     };
@@ -502,14 +507,15 @@ private:
     llvm::Value *ok = b.CreateICmpEQ(b.CreateAnd(a.bits, b.getInt64(size - 1)), b.getInt64(0));
     ok = b.CreateAnd(ok, b.CreateAnd(b.CreateICmpUGE(a.lo, lo), b.CreateICmpULT(a.hi, end)));
     ok = b.CreateAnd(ok, b.CreateICmpULE(b.getInt64(size), b.CreateSub(end, a.hi)));
-    llvm::BasicBlock *windowHit = g.newBlock("window"), *ask = g.newBlock("ask"), *fast = g.newBlock("direct");
+    llvm::BasicBlock *windowHit = g.newBlock("window"), *ask = g.newBlock("ask"),
+                     *fast = g.newBlock("direct");
     b.CreateCondBr(ok, windowHit, ask);
     b.SetInsertPoint(windowHit);
     llvm::Value *cached = field(16);
     b.CreateBr(fast);
     b.SetInsertPoint(ask);
-    llvm::Value *answer = b.CreateCall(g.directFn_, {g.frame_, b.getInt32(static_cast<uint32_t>(space)), a.lo, a.hi,
-                                                     a.bits, b.getInt32(size), g.deltaSlot_});
+    llvm::Value *answer = b.CreateCall(g.directFn_, {g.frame_, b.getInt32(static_cast<uint32_t>(space)), a.lo,
+                                                     a.hi, a.bits, b.getInt32(size), g.deltaSlot_});
     llvm::BasicBlock *asked = g.newBlock("asked");
     b.CreateCondBr(b.CreateICmpNE(answer, b.getInt32(0)), asked, slow);
     b.SetInsertPoint(asked);
@@ -572,7 +578,8 @@ private:
       // One address for the whole warp: one read, broadcast (the handler's
       // rule, so that every lane sees one value under concurrent writes).
       llvm::BasicBlock *one = g.newBlock("broadcast"), *spread = g.newBlock("spread"),
-                       *row = g.newBlock("consecutive"), *many = g.newBlock("gather"), *join = g.newBlock("loaded");
+                       *row = g.newBlock("consecutive"), *many = g.newBlock("gather"),
+                       *join = g.newBlock("loaded");
       b.CreateCondBr(a.uniform, one, spread);
       b.SetInsertPoint(one);
       llvm::LoadInst *scalar = b.CreateAlignedLoad(elem, pointer(a.lo, a), llvm::Align(1));
@@ -582,11 +589,13 @@ private:
       b.SetInsertPoint(spread);
       b.CreateCondBr(a.consecutive, row, many);
       b.SetInsertPoint(row);
-      llvm::CallInst *loaded = b.CreateMaskedLoad(g.vec(elem), pointer(rowStart(a, size), a), llvm::Align(1), mask);
+      llvm::CallInst *loaded =
+          b.CreateMaskedLoad(g.vec(elem), pointer(rowStart(a, size), a), llvm::Align(1), mask);
       g.tagMemory(loaded);
       b.CreateBr(join);
       b.SetInsertPoint(many);
-      llvm::CallInst *gathered = b.CreateMaskedGather(g.vec(elem), lanePointers(1, space, a), llvm::Align(1), mask);
+      llvm::CallInst *gathered =
+          b.CreateMaskedGather(g.vec(elem), lanePointers(1, space, a), llvm::Align(1), mask);
       g.tagMemory(gathered);
       b.CreateBr(join);
       b.SetInsertPoint(join);
@@ -604,7 +613,8 @@ private:
     if (!access(0, space, size) || !readable({1})) return false;
     return memory(0, space, size, [&](Access &a) {
       llvm::Value *value = src(1, size * 8);
-      llvm::BasicBlock *row = g.newBlock("consecutive"), *many = g.newBlock("scatter"), *join = g.newBlock("stored");
+      llvm::BasicBlock *row = g.newBlock("consecutive"), *many = g.newBlock("scatter"),
+                       *join = g.newBlock("stored");
       b.CreateCondBr(a.consecutive, row, many);
       b.SetInsertPoint(row);
       g.tagMemory(b.CreateMaskedStore(value, pointer(rowStart(a, size), a), llvm::Align(1), mask));

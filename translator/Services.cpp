@@ -11,7 +11,9 @@ using translator::JitFrame;
 
 namespace {
 /// The warp's instruction count as the interpreter would have it now.
-void publishCount(JitFrame *f) { f->warp->warpInstructions = f->instructionsAtStart + (f->budgetAtStart - f->budgetNow); }
+void publishCount(JitFrame *f) {
+  f->warp->warpInstructions = f->instructionsAtStart + (f->budgetAtStart - f->budgetNow);
+}
 } // namespace
 
 extern "C" int ptxvm_jit_handler(JitFrame *f, uint32_t pc, uint32_t mask) {
@@ -34,8 +36,8 @@ extern "C" void ptxvm_jit_operand(JitFrame *f, uint32_t pc, uint32_t op, uint64_
 extern "C" int ptxvm_jit_direct(JitFrame *f, uint32_t space, uint64_t lo, uint64_t hi, uint64_t bits,
                                 uint32_t size, uint64_t *delta) {
   uint64_t bias = 0;
-  uint8_t *base = emu::directAccess(*f->cta, static_cast<emu::Space>(space), emu::AddressSpan{lo, hi, bits}, size,
-                                    bias);
+  uint8_t *base =
+      emu::directAccess(*f->cta, static_cast<emu::Space>(space), emu::AddressSpan{lo, hi, bits}, size, bias);
   if (!base) return 0;
   *delta = reinterpret_cast<uint64_t>(base) - bias;
   // What directAccess accepted: one global allocation, or the CTA's shared

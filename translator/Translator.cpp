@@ -7,11 +7,11 @@
 #include "emulator/Interpreter.h"
 #include "translator/Frame.h"
 
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/Module.h>
-#include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
@@ -33,9 +33,9 @@ namespace {
 /// may exit while a launch still runs on another host thread).
 struct Jit {
   std::unique_ptr<llvm::orc::LLJIT> lljit;
-  std::string error;                            // why there is no JIT
-  std::mutex mutex;                             // one compilation at a time
-  uint64_t kernels = 0;                         // names compiled functions uniquely
+  std::string error;    // why there is no JIT
+  std::mutex mutex;     // one compilation at a time
+  uint64_t kernels = 0; // names compiled functions uniquely
 
   static Jit &get() {
     static Jit *jit = new Jit;
@@ -78,7 +78,8 @@ private:
 /// /tmp/perf-PID.map (kernel, pc and PTX line of each block). Sizes are the
 /// distance to the next function, which is what perf needs to attribute
 /// samples.
-void writePerfMap(const emu::Kernel &k, const EntryMap &entries, const std::vector<CompiledFunction> &functions) {
+void writePerfMap(const emu::Kernel &k, const EntryMap &entries,
+                  const std::vector<CompiledFunction> &functions) {
   std::vector<std::pair<uint64_t, size_t>> sorted;
   for (size_t pc = 0; pc < functions.size(); ++pc)
     if (functions[pc]) sorted.emplace_back(reinterpret_cast<uint64_t>(functions[pc]), pc);
@@ -145,7 +146,8 @@ std::unique_ptr<CompiledEngine> compileKernel(const emu::Kernel &k, CompileRepor
     }
     functions[pc] = address->toPtr<CompiledFunction>();
   }
-  if (const char *perf = std::getenv("PTXVM_PERF_MAP"); perf && *perf == '1') writePerfMap(k, entries, functions);
+  if (const char *perf = std::getenv("PTXVM_PERF_MAP"); perf && *perf == '1')
+    writePerfMap(k, entries, functions);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return std::make_unique<CompiledEngine>(k, std::move(functions));
 }
@@ -154,7 +156,8 @@ emu::WarpStop CompiledEngine::run(emu::Cta &cta, emu::Warp &w, uint64_t budget) 
   return emu::Interpreter::run(cta, w, budget, *this);
 }
 
-uint64_t CompiledEngine::run(emu::Cta &cta, emu::Warp &w, emu::SimtEntry &top, uint32_t active, uint64_t budget) {
+uint64_t CompiledEngine::run(emu::Cta &cta, emu::Warp &w, emu::SimtEntry &top, uint32_t active,
+                             uint64_t budget) {
   JitFrame f{w.regs.data(), &cta, &w, &kernel_, budget, 0, top.pc, active, top.reconverge};
   const uint64_t instructions = w.warpInstructions;
   f.instructionsAtStart = instructions;

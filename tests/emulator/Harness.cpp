@@ -72,6 +72,11 @@ EmuRun runKernel(const std::string &ptxText, const std::string &kernel, emu::Dim
   runtime::Device &device = *served;
   auto k = device.loadKernel(*m, kernel, run.diags);
   if (!k) return run;
+  // On the CPU device every kernel must compile: a note that one runs on
+  // the interpreter instead is a failure of the translator.
+  for (const ptx::Diagnostic &d : run.diags.all())
+    if (d.severity == ptx::Severity::Note && d.kind == ptx::DiagKind::Unsupported)
+      ADD_FAILURE() << d.renderText();
   const runtime::KernelAttributes &abi = k->attributes();
   runtime::LaunchConfig config;
   config.grid = {grid.x, grid.y, grid.z};

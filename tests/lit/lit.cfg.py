@@ -22,6 +22,9 @@ if config.ptxas and os.path.exists(config.ptxas):
 # The CUDA shim's tests (tests/lit/interpose) need the shim, the fake driver and its client.
 if config.shim_dir and config.fake_cuda:
     config.available_features.add("cuda-shim")
+# The CPU device (translator/, LLVM) is built in.
+if getattr(config, "cpu_device", "").upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("cpu-device")
     config.substitutions.append(("%shimdir", config.shim_dir))
     config.substitutions.append(("%fakecuda", config.fake_cuda))
     config.substitutions.append(("%gpu_record", os.path.join(config.ptxvm_bin, "gpu_record")))

@@ -56,11 +56,11 @@ TEST(CudartConfig, MalformedValuesKeepDefaultsAndWarn) {
                                {"PTXVM_RACECHECK", "maybe"},
                                {"PTXVM_MAX_INSTRUCTIONS", "0"},
                                {"PTXVM_SCHEDULE", "fair"},
-                               {"PTXVM_DEVICE", "cpu"},
+                               {"PTXVM_DEVICE", "tpu"},
                                {"PTXVM_SEED", "-1"}},
                               warnings);
   ASSERT_EQ(warnings.size(), 6u);
-  EXPECT_EQ(warnings[0], "device 'cpu' is not built into this ptxvm (built in: emulator, gpu)");
+  EXPECT_EQ(warnings[0].rfind("unknown device 'tpu' (built in: emulator, ", 0), 0u) << warnings[0];
   EXPECT_EQ(warnings[1], "ignoring PTXVM_THREADS='many' (expected a number of host threads, 1 to 4096)");
   EXPECT_EQ(c.threads, 0u);
   EXPECT_FALSE(c.racecheck);
@@ -69,7 +69,7 @@ TEST(CudartConfig, MalformedValuesKeepDefaultsAndWarn) {
   EXPECT_EQ(c.seed, 1u);
   // A device that is not built in is kept, not replaced by the emulator: the
   // runtime then serves no device (cudaErrorNoDevice) instead of another one.
-  EXPECT_EQ(c.device, "cpu");
+  EXPECT_EQ(c.device, "tpu");
 }
 
 TEST(CudartConfig, RacecheckAcceptsWordsAndZero) {

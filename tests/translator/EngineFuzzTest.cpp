@@ -11,8 +11,8 @@
 #include "emulator/Device.h"
 #include "ptx/Parser.h"
 #include "ptx/Verifier.h"
-#include "translator/Translator.h"
 #include "tests/emulator/Harness.h"
+#include "translator/Translator.h"
 
 #include <gtest/gtest.h>
 
@@ -32,17 +32,19 @@ public:
   std::string kernel() {
     out_ = ".visible .entry k(.param .u64 out, .param .u64 in, .param .u32 n)\n{\n"
            "\t.reg .pred %p<8>;\n\t.reg .b32 %r<" +
-           std::to_string(kRegs) + ">;\n\t.reg .b32 %t<4>;\n\t.reg .b64 %d<6>;\n"
-                                   "\t.shared .align 4 .b32 s[64];\n";
-    emit("mov.u32 %r0, %tid.x;");          // divergent
-    emit("mov.u32 %r1, %ctaid.x;");        // CTA-uniform
-    emit("mov.u32 %r2, %laneid;");         // divergent
-    emit("shr.u32 %r3, %r0, 5;");          // warp-uniform
-    emit("ld.param.u32 %r4, [n];");        // uniform
-    emit("ld.param.u64 %d0, [in];");       // the input buffer (256 words)
+           std::to_string(kRegs) +
+           ">;\n\t.reg .b32 %t<4>;\n\t.reg .b64 %d<6>;\n"
+           "\t.shared .align 4 .b32 s[64];\n";
+    emit("mov.u32 %r0, %tid.x;");    // divergent
+    emit("mov.u32 %r1, %ctaid.x;");  // CTA-uniform
+    emit("mov.u32 %r2, %laneid;");   // divergent
+    emit("shr.u32 %r3, %r0, 5;");    // warp-uniform
+    emit("ld.param.u32 %r4, [n];");  // uniform
+    emit("ld.param.u64 %d0, [in];"); // the input buffer (256 words)
     emit("cvta.to.global.u64 %d0, %d0;");
-    for (int i = 5; i < kRegs; ++i) emit("mad.lo.u32 %r" + std::to_string(i) + ", %r" + std::to_string(i % 5) +
-                                         ", " + std::to_string(i * 7 + 1) + ", " + std::to_string(i) + ";");
+    for (int i = 5; i < kRegs; ++i)
+      emit("mad.lo.u32 %r" + std::to_string(i) + ", %r" + std::to_string(i % 5) + ", " +
+           std::to_string(i * 7 + 1) + ", " + std::to_string(i) + ";");
     for (int i = 0; i < 6; ++i) statement(0);
     // out[(ctaid * ntid + tid) * kRegs + i] = %r_i
     emit("mov.u32 %t0, %ntid.x;");
@@ -72,8 +74,8 @@ private:
     switch (pick(4)) {
     case 0: emit("and.b32 %t1, %r2, " + std::to_string(1 << pick(5)) + ";"); break; // lane bits
     case 1: emit("and.b32 %t1, %r3, 1;"); break;                                    // warp index
-    case 2: emit("and.b32 %t1, " + reg() + ", 3;"); break;                           // data
-    default: emit("and.b32 %t1, %r1, 1;"); break;                                    // CTA index
+    case 2: emit("and.b32 %t1, " + reg() + ", 3;"); break;                          // data
+    default: emit("and.b32 %t1, %r1, 1;"); break;                                   // CTA index
     }
     emit("setp.ne.u32 " + p + ", %t1, 0;");
     return p;

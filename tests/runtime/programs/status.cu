@@ -8,9 +8,9 @@
 // RUN: %status 2 %ptxvm exec --threads lots -- %bin/status 0
 // RUN: %status 0 %ptxvm exec --device emulator --threads 2 --seed 5 --schedule=random -- %bin/status 0 --help
 // RUN: %ptxvm exec -- %bin/status print --help | FileCheck %s
-// RUN: not %ptxvm exec --device cpu -- %bin/status 0 2>&1 | FileCheck %s --check-prefix=DEVICE
+// RUN: not %ptxvm exec --device tpu -- %bin/status 0 2>&1 | FileCheck %s --check-prefix=DEVICE
 // CHECK: device: ptxvm emulator (sm_80), arguments: print --help
-// DEVICE: ptxvm exec: device 'cpu' is not built into this ptxvm (built in: emulator, gpu)
+// DEVICE: ptxvm exec: unknown device 'tpu' (built in: emulator, {{(cpu, )?}}gpu)
 //
 // Built with --default-stream per-thread, the program calls the _ptds/_ptsz entry points.
 // RUN: %status 5 %ptxvm exec -- %bin/status_ptds 5
