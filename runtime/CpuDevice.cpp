@@ -7,9 +7,18 @@ namespace runtime {
 
 std::unique_ptr<Device> makeCpuDevice() {
   return std::make_unique<EmulatorDevice>(
-      "cpu", [](const emu::Kernel &k, ptx::DiagnosticList &diags) -> std::unique_ptr<emu::Engine> {
+      "cpu",
+      [](const emu::Kernel &k, ptx::DiagnosticList &diags, EngineInfo &info) -> std::unique_ptr<emu::Engine> {
         translator::CompileReport report;
         std::unique_ptr<translator::CompiledEngine> engine = translator::compileKernel(k, report);
+        if (engine) {
+          info.name = "compiled";
+          info.compileSeconds = report.seconds;
+          info.instructions = report.code.instructions;
+          info.compiled = report.code.native;
+          info.handlerCalls = report.code.handlerCalls;
+          info.interpreted = report.code.interpreted;
+        }
         if (!engine) {
           ptx::Diagnostic d;
           d.kind = ptx::DiagKind::Unsupported;

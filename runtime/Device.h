@@ -100,8 +100,22 @@ struct LaunchStats {
   std::vector<std::pair<uint64_t, uint64_t>> perWarp;
 };
 
+/// How a device runs a kernel's code, for reports: the interpreter, compiled
+/// code (the CPU device: what was compiled, and how long that took), or the
+/// GPU's driver.
+struct EngineInfo {
+  std::string name = "interpreter"; // "interpreter", "compiled", "driver"
+  double compileSeconds = 0;
+  uint32_t instructions = 0; // the kernel's, its device functions' included
+  uint32_t compiled = 0;     // compiled to native code
+  uint32_t handlerCalls = 0; // compiled as calls of the interpreter's handler
+  uint32_t interpreted = 0;  // left to the interpreter's loop (control instructions)
+};
+
 struct LaunchResult {
   bool ok = false;
+  std::string device; // the device's name
+  EngineInfo engine;  // how it ran the kernel
   std::string status; // "completed" or "failed"
   std::string error;  // the CUDA error a GPU would return (cudaErrorIllegalAddress, ...); empty when ok
   double wallSeconds = 0;

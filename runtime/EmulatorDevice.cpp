@@ -22,6 +22,7 @@ public:
   /// The engine its launches run on (null: the interpreter). Declared after
   /// the code it was made for, so that it goes first.
   std::unique_ptr<emu::Engine> engine;
+  EngineInfo info;
 
 private:
   std::unique_ptr<emu::Kernel> code_;
@@ -150,7 +151,7 @@ std::unique_ptr<Kernel> EmulatorDevice::loadKernel(const ptx::Module &m, std::st
   a.localBytes = code->localBytes;
   a.constBytes = code->constSize;
   auto kernel = std::make_unique<EmulatorKernel>(std::move(code), std::move(a));
-  if (engines_) kernel->engine = engines_(kernel->code(), diags);
+  if (engines_) kernel->engine = engines_(kernel->code(), diags, kernel->info);
   return kernel;
 }
 
@@ -176,11 +177,14 @@ LaunchResult EmulatorDevice::launch(const Kernel &k, const LaunchConfig &config,
   c.randomSchedule = config.randomSchedule;
   c.seed = config.seed;
   c.cooperative = config.cooperative;
-  c.engine = static_cast<const EmulatorKernel &>(k).engine.get();
+  const auto &loaded = static_cast<const EmulatorKernel &>(k);
+  c.engine = loaded.engine.get();
   ptx::DiagnosticList launchDiags;
   emu::LaunchResult r = device_.launch(emulatorKernel(k), c, launchDiags);
 
   LaunchResult result;
+  result.device = name_;
+  result.engine = loaded.info;
   result.ok = r.ok;
   result.status = r.ok ? "completed" : "failed";
   if (!r.ok) result.error = launchError(launchDiags);

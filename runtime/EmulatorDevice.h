@@ -12,9 +12,11 @@
 
 namespace runtime {
 
-/// Makes the engine a loaded kernel runs on; null (after adding a note to
-/// the diagnostics saying why) leaves it on the interpreter.
-using EngineFactory = std::function<std::unique_ptr<emu::Engine>(const emu::Kernel &, ptx::DiagnosticList &)>;
+/// Makes the engine a loaded kernel runs on, saying how in `info`; null
+/// (after adding a note to the diagnostics saying why) leaves it on the
+/// interpreter.
+using EngineFactory =
+    std::function<std::unique_ptr<emu::Engine>(const emu::Kernel &, ptx::DiagnosticList &, EngineInfo &info)>;
 
 class EmulatorDevice final : public Device {
 public:

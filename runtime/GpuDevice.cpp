@@ -275,6 +275,8 @@ ptx::DiagKind faultKind(CUresult r) {
 
 LaunchResult GpuDevice::launch(const Kernel &k, const LaunchConfig &config, ptx::DiagnosticList &diags) {
   LaunchResult result;
+  result.device = "gpu";
+  result.engine.name = "driver";
   const KernelAttributes &a = k.attributes();
   const char *call = "cuLaunchKernel";
   auto note = [&](ptx::Severity severity, ptx::DiagKind kind, std::string message, CUresult r) {

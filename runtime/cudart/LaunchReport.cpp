@@ -10,6 +10,19 @@ namespace cudart {
 
 namespace {
 boost::json::array dim(runtime::Dim3 d) { return {d.x, d.y, d.z}; }
+
+/// How the kernel ran; for compiled code, what was compiled and how long it took.
+boost::json::object engineJson(const runtime::EngineInfo &e) {
+  boost::json::object o{{"name", e.name}};
+  if (e.name == "compiled") {
+    o["compile_seconds"] = e.compileSeconds;
+    o["instructions"] = e.instructions;
+    o["compiled"] = e.compiled;
+    o["handler_calls"] = e.handlerCalls;
+    o["interpreted"] = e.interpreted;
+  }
+  return o;
+}
 } // namespace
 
 boost::json::object launchJson(std::string_view kernel, runtime::Dim3 grid, runtime::Dim3 block,
@@ -24,7 +37,9 @@ boost::json::object launchJson(std::string_view kernel, runtime::Dim3 grid, runt
           {"thread_instructions", r.stats.threadInstructions},
           {"warp_instructions", r.stats.warpInstructions},
           {"wall_seconds", r.wallSeconds},
-          {"divergent_branches", r.stats.divergentBranches}};
+          {"divergent_branches", r.stats.divergentBranches},
+          {"device", r.device},
+          {"engine", engineJson(r.engine)}};
 }
 
 boost::json::object reportJson(const std::vector<boost::json::object> &launches,

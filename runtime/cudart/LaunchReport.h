@@ -14,7 +14,8 @@
 
 namespace cudart {
 
-/// One launch: kernel, grid, block, status, error (null when none), instruction counts, time.
+/// One launch: kernel, grid, block, status, error (null when none), instruction counts, time,
+/// the device and how it ran the kernel (engine: interpreter, compiled, driver).
 boost::json::object launchJson(std::string_view kernel, runtime::Dim3 grid, runtime::Dim3 block,
                                const runtime::LaunchResult &r);
 

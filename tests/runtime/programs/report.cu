@@ -20,6 +20,8 @@
 // JSON-NEXT: launches[0].warp_instructions = {{[1-9][0-9]*}}
 // JSON-NEXT: launches[0].wall_seconds = {{[0-9.e-]+}}
 // JSON-NEXT: launches[0].divergent_branches = {{[0-9]+}}
+// JSON-NEXT: launches[0].device = "emulator"
+// JSON-NEXT: launches[0].engine.name = "interpreter"
 // JSON-NEXT: launches[1].kernel = "_Z5sharePii"
 // JSON-NEXT: launches[1].grid = [1,1,1]
 // JSON-NEXT: launches[1].block = [64,1,1]
