@@ -107,6 +107,7 @@ public:
       return cls == emu::tclass::Int && integer();
     }
     if (group == "Misc" && cls == emu::tclass::Pred) return predicateLogic();
+    if (group == "Convert" && in.opcode == Opcode::Cvt) return convert();
     if (group == "Float" && cls == emu::tclass::Float && in.type0 == in.type) return floating();
     if (group == "Memory" && (in.opcode == Opcode::Ld || in.opcode == Opcode::Ldu)) return load();
     if (group == "Memory" && in.opcode == Opcode::St) return store();
@@ -421,6 +422,93 @@ private:
     int64_t dst_ = -1;
     std::vector<std::pair<llvm::Value *, llvm::BasicBlock *>> incoming_;
   };
+
+  // ---- Convert.cpp: cvt between integers, f32 and f64 ----
+
+  struct Kind {
+    bool integer = false, sign = false, floating = false;
+    unsigned bits = 0;
+  };
+  static Kind kindOf(Type t) {
+    switch (t) {
+    case Type::S8: return {true, true, false, 8};
+    case Type::S16: return {true, true, false, 16};
+    case Type::S32: return {true, true, false, 32};
+    case Type::S64: return {true, true, false, 64};
+    case Type::U8: return {true, false, false, 8};
+    case Type::U16: return {true, false, false, 16};
+    case Type::U32: return {true, false, false, 32};
+    case Type::U64: return {true, false, false, 64};
+    case Type::F32: return {false, false, true, 32};
+    case Type::F64: return {false, false, true, 64};
+    default: return {};
+    }
+  }
+
+  /// cvt (Convert.cpp, convert()): integer results sign- or zero-extended
+  /// by the destination's type; float results as their bits. Forms with
+  /// .sat, .ftz, .relu or .satfinite, f16/bf16 and the narrow formats stay
+  /// with the handler, as do lanes with a NaN operand (PTX's NaN results).
+  bool convert() {
+    const Kind d = kindOf(in.type0), a = kindOf(in.type);
+    if ((!d.integer && !d.floating) || (!a.integer && !a.floating)) return false;
+    if (in.sat || in.ftz || in.mods || in.numOps != 2 || !writable(0) || !readable({1})) return false;
+    llvm::Value *x = src(1, a.bits);
+    auto intResult = [&](llvm::Value *v) { return ext(v, 64, d.sign); };
+    if (a.integer && d.integer) {
+      if (in.rounding != Mod::None) return false;
+      llvm::Value *v = d.bits <= a.bits ? b.CreateTrunc(x, g.vec(g.intTy(d.bits))) : ext(x, d.bits, a.sign);
+      def(0, intResult(v));
+      return true;
+    }
+    llvm::Type *df = d.floating ? g.vec(d.bits == 32 ? b.getFloatTy() : b.getDoubleTy()) : nullptr;
+    if (a.integer) {
+      // To f32/f64 in round-to-nearest: the host's conversion rounds so.
+      if (in.rounding != Mod::None && in.rounding != Mod::Rn) return false;
+      llvm::Value *v = a.sign ? b.CreateSIToFP(x, df) : b.CreateUIToFP(x, df);
+      def(0, b.CreateBitCast(v, g.vec(g.intTy(d.bits))));
+      return true;
+    }
+    llvm::Type *af = g.vec(a.bits == 32 ? b.getFloatTy() : b.getDoubleTy());
+    llvm::Value *f = b.CreateBitCast(x, af);
+    llvm::Value *result;
+    if (d.integer) {
+      // Rounded to an integral value, then saturated into the type (NaN is
+      // the handler's).
+      llvm::Intrinsic::ID round;
+      switch (in.rounding) {
+      case Mod::Rzi: round = llvm::Intrinsic::trunc; break;
+      case Mod::Rmi: round = llvm::Intrinsic::floor; break;
+      case Mod::Rpi: round = llvm::Intrinsic::ceil; break;
+      case Mod::Rni: round = llvm::Intrinsic::roundeven; break;
+      default: return false;
+      }
+      llvm::Value *r = b.CreateUnaryIntrinsic(round, f);
+      llvm::Type *it = g.vec(g.intTy(d.bits));
+      result = intResult(b.CreateIntrinsic(d.sign ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat,
+                                           {it, af}, {r}));
+    } else if (a.bits == 32 && d.bits == 64) {
+      if (in.rounding != Mod::None) return false;
+      result = b.CreateBitCast(b.CreateFPExt(f, df), g.vec(b.getInt64Ty()));
+    } else if (a.bits == 64 && d.bits == 32) {
+      if (in.rounding != Mod::None && in.rounding != Mod::Rn) return false;
+      result = b.CreateBitCast(b.CreateFPTrunc(f, df), g.vec(b.getInt32Ty()));
+    } else {
+      return false; // f32 to f32 (rounding to integral values): the handler's
+    }
+    llvm::Value *nan = b.CreateOrReduce(b.CreateAnd(b.CreateFCmpUNO(f, f), mask));
+    llvm::BasicBlock *slow = g.newBlock("cvtnan"), *fast = g.newBlock("cvt"), *done = g.newBlock("cvtdone");
+    b.CreateCondBr(nan, slow, fast);
+    Paths paths(*this, done);
+    b.SetInsertPoint(slow);
+    paths.handler();
+    b.SetInsertPoint(fast);
+    paths.fast();
+    def(0, result);
+    paths.arrive();
+    paths.join();
+    return true;
+  }
 
   // ---- Memory.cpp: ld, st ----
 
