@@ -9,7 +9,9 @@
 // and to native C++, all measured in this run.
 #include "emulator/Device.h"
 #include "ptx/Parser.h"
+#if PTXVM_CPU_DEVICE
 #include "translator/Translator.h"
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -216,9 +218,10 @@ Measured measure(Case &c, const ptx::Module &m, unsigned threads, int repeat, bo
     out.why = "does not decode";
     return out;
   }
-  std::unique_ptr<translator::CompiledEngine> engine;
+  std::unique_ptr<Engine> engine;
   LaunchConfig config;
   if (compiled) {
+#if PTXVM_CPU_DEVICE
     translator::CompileReport report;
     engine = translator::compileKernel(*k, report);
     if (!engine) {
@@ -227,6 +230,11 @@ Measured measure(Case &c, const ptx::Module &m, unsigned threads, int repeat, bo
     }
     compileSeconds = report.seconds;
     config.engine = engine.get();
+#else
+    (void)compileSeconds;
+    out.why = "this build has no CPU device (-DPTXVM_CPU_DEVICE=OFF)";
+    return out;
+#endif
   }
   config.grid = c.grid;
   config.block = c.block;

@@ -5,6 +5,7 @@
 #include "translator/Gen.h"
 
 #include "translator/Frame.h"
+#include "ptx/Writer.h"
 
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Verifier.h>
@@ -196,6 +197,7 @@ void Gen::emitBlock(uint32_t first, uint32_t end) {
       continue;
     }
     ++stats_.handlerCalls;
+    ++stats_.handlerOpcodes[ptx::instructionName(*k_.module, k_.instr(in))];
     if (in.guard < 0) {
       callHandler(pc, maskBits);
       continue;

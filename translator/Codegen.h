@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,6 +31,8 @@ struct CodegenStats {
   uint32_t branches = 0;     // branches compiled (uniform ones stay in compiled code)
   uint32_t interpreted = 0;  // left to the interpreter's loop: calls, exits, barriers, brx.idx, unsupported
   uint32_t blocks = 0;       // straight-line blocks
+  /// Handler calls by instruction name (with its modifiers), for reports.
+  std::map<std::string, uint32_t> handlerOpcodes;
 };
 
 /// Where compiled code starts: per pc, the name of the CompiledFunction
