@@ -55,7 +55,7 @@ done
 
 if [[ ! -f build-fuzz/build.ninja ]]; then
   CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPTXVM_FUZZ=ON \
-    -DPTXVM_ANTLR=OFF -DPTXVM_CORPUS=OFF >/dev/null || exit 1
+    -DPTXVM_ANTLR=OFF -DPTXVM_CORPUS=OFF -DPTXVM_CPU_DEVICE=OFF >/dev/null || exit 1
 fi
 ninja -C build-fuzz -j"$(nproc 2>/dev/null || echo 2)" "${targets[@]}" || exit 1
 

@@ -41,7 +41,7 @@ fi
 
 if [[ ! -f build-fuzz/build.ninja ]]; then
   CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPTXVM_FUZZ=ON \
-    -DPTXVM_ANTLR=OFF -DPTXVM_CORPUS=OFF >/dev/null || status=1
+    -DPTXVM_ANTLR=OFF -DPTXVM_CORPUS=OFF -DPTXVM_CPU_DEVICE=OFF >/dev/null || status=1
 fi
 
 # fuzz TARGET WHAT SECONDS MAX_LEN TIMEOUT REGRESSIONS_DIR SEED_FILES...: builds build-fuzz/bin/TARGET
