@@ -359,23 +359,33 @@ private:
       special = b.CreateOr(special, b.CreateOr(tiny(x), b.CreateOr(tiny(y), tiny(r))));
       if (z) special = b.CreateOr(special, tiny(z));
     }
-    llvm::Value *anySpecial = b.CreateOrReduce(b.CreateAnd(special, mask));
-    llvm::BasicBlock *slow = g.newBlock("fpspecial"), *fast = g.newBlock("fp"), *done = g.newBlock("fpdone");
-    b.CreateCondBr(anySpecial, slow, fast);
+    unlessSpecial(special, [&] {
+      if (in.sat) {
+        // Clamped to [0, 1]; -0 gives +0 (NaN took the handler's path).
+        llvm::Value *one = llvm::ConstantFP::get(ft, 1.0), *zero = llvm::ConstantFP::get(ft, 0.0);
+        r = b.CreateSelect(b.CreateFCmpOGT(r, zero), b.CreateSelect(b.CreateFCmpOGT(r, one), one, r), zero);
+      }
+      def(0, b.CreateBitCast(r, g.vec(g.intTy(bits))));
+    });
+    return true;
+  }
+
+  /// The vector code `fast` (which defines the destination) unless an
+  /// executing lane is `special` (<32 x i1>): then the instruction's
+  /// handler, which owns those cases.
+  template <typename Fast> void unlessSpecial(llvm::Value *special, Fast fast) {
+    llvm::Value *any = b.CreateOrReduce(b.CreateAnd(special, mask));
+    llvm::BasicBlock *slow = g.newBlock("special"), *common = g.newBlock("common"),
+                     *done = g.newBlock("joined");
+    b.CreateCondBr(any, slow, common);
     Paths paths(*this, done);
     b.SetInsertPoint(slow);
     paths.handler();
-    b.SetInsertPoint(fast);
+    b.SetInsertPoint(common);
     paths.fast();
-    if (in.sat) {
-      // Clamped to [0, 1]; -0 gives +0 (NaN took the handler's path).
-      llvm::Value *one = llvm::ConstantFP::get(ft, 1.0), *zero = llvm::ConstantFP::get(ft, 0.0);
-      r = b.CreateSelect(b.CreateFCmpOGT(r, zero), b.CreateSelect(b.CreateFCmpOGT(r, one), one, r), zero);
-    }
-    def(0, b.CreateBitCast(r, g.vec(g.intTy(bits))));
+    fast();
     paths.arrive();
     paths.join();
-    return true;
   }
 
   /// A fast path and the handler's path of one instruction meeting again:
@@ -496,17 +506,7 @@ private:
     } else {
       return false; // f32 to f32 (rounding to integral values): the handler's
     }
-    llvm::Value *nan = b.CreateOrReduce(b.CreateAnd(b.CreateFCmpUNO(f, f), mask));
-    llvm::BasicBlock *slow = g.newBlock("cvtnan"), *fast = g.newBlock("cvt"), *done = g.newBlock("cvtdone");
-    b.CreateCondBr(nan, slow, fast);
-    Paths paths(*this, done);
-    b.SetInsertPoint(slow);
-    paths.handler();
-    b.SetInsertPoint(fast);
-    paths.fast();
-    def(0, result);
-    paths.arrive();
-    paths.join();
+    unlessSpecial(b.CreateFCmpUNO(f, f), [&] { def(0, result); });
     return true;
   }
 
