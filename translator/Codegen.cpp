@@ -4,8 +4,8 @@
 // the exits back to the interpreter's loop. Instruction bodies: Lowering.cpp.
 #include "translator/Gen.h"
 
-#include "translator/Frame.h"
 #include "ptx/Writer.h"
+#include "translator/Frame.h"
 
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Verifier.h>

@@ -38,6 +38,10 @@ struct JitFrame {
   /// Warp::warpInstructions from them, so that what depends on it (memory
   /// events' instances, %clock) reads as on the interpreter.
   uint64_t instructionsAtStart = 0, budgetAtStart = 0, budgetNow = 0;
+  /// The kernel's parameter buffer (paramBytes 0 when an observer wants
+  /// memory events: every ld.param then takes the handler's checked path).
+  const uint8_t *params = nullptr;
+  uint64_t paramBytes = 0;
   /// The memory fast path's last answers, per kind of address (global,
   /// generic, shared offsets): device addresses [lo, end) are host
   /// addresses a + delta. Empty (lo > end) until the first access.
@@ -56,6 +60,8 @@ constexpr uint64_t kActive = offsetof(JitFrame, active);
 constexpr uint64_t kReconverge = offsetof(JitFrame, reconverge);
 constexpr uint64_t kWindows = offsetof(JitFrame, windows);
 constexpr uint64_t kBudgetNow = offsetof(JitFrame, budgetNow);
+constexpr uint64_t kParams = offsetof(JitFrame, params);
+constexpr uint64_t kParamBytes = offsetof(JitFrame, paramBytes);
 constexpr uint64_t kWindowBytes = sizeof(JitFrame::Window);
 /// The window a space's accesses use (Global, Generic, Shared).
 constexpr unsigned windowOf(unsigned space) { return space == 1 ? 0 : space == 0 ? 1 : 2; }

@@ -40,7 +40,6 @@ private:
   void findBlocks();
   void beginFunction(const std::string &name, uint32_t pc);
   void finishFunction();
-  llvm::Value *frameField(uint64_t offset);
   void emitBlock(uint32_t first, uint32_t end);
   void emitBranch(uint32_t pc);
   /// Continues at `pc`: leaves for the interpreter at the group's
@@ -91,6 +90,8 @@ public:
   llvm::Value *predicate(uint32_t pc, unsigned index);
   /// Whether operand `index` of `in` is one operand() can read.
   bool readable(const emu::DInstr &in, unsigned index) const;
+  /// A field of the frame, by byte offset (Frame.h, frame::k*).
+  llvm::Value *frameField(uint64_t offset);
   /// Tells the services how far the block has come (JitFrame::budgetNow).
   void publishBudget();
   /// Calls the interpreter's handler for instruction `pc`; branches to the

@@ -655,7 +655,48 @@ private:
     return true;
   }
 
+  /// ld.param of a kernel parameter (the handler's uniform read): one
+  /// bounds-checked read of the parameter buffer, broadcast.
+  bool loadParameter() {
+    const DOp &addr = op(1);
+    const unsigned size = emu::byteSize(in.type);
+    if (op(0).kind != DOp::Reg || addr.kind != DOp::Addr || addr.hasBase || in.numOps != 2) return false;
+    if ((size != 1 && size != 2 && size != 4 && size != 8) || ptx::bitWidth(in.type) > 64 || addr.imm % size)
+      return false; // misaligned: the handler reports it
+    const bool sign = in.type == Type::S8 || in.type == Type::S16 || in.type == Type::S32;
+    llvm::Type *i64 = b.getInt64Ty();
+    llvm::BasicBlock *work = g.newBlock("param"), *read = g.newBlock("paramread"),
+                     *slow = g.newBlock("checked"), *skip = g.newBlock("nolanes"),
+                     *done = g.newBlock("paramdone");
+    Paths paths(*this, done);
+    b.CreateCondBr(b.CreateICmpEQ(maskBits, b.getInt32(0)), skip, work);
+    b.SetInsertPoint(skip);
+    paths.unchanged();
+    b.SetInsertPoint(work);
+    llvm::LoadInst *bytes = b.CreateLoad(i64, g.frameField(frame::kParamBytes));
+    g.tagFrame(bytes);
+    llvm::Value *inside =
+        b.CreateAnd(b.CreateICmpULE(b.getInt64(size), bytes),
+                    b.CreateICmpULE(b.getInt64(addr.imm), b.CreateSub(bytes, b.getInt64(size))));
+    b.CreateCondBr(inside, read, slow);
+    b.SetInsertPoint(read);
+    llvm::LoadInst *base = b.CreateLoad(b.getPtrTy(), g.frameField(frame::kParams));
+    g.tagFrame(base);
+    llvm::LoadInst *v = b.CreateAlignedLoad(
+        g.intTy(size * 8), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), base, addr.imm), llvm::Align(1));
+    llvm::Value *wide = size == 8 ? static_cast<llvm::Value *>(v)
+                        : sign    ? b.CreateSExt(v, i64)
+                                  : b.CreateZExt(v, i64);
+    def(0, b.CreateVectorSplat(kLanes, wide));
+    paths.arrive();
+    b.SetInsertPoint(slow);
+    paths.handler();
+    paths.join();
+    return true;
+  }
+
   bool load() {
+    if (emu::accessSpace(in, op(1)) == emu::Space::Param) return loadParameter();
     emu::Space space;
     unsigned size;
     if (!access(1, space, size) || op(0).kind != DOp::Reg) return false;

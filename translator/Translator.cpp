@@ -162,6 +162,8 @@ uint64_t CompiledEngine::run(emu::Cta &cta, emu::Warp &w, emu::SimtEntry &top, u
   const uint64_t instructions = w.warpInstructions;
   f.instructionsAtStart = instructions;
   f.budgetAtStart = f.budgetNow = budget;
+  f.params = cta.params.data();
+  f.paramBytes = cta.observeMemory ? 0 : cta.params.size();
   // From block to block while each makes progress; a block that cannot
   // start (too little budget, a divergent branch) or a pc without compiled
   // code hands the group back to the interpreter's loop.
