@@ -180,7 +180,6 @@ void Gen::emitBlock(uint32_t first, uint32_t end) {
   counted_ = 0;
   for (uint32_t pc = first; pc < end; ++pc) {
     const DInstr &in = k_.code[pc];
-    currentPc_ = pc;
     ++counted_;
     llvm::Value *maskBits = activeBits_, *mask = activeMask_;
     if (in.guard >= 0) {

@@ -125,10 +125,9 @@ public:
   std::vector<uint8_t> leader_;
 
   // While a block is emitted: its budget at entry, the instructions and
-  // lane-instructions it has counted, and the fault exit of the instruction
-  // being emitted.
+  // lane-instructions it has counted.
   llvm::Value *blockBudget_ = nullptr, *blockThreads_ = nullptr;
-  uint32_t counted_ = 0, currentPc_ = 0;
+  uint32_t counted_ = 0;
 };
 
 } // namespace translator

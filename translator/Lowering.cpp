@@ -540,7 +540,6 @@ private:
   };
   Access plan(unsigned addrIndex, unsigned size) {
     const DOp &addr = op(addrIndex);
-    llvm::Type *i64 = b.getInt64Ty();
     Access a;
     if (!addr.hasBase) {
       // One address for every lane.
@@ -567,7 +566,6 @@ private:
     a.hi = b.CreateAdd(s.hi, b.getInt64(addr.imm));
     a.bits = s.bits; // imm is a multiple of size: alignment is the base's
     a.valid = imm > 0 ? b.CreateICmpUGE(a.hi, s.hi) : b.CreateICmpULE(a.lo, s.lo);
-    (void)i64;
     return a;
   }
 

@@ -28,9 +28,8 @@ extern "C" void ptxvm_jit_operand(JitFrame *f, uint32_t pc, uint32_t op, uint64_
   const emu::DInstr &in = f->kernel->code[pc];
   publishCount(f);
   emu::Exec x{*f->cta, *f->warp, f->active, pc};
-  uint64_t lanes[32];
-  emu::readOperandLanes(x, f->kernel->op(in, op), lanes);
-  for (unsigned l = 0; l < 32; ++l) out[l] = lanes[l];
+  // `out` is the compiled code's 32-lane scratch array.
+  emu::readOperandLanes(x, f->kernel->op(in, op), *reinterpret_cast<uint64_t(*)[32]>(out));
 }
 
 extern "C" int ptxvm_jit_direct(JitFrame *f, uint32_t space, uint64_t lo, uint64_t hi, uint64_t bits,

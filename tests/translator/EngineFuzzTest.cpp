@@ -151,7 +151,7 @@ private:
   }
 
   void loop(int depth) {
-    std::string top = fresh(), counter = "%t3";
+    std::string top = fresh();
     // Trip count 1..4, uniform or per lane.
     if (pick(2) == 0)
       emit("and.b32 %t3, %r2, 3;");
@@ -171,7 +171,6 @@ private:
     std::string p = "%p" + std::to_string((depth + 4) % 8);
     emit("setp.ne.u32 " + p + ", " + keep + ", 0;");
     emit("@" + p + " bra " + top + ";");
-    (void)counter;
   }
 
   void memory() {
