@@ -110,6 +110,14 @@ struct EngineInfo {
   uint32_t compiled = 0;     // compiled to native code
   uint32_t handlerCalls = 0; // compiled as calls of the interpreter's handler
   uint32_t interpreted = 0;  // left to the interpreter's loop (control instructions)
+  // The CPU device: "eager" (compiled when loaded) or "tiered" (compiled
+  // once hot); where the code came from ("miss": LLVM compiled it, "memory",
+  // "disk"); warp instructions the interpreter ran before compiled code took
+  // over; why the kernel stays on the interpreter, if it does.
+  std::string tier;
+  std::string cache;
+  uint64_t warmupInstructions = 0;
+  std::string note;
 };
 
 struct LaunchResult {

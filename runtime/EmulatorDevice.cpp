@@ -64,9 +64,11 @@ private:
 
 const emu::Kernel &emulatorKernel(const Kernel &k) { return static_cast<const EmulatorKernel &>(k).code(); }
 
-EmulatorDevice::EmulatorDevice(std::string name, EngineFactory engines) : EmulatorDevice() {
+EmulatorDevice::EmulatorDevice(std::string name, EngineFactory engines, EngineDescriber describe)
+    : EmulatorDevice() {
   name_ = std::move(name);
   engines_ = std::move(engines);
+  describe_ = std::move(describe);
 }
 
 EmulatorDevice::EmulatorDevice() {
@@ -185,6 +187,7 @@ LaunchResult EmulatorDevice::launch(const Kernel &k, const LaunchConfig &config,
   LaunchResult result;
   result.device = name_;
   result.engine = loaded.info;
+  if (describe_ && loaded.engine) describe_(*loaded.engine, result.engine);
   result.ok = r.ok;
   result.status = r.ok ? "completed" : "failed";
   if (!r.ok) result.error = launchError(launchDiags);

@@ -18,11 +18,15 @@ namespace runtime {
 using EngineFactory =
     std::function<std::unique_ptr<emu::Engine>(const emu::Kernel &, ptx::DiagnosticList &, EngineInfo &info)>;
 
+/// Says how an engine the factory made has run its kernel so far (it may
+/// change between launches: a kernel compiled once hot).
+using EngineDescriber = std::function<void(const emu::Engine &, EngineInfo &info)>;
+
 class EmulatorDevice final : public Device {
 public:
   EmulatorDevice();
   /// A device named `name` whose kernels run on the engines `engines` makes.
-  EmulatorDevice(std::string name, EngineFactory engines);
+  EmulatorDevice(std::string name, EngineFactory engines, EngineDescriber describe = nullptr);
   std::string_view name() const override { return name_; }
 
   uint64_t allocate(uint64_t bytes, uint64_t alignment = 256) override;
@@ -51,6 +55,7 @@ private:
   mutable emu::Device device_;
   std::string name_ = "emulator";
   EngineFactory engines_;
+  EngineDescriber describe_;
 };
 
 /// The emulator's decoded kernel behind a device kernel.

@@ -6,9 +6,32 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <filesystem>
 #include <cstdio>
 
 namespace ptxvm {
+
+void addJitOptions(CLI::App &command, JitCommandOptions &out) {
+  command
+      .add_option("--jit", out.mode,
+                  "with --device cpu: compile each kernel when it is loaded (eager), or once it has run long "
+                  "enough on the interpreter (tiered, the default; PTXVM_JIT_THRESHOLD sets how long)")
+      ->check(CLI::IsMember({"eager", "tiered"}))
+      ->type_name("MODE");
+  command.add_flag("--no-cache", out.noCache,
+                   "with --device cpu: do not read or write compiled code on disk ($XDG_CACHE_HOME/ptxvm)");
+  command.add_option("--cache-dir", out.cacheDirectory, "with --device cpu: keep compiled code in DIR")
+      ->type_name("DIR");
+}
+
+std::vector<std::pair<std::string, std::string>> JitCommandOptions::settings() const {
+  std::vector<std::pair<std::string, std::string>> s;
+  if (!mode.empty()) s.emplace_back("PTXVM_JIT", mode);
+  if (noCache) s.emplace_back("PTXVM_CACHE", "off");
+  if (!cacheDirectory.empty())
+    s.emplace_back("PTXVM_CACHE_DIR", std::filesystem::absolute(cacheDirectory).string());
+  return s;
+}
 
 void addPassOptions(CLI::App &command, analysis::PassOptions &out) {
   for (const analysis::PassInfo *pass : analysis::registeredPasses())

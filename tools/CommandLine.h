@@ -16,6 +16,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace ptxvm {
 
@@ -43,6 +45,17 @@ void addInputOptions(CLI::App &command, InputOptions &in, bool fileRequired = tr
 /// Adds one option per option of a registered pass (--max-registers=K,
 /// --spill=MODE, ...), each stored into `out` under its key when given.
 void addPassOptions(CLI::App &command, analysis::PassOptions &out);
+
+/// How the CPU device compiles (--jit, --no-cache, --cache-dir), passed to
+/// it through the environment (translator::JitOptions::fromEnvironment).
+struct JitCommandOptions {
+  std::string mode; // "", "eager" or "tiered"
+  bool noCache = false;
+  std::string cacheDirectory;
+  /// The environment variables these options set.
+  std::vector<std::pair<std::string, std::string>> settings() const;
+};
+void addJitOptions(CLI::App &command, JitCommandOptions &out);
 
 /// A CLI11 check for X[,Y,Z]: one to three positive 32-bit integers whose
 /// product is at most `maxProduct` (0: any).

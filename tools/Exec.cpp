@@ -168,7 +168,7 @@ Command addExecCommand(CLI::App &ptxvm, const std::vector<std::string> *afterDas
       "are reported as compute-sanitizer does, and return the error a GPU would. The program's exit status "
       "is passed through (a signal N: 128+N).\n\n"
       "The same settings reach programs started some other way through the environment:\n"
-      "PTXVM_DEVICE, PTXVM_THREADS, PTXVM_RACECHECK=1, PTXVM_MAX_INSTRUCTIONS, PTXVM_TIMEOUT, PTXVM_PASSES, "
+      "PTXVM_DEVICE, PTXVM_JIT, PTXVM_JIT_THRESHOLD, PTXVM_CACHE=off, PTXVM_CACHE_DIR, PTXVM_THREADS, PTXVM_RACECHECK=1, PTXVM_MAX_INSTRUCTIONS, PTXVM_TIMEOUT, PTXVM_PASSES, "
       "PTXVM_SCHEDULE,\n"
       "PTXVM_SEED, PTXVM_REPORT, PTXVM_SAVE_PTX; with LD_LIBRARY_PATH naming the directory of\n"
       "ptxvm's libcudart.so.13 (PTXVM_CUDART_DIR tells ptxvm exec where it is)."));
@@ -179,6 +179,7 @@ Command addExecCommand(CLI::App &ptxvm, const std::vector<std::string> *afterDas
          "--device", o->device,
          "the device: emulator (default), cpu (kernels compiled to native code through LLVM), or gpu")
       ->type_name("NAME");
+  addJitOptions(*cmd, o->jit);
   cmd->add_option("--threads", o->threads, "host threads per launch (default: all cores)")
       ->check(CLI::Range(1u, 4096u))
       ->type_name("N");
@@ -240,6 +241,7 @@ int execProgram(const ExecOptions &o, const CLI::App &command) {
   // What the program's libcudart.so.13 reads (Config.h).
   std::vector<std::pair<std::string, std::string>> settings;
   if (!o.device.empty()) settings.emplace_back("PTXVM_DEVICE", o.device);
+  for (auto &setting : o.jit.settings()) settings.push_back(std::move(setting));
   if (o.threads) settings.emplace_back("PTXVM_THREADS", std::to_string(o.threads));
   if (o.racecheck) settings.emplace_back("PTXVM_RACECHECK", "1");
   if (o.maxInstructions) settings.emplace_back("PTXVM_MAX_INSTRUCTIONS", std::to_string(o.maxInstructions));

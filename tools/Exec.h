@@ -15,6 +15,7 @@ namespace ptxvm {
 /// program's libcudart.so.13 as its PTXVM_* variable (runtime/cudart/Config.h).
 struct ExecOptions {
   std::string device; // PTXVM_DEVICE; empty: the runtime's default
+  JitCommandOptions jit;
   unsigned threads = 0;
   bool racecheck = false;
   uint64_t maxInstructions = 0;      // 0: the runtime's default

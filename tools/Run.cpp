@@ -49,6 +49,7 @@ Command addRunCommand(CLI::App &ptxvm) {
                   "compiled to native code through LLVM), gpu (the real GPU through its driver: the PTX as "
                   "ptxvm writes it, JIT-compiled by the driver)")
       ->type_name("NAME");
+  addJitOptions(*cmd, o->jit);
   cmd->add_option("--kernel", o->kernel, "the .entry to launch")->required()->type_name("NAME");
   cmd->add_option("--grid", o->grid, "CTAs in the grid")
       ->required()
@@ -143,6 +144,7 @@ int runKernel(const RunOptions &o, const CLI::App &command) {
     printDiagnostics(diags, in.json);
     return kDiagnostics;
   }
+  for (const auto &[variable, value] : o.jit.settings()) setenv(variable.c_str(), value.c_str(), 1);
   std::unique_ptr<runtime::Device> device = runtime::createDevice(o.device, error);
   if (!device) {
     std::string notBuiltIn;

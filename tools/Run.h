@@ -14,6 +14,7 @@ namespace ptxvm {
 struct RunOptions {
   InputOptions in;
   std::string device = "emulator"; // --device: the runtime decides which are built in
+  JitCommandOptions jit;
   std::string kernel;
   std::string grid, block; // X[,Y,Z], checked by dimensions()
   uint32_t sharedBytes = 0;

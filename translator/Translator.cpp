@@ -1,41 +1,82 @@
-// The process's LLVM JIT (ORC LLJIT for the host CPU), the optimization
-// pipeline, and the compiled engine that runs kernels under the emulator's
-// scheduler.
+// The process's LLVM JIT (ORC LLJIT for the host CPU), the caches of
+// compiled code (per process, on disk), the background compiler of tiered
+// kernels, and the engine that runs kernels under the emulator's scheduler.
 #include "translator/Translator.h"
 
 #include "emulator/Cta.h"
 #include "emulator/Interpreter.h"
 #include "translator/Frame.h"
+#include "translator/ObjectCache.h"
 
 #include <llvm/ADT/StringExtras.h>
+#include <llvm/Config/llvm-config.h>
+#include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
-#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/FileSystem.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
+#include <llvm/Support/xxhash.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <mutex>
+#include <thread>
+#include <unordered_map>
 
 namespace translator {
 
+JitOptions JitOptions::fromEnvironment() {
+  JitOptions o;
+  if (const char *mode = std::getenv("PTXVM_JIT"); mode && *mode) o.eager = std::string_view(mode) == "eager";
+  if (const char *n = std::getenv("PTXVM_JIT_THRESHOLD"); n && *n) {
+    char *end = nullptr;
+    const unsigned long long value = std::strtoull(n, &end, 10);
+    if (end && *end == '\0') o.threshold = value;
+  }
+  if (const char *sync = std::getenv("PTXVM_JIT_SYNC"); sync && *sync) o.synchronous = *sync == '1';
+  if (const char *cache = std::getenv("PTXVM_CACHE"); cache && *cache) {
+    const std::string_view v(cache);
+    o.diskCache = !(v == "off" || v == "0" || v == "no");
+  }
+  if (const char *dir = std::getenv("PTXVM_CACHE_DIR"); dir && *dir) o.cacheDirectory = dir;
+  return o;
+}
+
+const char *cacheResultName(CacheResult r) {
+  switch (r) {
+  case CacheResult::Miss: return "miss";
+  case CacheResult::Memory: return "memory";
+  case CacheResult::Disk: return "disk";
+  }
+  return "miss";
+}
+
 namespace {
+
+constexpr const char *kBlockPrefix = "ptxvm_block";
 
 /// One JIT per process: compiled kernels live as long as it does (a program
 /// may exit while a launch still runs on another host thread).
 struct Jit {
   std::unique_ptr<llvm::orc::LLJIT> lljit;
+  std::unique_ptr<llvm::TargetMachine> target; // machine code for cache misses
+  std::string targetId; // what besides the IR decides the machine code
   std::string error;    // why there is no JIT
   std::mutex mutex;     // one compilation at a time
-  uint64_t kernels = 0; // names compiled functions uniquely
+  uint64_t dylibs = 0;  // names each kernel's JITDylib uniquely
+  /// Compiled code by cache key: identical kernels (one module loaded
+  /// twice, the same kernel in two modules) are compiled once.
+  std::unordered_map<std::string, std::shared_ptr<const CompiledCode>> compiled;
 
   static Jit &get() {
     static Jit *jit = new Jit;
@@ -55,31 +96,83 @@ private:
     // than Default for the same speed of code; None halves compile time
     // again but costs up to a third of the speed.
     builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Less);
+    auto machine = builder->createTargetMachine();
+    if (!machine) {
+      error = llvm::toString(machine.takeError());
+      return;
+    }
+    target = std::move(*machine);
+    targetId = builder->getTargetTriple().str() + " " + builder->getCPU() + " " +
+               builder->getFeatures().getString() + " O1 LLVM " LLVM_VERSION_STRING " ptxvm " PTXVM_VERSION;
     auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(*builder).create();
     if (!jit) {
       error = llvm::toString(jit.takeError());
       return;
     }
     lljit = std::move(*jit);
-    llvm::orc::MangleAndInterner mangle(lljit->getExecutionSession(), lljit->getDataLayout());
-    const llvm::JITSymbolFlags flags = llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable;
-    llvm::orc::SymbolMap services;
-    services[mangle("ptxvm_jit_handler")] = {llvm::orc::ExecutorAddr::fromPtr(&ptxvm_jit_handler), flags};
-    services[mangle("ptxvm_jit_operand")] = {llvm::orc::ExecutorAddr::fromPtr(&ptxvm_jit_operand), flags};
-    services[mangle("ptxvm_jit_direct")] = {llvm::orc::ExecutorAddr::fromPtr(&ptxvm_jit_direct), flags};
-    if (llvm::Error e = lljit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(services)))) {
-      error = llvm::toString(std::move(e));
-      lljit.reset();
-    }
   }
 };
+
+/// The host services compiled code calls, defined in each kernel's JITDylib.
+llvm::Error defineServices(Jit &jit, llvm::orc::JITDylib &dylib) {
+  llvm::orc::MangleAndInterner mangle(jit.lljit->getExecutionSession(), jit.lljit->getDataLayout());
+  const llvm::JITSymbolFlags flags = llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable;
+  llvm::orc::SymbolMap services;
+  services[mangle("ptxvm_jit_handler")] = {llvm::orc::ExecutorAddr::fromPtr(&ptxvm_jit_handler), flags};
+  services[mangle("ptxvm_jit_operand")] = {llvm::orc::ExecutorAddr::fromPtr(&ptxvm_jit_operand), flags};
+  services[mangle("ptxvm_jit_direct")] = {llvm::orc::ExecutorAddr::fromPtr(&ptxvm_jit_direct), flags};
+  return dylib.define(llvm::orc::absoluteSymbols(std::move(services)));
+}
+
+/// A kernel's IR and what linking it needs; everything that reads the
+/// kernel happens here, so that the kernel may go away after it.
+struct Prepared {
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> module;
+  EntryMap entries;
+  std::string key;
+  std::vector<std::string> perfLabels; // per pc, for PTXVM_PERF_MAP
+};
+
+bool prepare(const emu::Kernel &k, const Jit &jit, Prepared &p, CompileReport &report) {
+  p.context = std::make_unique<llvm::LLVMContext>();
+  // Names do not depend on the kernel or the process: identical kernels
+  // give identical IR, and the IR's hash is the cache key.
+  p.module = generateKernel(*p.context, k, kBlockPrefix, p.entries, report.code);
+  if (!p.module) {
+    report.error = "the code generator produced invalid IR";
+    return false;
+  }
+  p.module->setDataLayout(jit.lljit->getDataLayout());
+  p.module->setTargetTriple(jit.lljit->getTargetTriple().str());
+  std::string ir;
+  llvm::raw_string_ostream os(ir);
+  os << *p.module << "\n; " << jit.targetId;
+  os.flush();
+  const llvm::XXH128_hash_t h =
+      llvm::xxh3_128bits(llvm::ArrayRef(reinterpret_cast<const uint8_t *>(ir.data()), ir.size()));
+  p.key = llvm::utohexstr(h.high64, false, 16) + llvm::utohexstr(h.low64, false, 16);
+  report.key = p.key;
+  // PTXVM_DUMP_IR=FILE appends each kernel's IR to FILE, for looking at
+  // what the generator and LLVM made of a kernel.
+  if (const char *dump = std::getenv("PTXVM_DUMP_IR"); dump && *dump) {
+    std::error_code ec;
+    llvm::raw_fd_ostream out(dump, ec, llvm::sys::fs::OF_Append);
+    if (!ec) out << "; kernel " << k.name << "\n" << *p.module;
+  }
+  if (const char *perf = std::getenv("PTXVM_PERF_MAP"); perf && *perf == '1') {
+    p.perfLabels.resize(p.entries.size());
+    for (size_t pc = 0; pc < p.entries.size(); ++pc)
+      p.perfLabels[pc] = k.name + " line " + std::to_string(k.line(static_cast<uint32_t>(pc)));
+  }
+  return true;
+}
 
 /// PTXVM_PERF_MAP=1: names compiled code for `perf report` in
 /// /tmp/perf-PID.map (kernel, pc and PTX line of each block). Sizes are the
 /// distance to the next function, which is what perf needs to attribute
 /// samples.
-void writePerfMap(const emu::Kernel &k, const EntryMap &entries,
-                  const std::vector<CompiledFunction> &functions) {
+void writePerfMap(const Prepared &p, const std::vector<CompiledFunction> &functions) {
   std::vector<std::pair<uint64_t, size_t>> sorted;
   for (size_t pc = 0; pc < functions.size(); ++pc)
     if (functions[pc]) sorted.emplace_back(reinterpret_cast<uint64_t>(functions[pc]), pc);
@@ -91,74 +184,268 @@ void writePerfMap(const emu::Kernel &k, const EntryMap &entries,
   for (size_t i = 0; i < sorted.size(); ++i) {
     uint64_t size = i + 1 < sorted.size() ? sorted[i + 1].first - sorted[i].first : 4096;
     size_t pc = sorted[i].second;
-    os << llvm::utohexstr(sorted[i].first) << " " << llvm::utohexstr(size) << " " << entries[pc] << " "
-       << k.name << " line " << k.line(static_cast<uint32_t>(pc)) << "\n";
+    os << llvm::utohexstr(sorted[i].first) << " " << llvm::utohexstr(size) << " pc " << pc << " "
+       << p.perfLabels[pc] << "\n";
   }
 }
 
-} // namespace
+/// Links `object` into a new JITDylib and finds every entry of `p` in it.
+llvm::Expected<std::shared_ptr<const CompiledCode>> linkObject(Jit &jit, const Prepared &p,
+                                                               std::unique_ptr<llvm::MemoryBuffer> object) {
+  auto dylib = jit.lljit->createJITDylib("ptxvm_code_" + std::to_string(jit.dylibs++));
+  if (!dylib) return dylib.takeError();
+  if (llvm::Error e = defineServices(jit, *dylib)) return e;
+  if (llvm::Error e = jit.lljit->addObjectFile(*dylib, std::move(object))) return e;
+  auto code = std::make_shared<CompiledCode>();
+  code->functions.assign(p.entries.size(), nullptr);
+  for (size_t pc = 0; pc < p.entries.size(); ++pc) {
+    if (p.entries[pc].empty()) continue;
+    auto address = jit.lljit->lookup(*dylib, p.entries[pc]);
+    if (!address) return address.takeError();
+    code->functions[pc] = address->toPtr<CompiledFunction>();
+  }
+  return code;
+}
 
-std::unique_ptr<CompiledEngine> compileKernel(const emu::Kernel &k, CompileReport &report) {
+/// Machine code for `p`, from the caches or LLVM's code generator.
+std::shared_ptr<const CompiledCode> link(Jit &jit, Prepared &p, const JitOptions &options, CompileReport &report) {
+  std::lock_guard<std::mutex> lock(jit.mutex);
+  if (auto it = jit.compiled.find(p.key); it != jit.compiled.end()) {
+    report.cache = CacheResult::Memory;
+    return it->second;
+  }
+  std::optional<ObjectCache> disk;
+  if (options.diskCache) {
+    std::string dir = options.cacheDirectory.empty() ? ObjectCache::defaultDirectory() : options.cacheDirectory;
+    if (!dir.empty()) disk.emplace(std::move(dir));
+  }
+  report.diskCache = disk.has_value();
+  if (disk) {
+    if (std::optional<std::string> bytes = disk->load(p.key)) {
+      auto code = linkObject(jit, p, llvm::MemoryBuffer::getMemBufferCopy(*bytes, p.key));
+      if (code) {
+        report.cache = CacheResult::Disk;
+        jit.compiled.emplace(p.key, *code);
+        return *code;
+      }
+      // An entry the linker rejects (another LLVM wrote it, say): compiled
+      // again and replaced.
+      llvm::consumeError(code.takeError());
+      disk->drop(p.key);
+    }
+  }
+  llvm::orc::SimpleCompiler compiler(*jit.target);
+  auto object = compiler(*p.module);
+  if (!object) {
+    report.error = llvm::toString(object.takeError());
+    return nullptr;
+  }
+  if (disk) disk->store(p.key, (*object)->getBuffer());
+  auto code = linkObject(jit, p, std::move(*object));
+  if (!code) {
+    report.error = llvm::toString(code.takeError());
+    return nullptr;
+  }
+  report.cache = CacheResult::Miss;
+  if (!p.perfLabels.empty()) writePerfMap(p, (*code)->functions);
+  jit.compiled.emplace(p.key, *code);
+  return *code;
+}
+
+/// PTXVM_JIT_RANGE=LO:HI keeps compiled code only for blocks starting at
+/// pcs in [LO, HI) (the interpreter runs the rest): bisecting it finds the
+/// block behind a difference between the two engines.
+std::shared_ptr<const CompiledCode> restrictToRange(std::shared_ptr<const CompiledCode> code) {
+  const char *range = std::getenv("PTXVM_JIT_RANGE");
+  size_t lo = 0, hi = 0;
+  if (!code || !range || !*range || std::sscanf(range, "%zu:%zu", &lo, &hi) != 2) return code;
+  auto restricted = std::make_shared<CompiledCode>(*code);
+  for (size_t pc = 0; pc < restricted->functions.size(); ++pc)
+    if (pc < lo || pc >= hi) restricted->functions[pc] = nullptr;
+  return restricted;
+}
+
+std::shared_ptr<const CompiledCode> compileNow(const emu::Kernel &k, const JitOptions &options,
+                                               CompileReport &report) {
   const auto start = std::chrono::steady_clock::now();
   Jit &jit = Jit::get();
-  std::lock_guard<std::mutex> lock(jit.mutex);
   if (!jit.lljit) {
     report.error = "no LLVM JIT for this host: " + jit.error;
     return nullptr;
   }
-  const std::string name = "ptxvm_kernel_" + std::to_string(jit.kernels++);
-  auto context = std::make_unique<llvm::LLVMContext>();
-  EntryMap entries;
-  std::unique_ptr<llvm::Module> m = generateKernel(*context, k, name, entries, report.code);
-  if (!m) {
-    report.error = "the code generator produced invalid IR";
-    return nullptr;
-  }
-  m->setDataLayout(jit.lljit->getDataLayout());
-  m->setTargetTriple(jit.lljit->getTargetTriple().str());
-  // No IR optimization pipeline: the generator keeps register values in SSA
-  // form itself, and O1/O2 made no kernel of bench_emulator faster while
-  // adding a third to compile time.
-  // PTXVM_DUMP_IR=FILE appends each kernel's IR to FILE, for
-  // looking at what the generator and LLVM made of a kernel.
-  if (const char *dump = std::getenv("PTXVM_DUMP_IR"); dump && *dump) {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(dump, ec, llvm::sys::fs::OF_Append);
-    if (!ec) os << "; kernel " << k.name << "\n" << *m;
-  }
-  if (llvm::Error e = jit.lljit->addIRModule(llvm::orc::ThreadSafeModule(std::move(m), std::move(context)))) {
-    report.error = llvm::toString(std::move(e));
-    return nullptr;
-  }
-  // PTXVM_JIT_RANGE=LO:HI keeps compiled code only for blocks starting at
-  // pcs in [LO, HI) (the interpreter runs the rest): bisecting it finds the
-  // block behind a difference between the two engines.
-  size_t lo = 0, hi = entries.size();
-  if (const char *range = std::getenv("PTXVM_JIT_RANGE"); range && *range)
-    if (std::sscanf(range, "%zu:%zu", &lo, &hi) != 2) lo = 0, hi = entries.size();
-  std::vector<CompiledFunction> functions(entries.size(), nullptr);
-  for (size_t pc = lo; pc < entries.size() && pc < hi; ++pc) {
-    if (entries[pc].empty()) continue;
-    auto address = jit.lljit->lookup(entries[pc]);
-    if (!address) {
-      report.error = llvm::toString(address.takeError());
-      return nullptr;
-    }
-    functions[pc] = address->toPtr<CompiledFunction>();
-  }
-  if (const char *perf = std::getenv("PTXVM_PERF_MAP"); perf && *perf == '1')
-    writePerfMap(k, entries, functions);
+  Prepared p;
+  if (!prepare(k, jit, p, report)) return nullptr;
+  std::shared_ptr<const CompiledCode> code = restrictToRange(link(jit, p, options, report));
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return std::make_unique<CompiledEngine>(k, std::move(functions));
+  return code;
+}
+
+} // namespace
+
+/// A kernel's engine state, shared with the background compiler (which may
+/// still hold it when the engine is gone).
+struct TierState {
+  JitOptions options;
+  bool eager = false;
+  uint64_t threshold = 0; // warp instructions on the interpreter before compiling
+  std::atomic<const CompiledCode *> code{nullptr};
+  std::atomic<uint64_t> interpreted{0};
+  std::atomic<bool> requested{false};
+
+  mutable std::mutex mutex;
+  mutable std::condition_variable finishedSignal;
+  const emu::Kernel *kernel = nullptr; // null once the engine is gone
+  std::shared_ptr<const CompiledCode> owner;
+  CompileReport report;
+  bool finished = false;
+
+  void publish(std::shared_ptr<const CompiledCode> compiled, CompileReport r) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      owner = std::move(compiled);
+      report = std::move(r);
+      finished = true;
+      code.store(owner.get(), std::memory_order_release);
+    }
+    finishedSignal.notify_all();
+  }
+};
+
+namespace {
+
+/// The background compiler of tiered kernels: one thread, in the order
+/// kernels got hot. It lives as long as the process.
+class BackgroundCompiler {
+public:
+  static BackgroundCompiler &get() {
+    static BackgroundCompiler *compiler = new BackgroundCompiler;
+    return *compiler;
+  }
+
+  void enqueue(std::shared_ptr<TierState> state) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      queue_.push_back(std::move(state));
+      if (!started_) {
+        started_ = true;
+        std::thread([this] { loop(); }).detach();
+      }
+    }
+    wake_.notify_one();
+  }
+
+  static void compile(TierState &s) {
+    CompileReport report;
+    const auto start = std::chrono::steady_clock::now();
+    Jit &jit = Jit::get();
+    Prepared p;
+    {
+      // The kernel is read only here, while its engine cannot go away.
+      std::lock_guard<std::mutex> lock(s.mutex);
+      if (!s.kernel) return;
+      if (!jit.lljit) report.error = "no LLVM JIT for this host: " + jit.error;
+      else prepare(*s.kernel, jit, p, report);
+    }
+    std::shared_ptr<const CompiledCode> code;
+    if (report.error.empty()) code = restrictToRange(link(jit, p, s.options, report));
+    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    s.publish(std::move(code), std::move(report));
+  }
+
+private:
+  void loop() {
+    for (;;) {
+      std::shared_ptr<TierState> state;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [this] { return !queue_.empty(); });
+        state = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      compile(*state);
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::shared_ptr<TierState>> queue_;
+  bool started_ = false;
+};
+
+} // namespace
+
+std::unique_ptr<CompiledEngine> CompiledEngine::compile(const emu::Kernel &k, const JitOptions &options,
+                                                        CompileReport &report) {
+  std::shared_ptr<const CompiledCode> code = compileNow(k, options, report);
+  if (!code) return nullptr;
+  auto state = std::make_shared<TierState>();
+  state->options = options;
+  state->eager = true;
+  state->kernel = &k;
+  state->requested = true;
+  state->publish(std::move(code), report);
+  return std::unique_ptr<CompiledEngine>(new CompiledEngine(std::move(state)));
+}
+
+std::unique_ptr<CompiledEngine> CompiledEngine::tiered(const emu::Kernel &k, const JitOptions &options) {
+  auto state = std::make_shared<TierState>();
+  state->options = options;
+  state->kernel = &k;
+  state->threshold = options.threshold * std::max<uint64_t>(k.code.size(), 1);
+  return std::unique_ptr<CompiledEngine>(new CompiledEngine(std::move(state)));
+}
+
+CompiledEngine::~CompiledEngine() {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  state_->kernel = nullptr;
+}
+
+TierStatus CompiledEngine::status() const {
+  TierStatus s;
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  s.eager = state_->eager;
+  s.compiled = state_->owner != nullptr;
+  s.requested = state_->requested.load();
+  s.interpreted = state_->interpreted.load();
+  if (state_->finished) s.report = state_->report;
+  return s;
+}
+
+void CompiledEngine::waitForCompilation() const {
+  if (!state_->requested.load()) return;
+  std::unique_lock<std::mutex> lock(state_->mutex);
+  state_->finishedSignal.wait(lock, [this] { return state_->finished || !state_->kernel; });
 }
 
 emu::WarpStop CompiledEngine::run(emu::Cta &cta, emu::Warp &w, uint64_t budget) {
-  return emu::Interpreter::run(cta, w, budget, *this);
+  if (state_->code.load(std::memory_order_acquire)) return emu::Interpreter::run(cta, w, budget, *this);
+  // Not compiled (yet): the interpreter, counting what it ran until the
+  // kernel is hot enough to compile. Warps switch at their next slice.
+  const uint64_t before = w.warpInstructions;
+  const emu::WarpStop stop = emu::Interpreter::instance().run(cta, w, budget);
+  const uint64_t ran = w.warpInstructions - before;
+  const uint64_t total = state_->interpreted.fetch_add(ran, std::memory_order_relaxed) + ran;
+  if (total >= state_->threshold && !state_->requested.load(std::memory_order_relaxed) &&
+      !state_->requested.exchange(true)) {
+    if (state_->options.synchronous) BackgroundCompiler::compile(*state_);
+    else BackgroundCompiler::get().enqueue(state_);
+  }
+  return stop;
 }
 
 uint64_t CompiledEngine::run(emu::Cta &cta, emu::Warp &w, emu::SimtEntry &top, uint32_t active,
                              uint64_t budget) {
-  JitFrame f{w.regs.data(), &cta, &w, &kernel_, budget, 0, top.pc, active, top.reconverge};
+  const std::vector<CompiledFunction> &functions = state_->code.load(std::memory_order_relaxed)->functions;
+  JitFrame f;
+  f.regs = w.regs.data();
+  f.cta = &cta;
+  f.warp = &w;
+  f.kernel = state_->kernel;
+  f.budget = budget;
+  f.threadInstructions = 0;
+  f.pc = top.pc;
+  f.active = active;
+  f.reconverge = top.reconverge;
   const uint64_t instructions = w.warpInstructions;
   f.instructionsAtStart = instructions;
   f.budgetAtStart = f.budgetNow = budget;
@@ -167,9 +454,9 @@ uint64_t CompiledEngine::run(emu::Cta &cta, emu::Warp &w, emu::SimtEntry &top, u
   // From block to block while each makes progress; a block that cannot
   // start (too little budget, a divergent branch) or a pc without compiled
   // code hands the group back to the interpreter's loop.
-  while (f.pc < functions_.size() && functions_[f.pc] && f.pc != f.reconverge) {
+  while (f.pc < functions.size() && functions[f.pc] && f.pc != f.reconverge) {
     const uint64_t before = f.budget;
-    functions_[f.pc](&f);
+    functions[f.pc](&f);
     if (f.budget == before || cta.failed) break;
   }
   const uint64_t used = budget - f.budget;
@@ -178,6 +465,12 @@ uint64_t CompiledEngine::run(emu::Cta &cta, emu::Warp &w, emu::SimtEntry &top, u
   w.threadInstructions += f.threadInstructions;
   top.pc = f.pc;
   return used;
+}
+
+std::unique_ptr<CompiledEngine> compileKernel(const emu::Kernel &k, CompileReport &report) {
+  JitOptions options = JitOptions::fromEnvironment();
+  options.eager = true;
+  return CompiledEngine::compile(k, options, report);
 }
 
 } // namespace translator

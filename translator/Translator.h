@@ -1,12 +1,16 @@
 // The CPU backend: compiles a kernel's decoded code to native code through
 // LLVM (Codegen.h) and runs it as an emulator engine, under the emulator's
-// CTA scheduler, SIMT stack, named barriers and memory checks.
+// CTA scheduler, SIMT stack, named barriers and memory checks. Compiled code
+// is kept per process (identical kernels share it) and on disk (ObjectCache.h);
+// a kernel compiles when it is loaded (eager) or once it has run long enough
+// on the interpreter (tiered, on a background thread).
 #pragma once
 
 #include "emulator/Engine.h"
 #include "translator/Codegen.h"
 #include "translator/Frame.h"
 
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -16,30 +20,84 @@ struct Kernel;
 
 namespace translator {
 
+/// When and how kernels compile.
+struct JitOptions {
+  /// Compile when the kernel is loaded; otherwise tiered: the kernel starts
+  /// on the interpreter and compiles on a background thread once its
+  /// launches have run `threshold` warp instructions per PTX instruction of
+  /// its code, its warps switching to compiled code as soon as it is there.
+  bool eager = false;
+  uint64_t threshold = 2000;
+  /// Tiered: the warp whose slice makes the kernel hot compiles it on its
+  /// own host thread before it goes on (reproducible switch points, for
+  /// tests); otherwise a background thread compiles while warps go on.
+  bool synchronous = false;
+  /// The on-disk cache of compiled code (ObjectCache.h); the in-memory one
+  /// is always on.
+  bool diskCache = true;
+  std::string cacheDirectory; // empty: ObjectCache::defaultDirectory()
+
+  /// PTXVM_JIT=eager|tiered, PTXVM_JIT_THRESHOLD=N, PTXVM_JIT_SYNC=1, PTXVM_CACHE=off,
+  /// PTXVM_CACHE_DIR=DIR (ptxvm's --jit, --no-cache and --cache-dir set them).
+  static JitOptions fromEnvironment();
+};
+
+/// Where a kernel's compiled code came from.
+enum class CacheResult { Miss, Memory, Disk };
+const char *cacheResultName(CacheResult r);
+
 /// How a kernel was compiled, for --report and the closing numbers.
 struct CompileReport {
   CodegenStats code;
-  double seconds = 0; // IR generation, optimization and machine code
-  std::string error;  // why it runs on the interpreter instead (empty: compiled)
+  double seconds = 0;       // IR generation, machine code (or the cache) and linking
+  CacheResult cache = CacheResult::Miss;
+  bool diskCache = false;   // the on-disk cache was consulted
+  std::string key;          // the cache key: a hash of the IR and the target
+  std::string error;        // why it runs on the interpreter instead (empty: compiled)
 };
+
+/// A kernel's compiled code: per pc, the function that runs from there.
+struct CompiledCode {
+  std::vector<CompiledFunction> functions;
+};
+
+/// What a tiered engine has done so far.
+struct TierStatus {
+  bool eager = false;          // compiled when loaded
+  bool compiled = false;       // compiled code is running (or ready)
+  bool requested = false;      // compilation was started
+  uint64_t interpreted = 0;    // warp instructions run on the interpreter before compiled code
+  CompileReport report;        // once compiled (or failed: report.error)
+};
+
+struct TierState;
 
 /// An engine for one kernel: its warps run compiled code for straight-line
 /// blocks and uniform branches, and the interpreter's loop for the rest.
 class CompiledEngine final : public emu::Engine, public emu::Accelerator {
 public:
-  /// `functions[pc]`: the compiled code that starts at pc (null: none).
-  CompiledEngine(const emu::Kernel &k, std::vector<CompiledFunction> functions)
-      : kernel_(k), functions_(std::move(functions)) {}
+  /// Compiles `k` now (it must outlive the engine). Null, with report.error
+  /// saying why, when it cannot be compiled.
+  static std::unique_ptr<CompiledEngine> compile(const emu::Kernel &k, const JitOptions &options,
+                                                 CompileReport &report);
+  /// Runs `k` on the interpreter until it is hot (options.threshold), then
+  /// on compiled code.
+  static std::unique_ptr<CompiledEngine> tiered(const emu::Kernel &k, const JitOptions &options);
+  ~CompiledEngine() override;
+
   emu::WarpStop run(emu::Cta &cta, emu::Warp &w, uint64_t budget) override;
   uint64_t run(emu::Cta &cta, emu::Warp &w, emu::SimtEntry &top, uint32_t active, uint64_t budget) override;
 
+  TierStatus status() const;
+  /// Blocks until a requested compilation has finished (tests, benchmarks).
+  void waitForCompilation() const;
+
 private:
-  const emu::Kernel &kernel_;
-  std::vector<CompiledFunction> functions_;
+  explicit CompiledEngine(std::shared_ptr<TierState> state) : state_(std::move(state)) {}
+  std::shared_ptr<TierState> state_;
 };
 
-/// Compiles kernel `k` (which must outlive the engine). Null, with
-/// report.error saying why, when it cannot be compiled.
+/// Compiles kernel `k` now (eager, with the environment's cache settings).
 std::unique_ptr<CompiledEngine> compileKernel(const emu::Kernel &k, CompileReport &report);
 
 } // namespace translator

@@ -20,7 +20,13 @@ boost::json::object engineJson(const runtime::EngineInfo &e) {
     o["compiled"] = e.compiled;
     o["handler_calls"] = e.handlerCalls;
     o["interpreted"] = e.interpreted;
+    o["cache"] = e.cache;
   }
+  if (!e.tier.empty()) {
+    o["tier"] = e.tier;
+    o["warmup_instructions"] = e.warmupInstructions;
+  }
+  if (!e.note.empty()) o["note"] = e.note;
   return o;
 }
 } // namespace

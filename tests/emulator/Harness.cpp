@@ -28,8 +28,13 @@ std::unique_ptr<runtime::Device> testDevice() {
 std::unique_ptr<emu::Engine> testEngine(const emu::Kernel &k) {
   if (testDeviceName() != "cpu") return nullptr;
 #if PTXVM_CPU_DEVICE
+  // Compiled now, so that the tests run compiled code; not kept on disk,
+  // so that every run of the suite exercises the code generator.
+  translator::JitOptions options;
+  options.eager = true;
+  options.diskCache = false;
   translator::CompileReport report;
-  std::unique_ptr<emu::Engine> engine = translator::compileKernel(k, report);
+  std::unique_ptr<emu::Engine> engine = translator::CompiledEngine::compile(k, options, report);
   if (!engine) ADD_FAILURE() << "kernel " << k.name << " does not compile: " << report.error;
   return engine;
 #else

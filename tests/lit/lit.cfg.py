@@ -15,6 +15,7 @@ config.substitutions.append(("%ptxas", config.ptxas or "ptxas"))
 # FileCheck; fails when it is not JSON. %status N CMD: CMD exits with N.
 inputs = os.path.join(config.test_source_root, "Inputs")
 config.substitutions.append(("%json", sys.executable + " " + os.path.join(inputs, "json_flat.py")))
+config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%status", sys.executable + " " + os.path.join(
     config.test_source_root, "..", "runtime", "programs", "Inputs", "status.py")))
 if config.ptxas and os.path.exists(config.ptxas):
@@ -22,11 +23,16 @@ if config.ptxas and os.path.exists(config.ptxas):
 # The CUDA shim's tests (tests/lit/interpose) need the shim, the fake driver and its client.
 if config.shim_dir and config.fake_cuda:
     config.available_features.add("cuda-shim")
-# The CPU device (translator/, LLVM) is built in.
-if getattr(config, "cpu_device", "").upper() in ("ON", "1", "TRUE", "YES"):
-    config.available_features.add("cpu-device")
     config.substitutions.append(("%shimdir", config.shim_dir))
     config.substitutions.append(("%fakecuda", config.fake_cuda))
     config.substitutions.append(("%gpu_record", os.path.join(config.ptxvm_bin, "gpu_record")))
     config.substitutions.append(("%client", os.path.join(config.ptxvm_bin, "interpose_client")))
     config.substitutions.append(("%fatbins", os.path.join(config.test_source_root, "..", "runtime", "fatbin")))
+# The CPU device (translator/, LLVM) is built in.
+if getattr(config, "cpu_device", "").upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("cpu-device")
+# --device cpu in these tests compiles each kernel when it is loaded and keeps
+# nothing on disk, so that they run the code generator's output (the cache's
+# own test sets these itself).
+config.environment["PTXVM_JIT"] = "eager"
+config.environment["PTXVM_CACHE"] = "off"

@@ -55,10 +55,11 @@ if(TARGET ptxvm AND TARGET apps AND PTXVM_EXEC_READY)
       add_test(NAME regalloc-local.app.${_name}
                COMMAND $<TARGET_FILE:ptxvm> exec --passes=regalloc,verify --max-registers=16 --spill=local
                        --allocator=graph-coloring -- "${_apps_dir}/${_name}")
-      # The same programs on the CPU device (kernels compiled through LLVM).
+      # The same programs on the CPU device (kernels compiled through LLVM when
+      # loaded, nothing kept on disk: the code generator's output is what runs).
       if(PTXVM_CPU_DEVICE)
         add_test(NAME cpu.app.${_name}
-                 COMMAND $<TARGET_FILE:ptxvm> exec --device cpu -- "${_apps_dir}/${_name}")
+                 COMMAND $<TARGET_FILE:ptxvm> exec --device cpu --jit eager --no-cache -- "${_apps_dir}/${_name}")
         set_tests_properties(cpu.app.${_name} PROPERTIES LABELS "apps;cpu" TIMEOUT 200
                              PASS_REGULAR_EXPRESSION "PASSED" FAIL_REGULAR_EXPRESSION "FAILED")
       endif()

@@ -233,8 +233,11 @@ Outcome launch(const ptx::Module &m, emu::Dim3 grid, emu::Dim3 block, bool compi
   std::unique_ptr<translator::CompiledEngine> engine;
   emu::LaunchConfig config;
   if (compiled) {
+    translator::JitOptions options;
+    options.eager = true;
+    options.diskCache = false;
     translator::CompileReport report;
-    engine = translator::compileKernel(*k, report);
+    engine = translator::CompiledEngine::compile(*k, options, report);
     if (!engine) {
       problem = "does not compile: " + report.error;
       return o;
