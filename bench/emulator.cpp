@@ -222,8 +222,12 @@ Measured measure(Case &c, const ptx::Module &m, unsigned threads, int repeat, bo
   LaunchConfig config;
   if (compiled) {
 #if PTXVM_CPU_DEVICE
+    // Compiled now and not from the disk cache: compile time is measured.
+    translator::JitOptions options;
+    options.eager = true;
+    options.memoryCache = options.diskCache = false;
     translator::CompileReport report;
-    engine = translator::compileKernel(*k, report);
+    engine = translator::CompiledEngine::compile(*k, options, report);
     if (!engine) {
       out.why = "does not compile: " + report.error;
       return out;

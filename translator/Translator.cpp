@@ -210,7 +210,7 @@ llvm::Expected<std::shared_ptr<const CompiledCode>> linkObject(Jit &jit, const P
 /// Machine code for `p`, from the caches or LLVM's code generator.
 std::shared_ptr<const CompiledCode> link(Jit &jit, Prepared &p, const JitOptions &options, CompileReport &report) {
   std::lock_guard<std::mutex> lock(jit.mutex);
-  if (auto it = jit.compiled.find(p.key); it != jit.compiled.end()) {
+  if (auto it = jit.compiled.find(p.key); options.memoryCache && it != jit.compiled.end()) {
     report.cache = CacheResult::Memory;
     return it->second;
   }
@@ -225,7 +225,7 @@ std::shared_ptr<const CompiledCode> link(Jit &jit, Prepared &p, const JitOptions
       auto code = linkObject(jit, p, llvm::MemoryBuffer::getMemBufferCopy(*bytes, p.key));
       if (code) {
         report.cache = CacheResult::Disk;
-        jit.compiled.emplace(p.key, *code);
+        jit.compiled.insert_or_assign(p.key, *code);
         return *code;
       }
       // An entry the linker rejects (another LLVM wrote it, say): compiled
@@ -248,7 +248,7 @@ std::shared_ptr<const CompiledCode> link(Jit &jit, Prepared &p, const JitOptions
   }
   report.cache = CacheResult::Miss;
   if (!p.perfLabels.empty()) writePerfMap(p, (*code)->functions);
-  jit.compiled.emplace(p.key, *code);
+  jit.compiled.insert_or_assign(p.key, *code);
   return *code;
 }
 

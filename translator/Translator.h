@@ -32,8 +32,9 @@ struct JitOptions {
   /// own host thread before it goes on (reproducible switch points, for
   /// tests); otherwise a background thread compiles while warps go on.
   bool synchronous = false;
-  /// The on-disk cache of compiled code (ObjectCache.h); the in-memory one
-  /// is always on.
+  /// The caches of compiled code: in this process (identical kernels
+  /// compile once), and on disk (ObjectCache.h).
+  bool memoryCache = true;
   bool diskCache = true;
   std::string cacheDirectory; // empty: ObjectCache::defaultDirectory()
 
