@@ -321,17 +321,11 @@ bool Gen::readable(const DInstr &in, unsigned index) const {
 
 llvm::Value *Gen::operand(uint32_t pc, unsigned index, unsigned bits) {
   const DOp &op = k_.op(k_.code[pc], index);
-  llvm::Type *v64 = vec(b.getInt64Ty());
   llvm::Value *v = nullptr;
   switch (op.kind) {
   case DOp::Reg: v = loadReg(op.reg); break;
   case DOp::Imm: return b.CreateVectorSplat(kLanes, b.getInt(llvm::APInt(64, op.imm).trunc(bits)));
-  case DOp::SReg: {
-    publishBudget();
-    b.CreateCall(operandFn_, {frame_, b.getInt32(pc), b.getInt32(index), scratch_});
-    v = b.CreateAlignedLoad(v64, scratch_, llvm::Align(64));
-    break;
-  }
+  case DOp::SReg: v = specialRegister(pc, index); break;
   case DOp::Addr:
     v = b.CreateVectorSplat(kLanes, b.getInt64(op.imm));
     if (op.hasBase) v = b.CreateAdd(loadReg(op.reg), v);
@@ -339,6 +333,74 @@ llvm::Value *Gen::operand(uint32_t pc, unsigned index, unsigned bits) {
   default: return nullptr;
   }
   return bits == 64 ? v : b.CreateTrunc(v, vec(intTy(bits)));
+}
+
+/// A special register as the operand service reads it (emulator/Access.cpp,
+/// specialRegister): lane constants and the frame's per-warp fields in
+/// compiled code, %tid too when the block is one-dimensional; the rest
+/// (clocks, clusters, shared memory sizes, a 2-D or 3-D %tid) through the
+/// service.
+llvm::Value *Gen::specialRegister(uint32_t pc, unsigned index) {
+  using ptx::SpecialReg;
+  const DOp &op = k_.op(k_.code[pc], index);
+  llvm::Type *i64 = b.getInt64Ty(), *v64 = vec(i64);
+  auto lanes = [&](auto value) {
+    std::vector<llvm::Constant *> c;
+    for (uint32_t l = 0; l < kLanes; ++l) c.push_back(b.getInt64(uint32_t(value(l))));
+    return llvm::ConstantVector::get(c);
+  };
+  auto field = [&](uint64_t offset) -> llvm::Value * {
+    llvm::LoadInst *v = b.CreateLoad(b.getInt32Ty(), frameField(offset));
+    tagFrame(v);
+    return b.CreateZExt(v, i64);
+  };
+  auto component = [&](uint64_t offset) -> llvm::Value * {
+    switch (op.selector) {
+    case ptx::Selector::X: return b.CreateVectorSplat(kLanes, field(offset));
+    case ptx::Selector::Y: return b.CreateVectorSplat(kLanes, field(offset + 4));
+    case ptx::Selector::Z: return b.CreateVectorSplat(kLanes, field(offset + 8));
+    default: return llvm::Constant::getNullValue(v64);
+    }
+  };
+  auto service = [&]() -> llvm::Value * {
+    publishBudget();
+    b.CreateCall(operandFn_, {frame_, b.getInt32(pc), b.getInt32(index), scratch_});
+    return b.CreateAlignedLoad(v64, scratch_, llvm::Align(64));
+  };
+  switch (static_cast<SpecialReg>(op.reg)) {
+  case SpecialReg::LaneId: return lanes([](uint32_t l) { return l; });
+  case SpecialReg::LanemaskEq: return lanes([](uint32_t l) { return 1u << l; });
+  case SpecialReg::LanemaskLe: return lanes([](uint32_t l) { return l == 31 ? 0xFFFFFFFFu : (2u << l) - 1; });
+  case SpecialReg::LanemaskLt: return lanes([](uint32_t l) { return (1u << l) - 1; });
+  case SpecialReg::LanemaskGe: return lanes([](uint32_t l) { return ~((1u << l) - 1); });
+  case SpecialReg::LanemaskGt: return lanes([](uint32_t l) { return l == 31 ? 0u : ~((2u << l) - 1); });
+  case SpecialReg::Ntid: return component(frame::kNtid);
+  case SpecialReg::CtaId: return component(frame::kCtaid);
+  case SpecialReg::NCtaId: return component(frame::kNctaid);
+  case SpecialReg::WarpId: return b.CreateVectorSplat(kLanes, field(frame::kWarpIndex));
+  case SpecialReg::NWarpId: return b.CreateVectorSplat(kLanes, field(frame::kWarps));
+  case SpecialReg::Tid: {
+    if (op.selector != ptx::Selector::X && op.selector != ptx::Selector::Y && op.selector != ptx::Selector::Z)
+      return llvm::Constant::getNullValue(v64);
+    llvm::BasicBlock *linear = newBlock("tid1d"), *general = newBlock("tid"), *join = newBlock("tidjoin");
+    b.CreateCondBr(b.CreateICmpNE(field(frame::kLinearBlock), b.getInt64(0)), linear, general);
+    b.SetInsertPoint(linear);
+    llvm::Value *fast = llvm::Constant::getNullValue(v64);
+    if (op.selector == ptx::Selector::X)
+      fast = b.CreateAdd(b.CreateVectorSplat(kLanes, b.CreateMul(field(frame::kWarpIndex), b.getInt64(kLanes))),
+                         lanes([](uint32_t l) { return l; }));
+    b.CreateBr(join);
+    b.SetInsertPoint(general);
+    llvm::Value *slow = service();
+    b.CreateBr(join);
+    b.SetInsertPoint(join);
+    llvm::PHINode *v = b.CreatePHI(v64, 2);
+    v->addIncoming(fast, linear);
+    v->addIncoming(slow, general);
+    return v;
+  }
+  default: return service();
+  }
 }
 
 const Gen::Span &Gen::span(llvm::Value *base, llvm::Value *mask, llvm::Value *maskBits, unsigned size) {

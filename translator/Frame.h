@@ -42,6 +42,11 @@ struct JitFrame {
   /// memory events: every ld.param then takes the handler's checked path).
   const uint8_t *params = nullptr;
   uint64_t paramBytes = 0;
+  /// What special registers read that is the same in every lane: %ntid,
+  /// %ctaid, %nctaid (x, y, z), %warpid, %nwarpid; and whether the block is
+  /// one-dimensional (then %tid.x is warp * 32 + lane, %tid.y = %tid.z = 0).
+  uint32_t ntid[3] = {}, ctaid[3] = {}, nctaid[3] = {};
+  uint32_t warpIndex = 0, warps = 0, linearBlock = 0;
   /// The memory fast path's last answers, per kind of address (global,
   /// generic, shared offsets): device addresses [lo, end) are host
   /// addresses a + delta. Empty (lo > end) until the first access.
@@ -62,6 +67,12 @@ constexpr uint64_t kWindows = offsetof(JitFrame, windows);
 constexpr uint64_t kBudgetNow = offsetof(JitFrame, budgetNow);
 constexpr uint64_t kParams = offsetof(JitFrame, params);
 constexpr uint64_t kParamBytes = offsetof(JitFrame, paramBytes);
+constexpr uint64_t kNtid = offsetof(JitFrame, ntid);
+constexpr uint64_t kCtaid = offsetof(JitFrame, ctaid);
+constexpr uint64_t kNctaid = offsetof(JitFrame, nctaid);
+constexpr uint64_t kWarpIndex = offsetof(JitFrame, warpIndex);
+constexpr uint64_t kWarps = offsetof(JitFrame, warps);
+constexpr uint64_t kLinearBlock = offsetof(JitFrame, linearBlock);
 constexpr uint64_t kWindowBytes = sizeof(JitFrame::Window);
 /// The window a space's accesses use (Global, Generic, Shared).
 constexpr unsigned windowOf(unsigned space) { return space == 1 ? 0 : space == 0 ? 1 : 2; }

@@ -86,6 +86,8 @@ public:
   /// truncated, immediates splat, special registers and addresses computed.
   /// nullptr for an operand kind it cannot read (vectors, sinks).
   llvm::Value *operand(uint32_t pc, unsigned index, unsigned bits);
+  /// Special register operand `index` of instruction `pc` as <32 x i64>.
+  llvm::Value *specialRegister(uint32_t pc, unsigned index);
   /// A predicate source (bit 0, negation applied) as <32 x i1>.
   llvm::Value *predicate(uint32_t pc, unsigned index);
   /// Whether operand `index` of `in` is one operand() can read.

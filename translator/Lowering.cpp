@@ -7,6 +7,7 @@
 // under .ftz), as the interpreter's own fast loop does.
 #include "translator/Gen.h"
 
+#include "emulator/Memory.h"
 #include "emulator/Semantics.h"
 #include "translator/Frame.h"
 
@@ -111,6 +112,7 @@ public:
     if (group == "Float" && cls == emu::tclass::Float && in.type0 == in.type) return floating();
     if (group == "Memory" && (in.opcode == Opcode::Ld || in.opcode == Opcode::Ldu)) return load();
     if (group == "Memory" && in.opcode == Opcode::St) return store();
+    if (group == "Memory" && in.opcode == Opcode::Cvta) return cvta();
     return false;
   }
 
@@ -690,6 +692,21 @@ private:
     b.SetInsertPoint(slow);
     paths.handler();
     paths.join();
+    return true;
+  }
+
+  /// cvta (Memory.cpp, cvta): the 64-bit operand moved into or out of the
+  /// space's generic window, 32-bit forms truncated.
+  bool cvta() {
+    if (!writable(0) || !readable({1})) return false;
+    const uint64_t window = in.space == emu::Space::Shared  ? emu::kSharedWindow
+                            : in.space == emu::Space::Local ? emu::kLocalWindow
+                            : in.space == emu::Space::Const ? g.k_.constAddress
+                                                            : 0;
+    llvm::Value *a = src(1, 64);
+    llvm::Value *r = in.mods & emu::dmod::To ? b.CreateSub(a, splat(64, window)) : b.CreateAdd(a, splat(64, window));
+    if (in.type == Type::U32 || in.type == Type::B32) r = b.CreateAnd(r, splat(64, 0xFFFFFFFFu));
+    def(0, r);
     return true;
   }
 

@@ -446,6 +446,12 @@ uint64_t CompiledEngine::run(emu::Cta &cta, emu::Warp &w, emu::SimtEntry &top, u
   f.pc = top.pc;
   f.active = active;
   f.reconverge = top.reconverge;
+  const emu::Dim3 dims[3] = {cta.ntid, cta.ctaid, cta.nctaid};
+  uint32_t *fields[3] = {f.ntid, f.ctaid, f.nctaid};
+  for (int i = 0; i < 3; ++i) fields[i][0] = dims[i].x, fields[i][1] = dims[i].y, fields[i][2] = dims[i].z;
+  f.warpIndex = w.index;
+  f.warps = static_cast<uint32_t>(cta.warps.size());
+  f.linearBlock = cta.ntid.y == 1 && cta.ntid.z == 1;
   const uint64_t instructions = w.warpInstructions;
   f.instructionsAtStart = instructions;
   f.budgetAtStart = f.budgetNow = budget;
