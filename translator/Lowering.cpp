@@ -113,6 +113,7 @@ public:
     if (group == "Memory" && (in.opcode == Opcode::Ld || in.opcode == Opcode::Ldu)) return load();
     if (group == "Memory" && in.opcode == Opcode::St) return store();
     if (group == "Memory" && in.opcode == Opcode::Cvta) return cvta();
+    if (group == "Warp") return warp();
     return false;
   }
 
@@ -376,10 +377,14 @@ private:
   /// executing lane is `special` (<32 x i1>): then the instruction's
   /// handler, which owns those cases.
   template <typename Fast> void unlessSpecial(llvm::Value *special, Fast fast) {
-    llvm::Value *any = b.CreateOrReduce(b.CreateAnd(special, mask));
+    unless(b.CreateOrReduce(b.CreateAnd(special, mask)), fast);
+  }
+
+  /// The vector code `fast` unless `slow` (i1): then the handler.
+  template <typename Fast> void unless(llvm::Value *slowCase, Fast fast) {
     llvm::BasicBlock *slow = g.newBlock("special"), *common = g.newBlock("common"),
                      *done = g.newBlock("joined");
-    b.CreateCondBr(any, slow, common);
+    b.CreateCondBr(slowCase, slow, common);
     Paths paths(*this, done);
     b.SetInsertPoint(slow);
     paths.handler();
@@ -434,6 +439,150 @@ private:
     int64_t dst_ = -1;
     std::vector<std::pair<llvm::Value *, llvm::BasicBlock *>> incoming_;
   };
+
+  // ---- Warp.cpp: shfl, vote, redux, activemask ----
+  // Compiled where every executing lane's member mask is exactly the
+  // executing lanes. Anything else (tiles of a warp with a mask per lane, a
+  // lane outside its mask, a named lane elsewhere, a partial warp's
+  // shuffle) is the handler's, with its diagnostics.
+
+  bool warp() {
+    switch (in.opcode) {
+    case Opcode::Shfl:
+    case Opcode::ShflSync: return shfl();
+    case Opcode::Vote:
+    case Opcode::VoteSync: return vote();
+    case Opcode::ReduxSync: return redux();
+    case Opcode::Activemask:
+      if (!writable(0)) return false;
+      def(0, b.CreateVectorSplat(kLanes, maskBits));
+      return true;
+    default: return false;
+    }
+  }
+
+  llvm::Value *laneIds() {
+    std::vector<llvm::Constant *> ids;
+    for (uint32_t l = 0; l < kLanes; ++l) ids.push_back(b.getInt32(l));
+    return llvm::ConstantVector::get(ids);
+  }
+
+  /// i1: membermask operand `index` is, in every executing lane, exactly
+  /// the executing lanes (then every lane's group is the same, and
+  /// memberMasks() has nothing to report).
+  llvm::Value *exactMembers(unsigned index) {
+    llvm::Value *same = b.CreateICmpEQ(src(index, 32), b.CreateVectorSplat(kLanes, maskBits));
+    return b.CreateAndReduce(b.CreateOr(same, b.CreateNot(mask)));
+  }
+
+  /// Lane l of the result is lane j[l] of `values` (j in [0, 32)): a
+  /// shuffle when j is known here, else a gather from the scratch array.
+  llvm::Value *permute(llvm::Value *values, llvm::Value *j) {
+    if (auto *c = llvm::dyn_cast<llvm::Constant>(j)) {
+      std::vector<int> lanes;
+      for (uint32_t l = 0; l < kLanes; ++l)
+        if (auto *e = llvm::dyn_cast_or_null<llvm::ConstantInt>(c->getAggregateElement(l)))
+          lanes.push_back(static_cast<int>(e->getZExtValue() & 31));
+      if (lanes.size() == kLanes) return b.CreateShuffleVector(values, lanes);
+    }
+    b.CreateAlignedStore(values, g.scratch_, llvm::Align(64));
+    llvm::Value *at = b.CreateGEP(b.getInt32Ty(), g.scratch_, j);
+    return b.CreateMaskedGather(g.vec(b.getInt32Ty()), at, llvm::Align(4));
+  }
+
+  /// shfl{.sync}.mode.b32 d{|p}, a, b, c{, membermask} (shfl<Mode, Sync>,
+  /// shflSource) on a whole warp.
+  bool shfl() {
+    const bool sync = in.opcode == Opcode::ShflSync || (in.mods & emu::dmod::Sync);
+    if (in.type != Type::B32) return false;
+    const bool pair = in.numOps == (sync ? 6u : 5u);
+    const unsigned a = pair ? 2 : 1;
+    const Mod mode = in.op;
+    if (mode != Mod::Up && mode != Mod::Down && mode != Mod::Bfly && mode != Mod::Idx) return false;
+    if (!writable(0) || (pair && !writable(1)) || !readable({a, a + 1, a + 2}) || (sync && !readable({a + 3})))
+      return false;
+    llvm::Value *whole = b.CreateICmpEQ(maskBits, b.getInt32(~0u));
+    if (sync) whole = b.CreateAnd(whole, exactMembers(a + 3));
+    unless(b.CreateNot(whole), [&] {
+      llvm::Value *lane = laneIds(), *values = src(a, 32), *bv = src(a + 1, 32), *cv = src(a + 2, 32);
+      llvm::Value *bval = b.CreateAnd(bv, splat(32, 31)), *cval = b.CreateAnd(cv, splat(32, 31));
+      llvm::Value *seg = b.CreateAnd(b.CreateLShr(cv, splat(32, 8)), splat(32, 31));
+      llvm::Value *notSeg = b.CreateNot(seg);
+      llvm::Value *maxLane = b.CreateOr(b.CreateAnd(lane, seg), b.CreateAnd(cval, notSeg));
+      llvm::Value *from, *inRange;
+      switch (mode) {
+      case Mod::Up:
+        from = b.CreateSub(lane, bval);
+        inRange = b.CreateICmpSGE(from, maxLane);
+        break;
+      case Mod::Down:
+        from = b.CreateAdd(lane, bval);
+        inRange = b.CreateICmpSLE(from, maxLane);
+        break;
+      case Mod::Bfly:
+        from = b.CreateXor(lane, bval);
+        inRange = b.CreateICmpSLE(from, maxLane);
+        break;
+      default:
+        from = b.CreateOr(b.CreateAnd(lane, seg), b.CreateAnd(bval, notSeg));
+        inRange = b.CreateICmpSLE(from, maxLane);
+        break;
+      }
+      def(0, permute(values, b.CreateSelect(inRange, from, lane)));
+      if (pair) def(1, inRange);
+    });
+    if (pair) g.cache_.erase(op(1).reg);
+    return true;
+  }
+
+  /// vote{.sync}.mode (vote): over the executing lanes' predicate.
+  bool vote() {
+    const bool sync = in.numOps == 3;
+    if (!writable(0) || !readable({1}) || (sync && !readable({2}))) return false;
+    const Mod mode = in.op == Mod::None ? Mod::Uni : in.op;
+    auto body = [&] {
+      llvm::Value *yes = b.CreateAnd(b.CreateBitCast(g.predicate(pc, 1), b.getInt32Ty()), maskBits);
+      llvm::Value *r;
+      switch (mode) {
+      case Mod::All: r = b.CreateICmpEQ(yes, maskBits); break;
+      case Mod::Any: r = b.CreateICmpNE(yes, b.getInt32(0)); break;
+      case Mod::Ballot: r = yes; break;
+      default: r = b.CreateOr(b.CreateICmpEQ(yes, b.getInt32(0)), b.CreateICmpEQ(yes, maskBits)); break;
+      }
+      def(0, b.CreateVectorSplat(kLanes, r));
+    };
+    if (sync) unless(b.CreateNot(exactMembers(2)), body);
+    else body();
+    return true;
+  }
+
+  /// redux.sync.op.{s32,u32,b32} (redux<T, Op>): one reduction over the
+  /// executing lanes, in every one of them.
+  bool redux() {
+    const bool sign = in.type == Type::S32;
+    if (!sign && in.type != Type::U32 && in.type != Type::B32) return false;
+    if (!writable(0) || !readable({1, 2})) return false;
+    if (in.op != Mod::Add && in.op != Mod::Min && in.op != Mod::Max && in.op != Mod::And && in.op != Mod::Or &&
+        in.op != Mod::Xor)
+      return false;
+    unless(b.CreateNot(exactMembers(2)), [&] {
+      uint32_t identity = 0;
+      if (in.op == Mod::And) identity = ~0u;
+      if (in.op == Mod::Min) identity = sign ? 0x7FFFFFFFu : ~0u;
+      if (in.op == Mod::Max) identity = sign ? 0x80000000u : 0u;
+      llvm::Value *v = b.CreateSelect(mask, src(1, 32), splat(32, identity)), *r;
+      switch (in.op) {
+      case Mod::Add: r = b.CreateAddReduce(v); break;
+      case Mod::Min: r = b.CreateIntMinReduce(v, sign); break;
+      case Mod::Max: r = b.CreateIntMaxReduce(v, sign); break;
+      case Mod::And: r = b.CreateAndReduce(v); break;
+      case Mod::Or: r = b.CreateOrReduce(v); break;
+      default: r = b.CreateXorReduce(v); break;
+      }
+      def(0, b.CreateVectorSplat(kLanes, r));
+    });
+    return true;
+  }
 
   // ---- Convert.cpp: cvt between integers, f32 and f64 ----
 

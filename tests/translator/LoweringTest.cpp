@@ -139,3 +139,152 @@ TEST(Lowering, SpecialRegistersAndCvtaReadAsOnTheInterpreter) {
 }
 
 } // namespace
+
+namespace {
+
+// Warp collectives: every shuffle mode with immediate and register lane
+// operands and segment/clamp values, votes, reductions and activemask, on
+// full warps (compiled), a partial warp and half-warp member masks (the
+// handler's path), and a member mask that names lanes elsewhere (a report).
+std::string warpKernel(bool wrongMask) {
+  std::string body = R"(
+.visible .entry w(.param .u64 out)
+{
+  .reg .pred %p<6>;
+  .reg .b32 %r<40>;
+  .reg .b64 %d<4>;
+  mov.u32 %r0, %tid.x;
+  mov.u32 %r1, %laneid;
+  mul.lo.u32 %r2, %r0, 2654435761;
+  shr.u32 %r3, %r1, 2;
+  and.b32 %r4, %r0, 3;
+  setp.eq.u32 %p0, %r4, 1;
+  shfl.sync.up.b32 %r10|%p1, %r2, 3, 0, -1;
+  shfl.sync.down.b32 %r11|%p2, %r2, %r3, 0x1f, -1;
+  shfl.sync.bfly.b32 %r12, %r2, 5, 0x1f, -1;
+  shfl.sync.idx.b32 %r13|%p3, %r2, %r3, 0x0c1f, -1;
+  shfl.sync.idx.b32 %r14, %r2, 7, 0x1807, -1;
+  shfl.sync.down.b32 %r15, %r2, 1, 0x101f, -1;
+  selp.u32 %r16, 1, 0, %p1;
+  selp.u32 %r17, 2, 0, %p2;
+  selp.u32 %r18, 4, 0, %p3;
+  or.b32 %r16, %r16, %r17;
+  or.b32 %r16, %r16, %r18;
+  vote.sync.ballot.b32 %r19, %p0, -1;
+  vote.sync.any.pred %p4, %p0, -1;
+  vote.sync.all.pred %p5, !%p0, -1;
+  selp.u32 %r20, 1, 0, %p4;
+  selp.u32 %r21, 1, 0, %p5;
+  vote.sync.uni.pred %p4, %p0, -1;
+  selp.u32 %r22, 1, 0, %p4;
+  redux.sync.add.u32 %r23, %r2, -1;
+  redux.sync.min.s32 %r24, %r2, -1;
+  redux.sync.max.u32 %r25, %r2, -1;
+  redux.sync.xor.b32 %r26, %r2, -1;
+  redux.sync.and.b32 %r27, %r3, -1;
+  redux.sync.or.b32 %r28, %r4, -1;
+  activemask.b32 %r29;
+  // Tiles: each half of the warp names itself, all lanes executing.
+  setp.lt.u32 %p0, %r1, 16;
+  selp.u32 %r35, 0xffff, 0xffff0000, %p0;
+  redux.sync.max.s32 %r36, %r2, %r35;
+  vote.sync.ballot.b32 %r37, %p1, %r35;
+  shfl.sync.idx.b32 %r38, %r2, 0, 0x1f, %r35;
+  add.u32 %r28, %r28, %r36;
+  xor.b32 %r28, %r28, %r37;
+  add.u32 %r28, %r28, %r38;
+  // Half-warp member masks, each half on its own (divergent) path.
+  setp.lt.u32 %p0, %r1, 16;
+  mov.u32 %r30, 0xffff;
+  @!%p0 mov.u32 %r30, 0xffff0000;
+  @%p0 bra LOW;
+  shfl.sync.bfly.b32 %r31, %r2, 1, 0x1f, %r30;
+  vote.sync.ballot.b32 %r32, %p1, %r30;
+  redux.sync.max.s32 %r33, %r2, %r30;
+  bra.uni JOIN;
+LOW:
+  shfl.sync.bfly.b32 %r31, %r2, 2, 0x1f, %r30;
+  vote.sync.ballot.b32 %r32, %p1, %r30;
+  redux.sync.max.s32 %r33, %r2, %r30;
+)";
+  // The low half shuffles with the whole warp named: the high half is not there.
+  if (wrongMask) body += "  shfl.sync.idx.b32 %r34, %r2, 0, 0x1f, -1;\n";
+  body += R"(JOIN:
+  ld.param.u64 %d0, [out];
+  mul.wide.u32 %d1, %r0, 96;
+  add.u64 %d2, %d0, %d1;
+  st.global.v4.u32 [%d2], {%r10, %r11, %r12, %r13};
+  st.global.v4.u32 [%d2+16], {%r14, %r15, %r16, %r19};
+  st.global.v4.u32 [%d2+32], {%r20, %r21, %r22, %r23};
+  st.global.v4.u32 [%d2+48], {%r24, %r25, %r26, %r27};
+  st.global.v4.u32 [%d2+64], {%r28, %r29, %r31, %r32};
+  st.global.v4.u32 [%d2+80], {%r33, %r33, %r33, %r33};
+  ret;
+}
+)";
+  return body;
+}
+
+struct WarpRun {
+  std::vector<uint32_t> words;
+  std::string diagnostics;
+  bool ok = false;
+};
+
+WarpRun runWarp(const ptx::Module &m, emu::Dim3 block, bool compiled) {
+  emu::Device device;
+  ptx::DiagnosticList diags;
+  WarpRun out;
+  auto k = device.decode(m, "w", diags);
+  if (!k) {
+    out.diagnostics = diags.renderText();
+    return out;
+  }
+  std::unique_ptr<translator::CompiledEngine> engine;
+  emu::LaunchConfig config;
+  if (compiled) {
+    translator::JitOptions options;
+    options.eager = true;
+    options.diskCache = false;
+    translator::CompileReport report;
+    engine = translator::CompiledEngine::compile(*k, options, report);
+    if (!engine) {
+      out.diagnostics = report.error;
+      return out;
+    }
+    config.engine = engine.get();
+  }
+  const uint64_t address = device.global.allocate(block.count() * 96);
+  config.grid = {1, 1, 1};
+  config.block = block;
+  config.threads = 1;
+  config.params.assign(k->paramBytes, 0);
+  std::memcpy(&config.params[k->paramOffsets[0]], &address, 8);
+  out.ok = device.launch(*k, config, diags).ok;
+  out.diagnostics = diags.renderText();
+  out.words.resize(block.count() * 24);
+  device.global.read(address, out.words.data(), out.words.size() * 4);
+  return out;
+}
+
+TEST(Lowering, WarpCollectivesComputeAndReportAsOnTheInterpreter) {
+  for (bool wrongMask : {false, true}) {
+    ptx::DiagnosticList diags;
+    auto m = ptx::parseModule(ptxvm::test::ptxModule(warpKernel(wrongMask)), "warp.ptx", diags);
+    ASSERT_TRUE(m && !diags.hasErrors()) << diags.renderText();
+    for (emu::Dim3 block : {emu::Dim3{64, 1, 1}, emu::Dim3{48, 1, 1}}) {
+      SCOPED_TRACE(std::string(wrongMask ? "wrong mask, " : "") + "block " + std::to_string(block.x));
+      const WarpRun interpreted = runWarp(*m, block, false), compiled = runWarp(*m, block, true);
+      EXPECT_EQ(interpreted.ok, compiled.ok);
+      EXPECT_EQ(interpreted.diagnostics, compiled.diagnostics);
+      // A member mask naming lanes elsewhere is reported; full warps run clean.
+      EXPECT_EQ(wrongMask, compiled.diagnostics.find("warp-sync-mismatch") != std::string::npos)
+          << compiled.diagnostics;
+      ASSERT_EQ(interpreted.words.size(), compiled.words.size());
+      for (size_t i = 0; i < interpreted.words.size(); ++i)
+        ASSERT_EQ(interpreted.words[i], compiled.words[i]) << "thread " << i / 24 << ", word " << i % 24;
+    }
+  }
+}
+
+} // namespace
