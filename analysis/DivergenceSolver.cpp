@@ -378,6 +378,16 @@ std::pair<Uniformity, Affine> DivergenceSolver::transfer(uint32_t i, uint32_t sl
   case AffineOp::Mad:
     form = add(mul(operand(i, 1, width).form, operand(i, 2, width).form), operand(i, 3, width).form);
     break;
+  case AffineOp::MulWide:
+  case AffineOp::MadWide: {
+    // Exact in twice the width when neither source wraps as it widens
+    // (convert() keeps a form only then).
+    const bool sign = ptx::typeClass(type) == ptx::TypeClass::Signed;
+    form = mul(convert(operand(i, 1, width).form, 2 * width, sign),
+               convert(operand(i, 2, width).form, 2 * width, sign));
+    if (f.affine == AffineOp::MadWide) form = add(form, operand(i, 3, 2 * width).form);
+    break;
+  }
   case AffineOp::Shl:
     if (auto k = constantOf(operand(i, 2, width).form))
       form = static_cast<uint64_t>(*k) >= width ? Affine::constant(0, width)
@@ -394,7 +404,9 @@ std::pair<Uniformity, Affine> DivergenceSolver::transfer(uint32_t i, uint32_t sl
   }
   default: break;
   }
-  return {data, form.isBottom() || form.known() ? form : Affine::unknown(data, width)};
+  const unsigned resultWidth =
+      f.affine == AffineOp::MulWide || f.affine == AffineOp::MadWide ? 2 * width : width;
+  return {data, form.isBottom() || form.known() ? form : Affine::unknown(data, resultWidth)};
 }
 
 void DivergenceSolver::processInstr(uint32_t i) {

@@ -24,6 +24,9 @@ constexpr Row kAffineRows[] = {
     {Opcode::Sub, Mod::Sat, {ResultRule::Data, AffineOp::None, RefineOp::None}},
     {Opcode::Sub, Mod::None, {ResultRule::Data, AffineOp::Sub, RefineOp::None}},
     {Opcode::Mul, Mod::Lo, {ResultRule::Data, AffineOp::Mul, RefineOp::None}},
+    // .wide: the product of the sources extended to twice their width.
+    {Opcode::Mul, Mod::Wide, {ResultRule::Data, AffineOp::MulWide, RefineOp::None}},
+    {Opcode::Mad, Mod::Wide, {ResultRule::Data, AffineOp::MadWide, RefineOp::None}},
     {Opcode::Mad, Mod::Sat, {ResultRule::Data, AffineOp::None, RefineOp::None}},
     {Opcode::Mad, Mod::Lo, {ResultRule::Data, AffineOp::Mad, RefineOp::None}},
     {Opcode::Shl, Mod::None, {ResultRule::Data, AffineOp::Shl, RefineOp::None}},

@@ -31,6 +31,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   uint64_t kernels = 0, failed = 0, instructions = 0, native = 0, handlers = 0, interpreted = 0, hits = 0;
+  uint64_t uniformAddresses = 0, consecutiveAddresses = 0;
   double seconds = 0, hitSeconds = 0;
   const std::string cacheDir =
       (std::filesystem::temp_directory_path() / ("ptxvm-bench-cache-" + std::to_string(::getpid()))).string();
@@ -69,6 +70,8 @@ int main(int argc, char **argv) {
       native += report.code.native;
       handlers += report.code.handlerCalls;
       interpreted += report.code.interpreted;
+      uniformAddresses += report.code.uniformAddresses;
+      consecutiveAddresses += report.code.consecutiveAddresses;
       seconds += report.seconds;
       for (const auto &[opcode, n] : report.code.handlerOpcodes) handlerOpcodes[opcode] += n;
     }
@@ -80,6 +83,9 @@ int main(int argc, char **argv) {
   std::printf("interpreter handler calls %8llu  %5.1f%%\n", (unsigned long long)handlers, pct(handlers));
   std::printf("interpreter loop          %8llu  %5.1f%%  (calls, exits, barriers, brx.idx; branches that diverge)\n",
               (unsigned long long)interpreted, pct(interpreted));
+  std::printf("memory accesses the analyses settle: %llu one address (warp-uniform base), %llu consecutive "
+              "lanes (base + size * %%tid.x)\n",
+              (unsigned long long)uniformAddresses, (unsigned long long)consecutiveAddresses);
   std::printf("compile time %.2f s: %.1f ms per 1,000 PTX instructions (one host thread)\n", seconds,
               instructions ? 1e6 * seconds / double(instructions) : 0.0);
   std::printf("from the disk cache (%llu of %llu kernels): %.2f s, %.1fx faster than compiling\n",

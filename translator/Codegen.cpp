@@ -5,6 +5,7 @@
 #include "translator/Gen.h"
 
 #include "ptx/Writer.h"
+#include "translator/Facts.h"
 #include "translator/Frame.h"
 
 #include <llvm/IR/MDBuilder.h>
@@ -403,7 +404,7 @@ llvm::Value *Gen::specialRegister(uint32_t pc, unsigned index) {
   }
 }
 
-const Gen::Span &Gen::span(llvm::Value *base, llvm::Value *mask, llvm::Value *maskBits, unsigned size) {
+Gen::Span Gen::span(llvm::Value *base, llvm::Value *mask, llvm::Value *maskBits, unsigned size, bool remember) {
   auto key = std::make_tuple(base, mask, size);
   if (auto it = spans_.find(key); it != spans_.end()) return it->second;
   llvm::Type *i64 = b.getInt64Ty(), *v64 = vec(i64);
@@ -419,7 +420,9 @@ const Gen::Span &Gen::span(llvm::Value *base, llvm::Value *mask, llvm::Value *ma
   llvm::Value *expected =
       b.CreateAdd(b.CreateVectorSplat(kLanes, b.CreateSub(s.lo, skipped)), llvm::ConstantVector::get(steps));
   s.consecutive = b.CreateAndReduce(b.CreateOr(b.CreateICmpEQ(base, expected), b.CreateNot(mask)));
-  return spans_.emplace(key, s).first->second;
+  s.valid = b.getTrue();
+  if (remember) spans_.emplace(key, s);
+  return s;
 }
 
 llvm::Value *Gen::predicate(uint32_t pc, unsigned index) {
@@ -428,9 +431,10 @@ llvm::Value *Gen::predicate(uint32_t pc, unsigned index) {
 }
 
 std::unique_ptr<llvm::Module> generateKernel(llvm::LLVMContext &ctx, const emu::Kernel &k,
-                                             const std::string &name, EntryMap &entries,
-                                             CodegenStats &stats) {
+                                             const std::string &name, EntryMap &entries, CodegenStats &stats,
+                                             const AddressFacts *facts) {
   Gen gen(ctx, k, name);
+  gen.facts_ = facts;
   std::unique_ptr<llvm::Module> m = gen.run(entries, stats);
   std::string error;
   llvm::raw_string_ostream os(error);

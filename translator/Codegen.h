@@ -31,6 +31,8 @@ struct CodegenStats {
   uint32_t branches = 0;     // branches compiled (uniform ones stay in compiled code)
   uint32_t interpreted = 0;  // left to the interpreter's loop: calls, exits, barriers, brx.idx, unsupported
   uint32_t blocks = 0;       // straight-line blocks
+  uint32_t uniformAddresses = 0;     // accesses whose span the analyses settle: one address
+  uint32_t consecutiveAddresses = 0; // ... consecutive lanes in 1-D blocks
   /// Handler calls by instruction name (with its modifiers), for reports.
   std::map<std::string, uint32_t> handlerOpcodes;
 };
@@ -42,7 +44,10 @@ using EntryMap = std::vector<std::string>;
 /// Builds the module of kernel `k`'s compiled functions, named after `name`:
 /// one per straight-line block (with the branch that ends it: a loop back
 /// to its start stays inside) and one per branch.
+/// `facts` (Facts.h; null: none) lets memory accesses skip the run-time
+/// span checks the analyses settle.
 std::unique_ptr<llvm::Module> generateKernel(llvm::LLVMContext &ctx, const emu::Kernel &k,
-                                             const std::string &name, EntryMap &entries, CodegenStats &stats);
+                                             const std::string &name, EntryMap &entries, CodegenStats &stats,
+                                             const struct AddressFacts *facts = nullptr);
 
 } // namespace translator

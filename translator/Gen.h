@@ -72,8 +72,11 @@ public:
   /// straight path, so that it dominates every later use.
   struct Span {
     llvm::Value *lo, *hi, *bits, *first, *consecutive;
+    llvm::Value *valid; // i1: lo..hi is the span (no wrap-around)
   };
-  const Span &span(llvm::Value *base, llvm::Value *mask, llvm::Value *maskBits, unsigned size);
+  /// `remember`: keep it for later accesses (false where the code computing
+  /// it does not dominate what follows).
+  Span span(llvm::Value *base, llvm::Value *mask, llvm::Value *maskBits, unsigned size, bool remember = true);
   std::map<std::tuple<llvm::Value *, llvm::Value *, unsigned>, Span> spans_;
   /// Forgets what the caches know (control may come from elsewhere).
   void resetCaches() {
@@ -108,6 +111,7 @@ public:
 
   llvm::LLVMContext &ctx_;
   const emu::Kernel &k_;
+  const struct AddressFacts *facts_ = nullptr;
   std::string name_;
   std::unique_ptr<llvm::Module> module_;
   llvm::IRBuilder<> b;

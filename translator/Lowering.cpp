@@ -9,6 +9,7 @@
 
 #include "emulator/Memory.h"
 #include "emulator/Semantics.h"
+#include "translator/Facts.h"
 #include "translator/Frame.h"
 
 #include <cfloat>
@@ -703,21 +704,89 @@ private:
     const bool alignedImm = addr.imm % size == 0;
     llvm::Value *base = g.loadReg(addr.reg);
     if (!alignedImm) base = b.CreateAdd(base, b.CreateVectorSplat(kLanes, b.getInt64(addr.imm)));
-    const Gen::Span &s = g.span(base, mask, maskBits, size);
+    const uint64_t imm = alignedImm ? addr.imm : 0; // what is left to add to the span
+    const uint8_t fact = g.facts_ ? g.facts_->kind[pc] : uint8_t{AddressFacts::None};
+    if (fact == AddressFacts::Uniform) {
+      ++g.stats_.uniformAddresses;
+      return oneAddress(base, imm);
+    }
+    if (fact == AddressFacts::Consecutive) {
+      ++g.stats_.consecutiveAddresses;
+      return fromSpan(consecutiveSpan(base, size), imm);
+    }
+    return fromSpan(g.span(base, mask, maskBits, size), imm);
+  }
+
+  /// The access from the executing lanes' span of the base (Gen::span),
+  /// moved by `imm` (a multiple of the size) unless that wraps around.
+  Access fromSpan(const Gen::Span &s, uint64_t imm) {
+    Access a;
     a.first = s.first;
     a.consecutive = s.consecutive;
     a.uniform = b.CreateICmpEQ(s.lo, s.hi);
-    if (!alignedImm || addr.imm == 0) {
-      a.lo = s.lo, a.hi = s.hi, a.bits = s.bits, a.valid = b.getTrue();
+    if (imm == 0) {
+      a.lo = s.lo, a.hi = s.hi, a.bits = s.bits, a.valid = s.valid;
       return a;
     }
-    // [base + imm]: the span moves by imm, unless that wraps around.
-    const int64_t imm = static_cast<int64_t>(addr.imm);
-    a.lo = b.CreateAdd(s.lo, b.getInt64(addr.imm));
-    a.hi = b.CreateAdd(s.hi, b.getInt64(addr.imm));
+    a.lo = b.CreateAdd(s.lo, b.getInt64(imm));
+    a.hi = b.CreateAdd(s.hi, b.getInt64(imm));
     a.bits = s.bits; // imm is a multiple of size: alignment is the base's
-    a.valid = imm > 0 ? b.CreateICmpUGE(a.hi, s.hi) : b.CreateICmpULE(a.lo, s.lo);
+    a.valid = b.CreateAnd(s.valid, static_cast<int64_t>(imm) > 0 ? b.CreateICmpUGE(a.hi, s.hi)
+                                                                : b.CreateICmpULE(a.lo, s.lo));
     return a;
+  }
+
+  /// A warp-uniform base (AddressFacts::Uniform): the first executing
+  /// lane's address is every lane's.
+  Access oneAddress(llvm::Value *base, uint64_t imm) {
+    Access a;
+    a.first = b.CreateIntrinsic(llvm::Intrinsic::cttz, {b.getInt32Ty()}, {maskBits, b.getTrue()});
+    a.lo = a.hi = a.bits = b.CreateAdd(b.CreateExtractElement(base, a.first), b.getInt64(imm));
+    a.valid = a.uniform = b.getTrue();
+    a.consecutive = b.getFalse();
+    return a;
+  }
+
+  /// The span of a base that steps by the access size with %tid.x
+  /// (AddressFacts::Consecutive): in a 1-D block, where %tid.x is warp * 32 +
+  /// lane, it runs from the first executing lane's address to the last
+  /// one's, consecutive; in any other shape, Gen::span's. Decided once per
+  /// base value on the straight path, like Gen::span.
+  Gen::Span consecutiveSpan(llvm::Value *base, unsigned size) {
+    auto key = std::make_tuple(base, mask, size);
+    if (auto it = g.spans_.find(key); it != g.spans_.end()) return it->second;
+    llvm::BasicBlock *linear = g.newBlock("linear"), *general = g.newBlock("general"),
+                     *join = g.newBlock("planned");
+    llvm::LoadInst *oneD = b.CreateLoad(b.getInt32Ty(), g.frameField(frame::kLinearBlock));
+    g.tagFrame(oneD);
+    b.CreateCondBr(b.CreateICmpNE(oneD, b.getInt32(0)), linear, general);
+    b.SetInsertPoint(linear);
+    Gen::Span x;
+    x.first = b.CreateIntrinsic(llvm::Intrinsic::cttz, {b.getInt32Ty()}, {maskBits, b.getTrue()});
+    llvm::Value *last = b.CreateSub(
+        b.getInt32(kLanes - 1), b.CreateIntrinsic(llvm::Intrinsic::ctlz, {b.getInt32Ty()}, {maskBits, b.getTrue()}));
+    x.lo = b.CreateExtractElement(base, x.first);
+    x.hi = b.CreateExtractElement(base, last);
+    x.bits = x.lo; // every lane's address is lo plus a multiple of the size
+    x.consecutive = b.getTrue();
+    x.valid = b.CreateICmpULE(x.lo, x.hi); // not wrapped around within the warp
+    b.CreateBr(join);
+    b.SetInsertPoint(general);
+    Gen::Span y = g.span(base, mask, maskBits, size, false);
+    llvm::BasicBlock *fromGeneral = b.GetInsertBlock();
+    b.CreateBr(join);
+    b.SetInsertPoint(join);
+    auto phi = [&](llvm::Value *p, llvm::Value *q) {
+      llvm::PHINode *n = b.CreatePHI(p->getType(), 2);
+      n->addIncoming(p, linear);
+      n->addIncoming(q, fromGeneral);
+      return n;
+    };
+    Gen::Span s;
+    s.lo = phi(x.lo, y.lo), s.hi = phi(x.hi, y.hi), s.bits = phi(x.bits, y.bits);
+    s.first = phi(x.first, y.first), s.consecutive = phi(x.consecutive, y.consecutive);
+    s.valid = phi(x.valid, y.valid);
+    return g.spans_.emplace(key, s).first->second;
   }
 
   /// The executing lanes' addresses (where a path needs them all).

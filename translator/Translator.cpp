@@ -5,6 +5,7 @@
 
 #include "emulator/Cta.h"
 #include "emulator/Interpreter.h"
+#include "translator/Facts.h"
 #include "translator/Frame.h"
 #include "translator/ObjectCache.h"
 
@@ -43,6 +44,7 @@ JitOptions JitOptions::fromEnvironment() {
     const unsigned long long value = std::strtoull(n, &end, 10);
     if (end && *end == '\0') o.threshold = value;
   }
+  if (const char *facts = std::getenv("PTXVM_JIT_FACTS"); facts && *facts) o.uniformity = *facts != '0';
   if (const char *sync = std::getenv("PTXVM_JIT_SYNC"); sync && *sync) o.synchronous = *sync == '1';
   if (const char *cache = std::getenv("PTXVM_CACHE"); cache && *cache) {
     const std::string_view v(cache);
@@ -134,11 +136,15 @@ struct Prepared {
   std::vector<std::string> perfLabels; // per pc, for PTXVM_PERF_MAP
 };
 
-bool prepare(const emu::Kernel &k, const Jit &jit, Prepared &p, CompileReport &report) {
+bool prepare(const emu::Kernel &k, const Jit &jit, const JitOptions &options, Prepared &p,
+             CompileReport &report) {
   p.context = std::make_unique<llvm::LLVMContext>();
+  AddressFacts facts;
+  if (options.uniformity) facts = addressFacts(k);
   // Names do not depend on the kernel or the process: identical kernels
   // give identical IR, and the IR's hash is the cache key.
-  p.module = generateKernel(*p.context, k, kBlockPrefix, p.entries, report.code);
+  p.module = generateKernel(*p.context, k, kBlockPrefix, p.entries, report.code,
+                            options.uniformity ? &facts : nullptr);
   if (!p.module) {
     report.error = "the code generator produced invalid IR";
     return false;
@@ -274,7 +280,7 @@ std::shared_ptr<const CompiledCode> compileNow(const emu::Kernel &k, const JitOp
     return nullptr;
   }
   Prepared p;
-  if (!prepare(k, jit, p, report)) return nullptr;
+  if (!prepare(k, jit, options, p, report)) return nullptr;
   std::shared_ptr<const CompiledCode> code = restrictToRange(link(jit, p, options, report));
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return code;
@@ -344,7 +350,7 @@ public:
       std::lock_guard<std::mutex> lock(s.mutex);
       if (!s.kernel) return;
       if (!jit.lljit) report.error = "no LLVM JIT for this host: " + jit.error;
-      else prepare(*s.kernel, jit, p, report);
+      else prepare(*s.kernel, jit, s.options, p, report);
     }
     std::shared_ptr<const CompiledCode> code;
     if (report.error.empty()) code = restrictToRange(link(jit, p, s.options, report));

@@ -32,13 +32,17 @@ struct JitOptions {
   /// own host thread before it goes on (reproducible switch points, for
   /// tests); otherwise a background thread compiles while warps go on.
   bool synchronous = false;
+  /// Use what the divergence and affine analyses prove (Facts.h) in place
+  /// of run-time checks; off only to measure what they are worth.
+  bool uniformity = true;
   /// The caches of compiled code: in this process (identical kernels
   /// compile once), and on disk (ObjectCache.h).
   bool memoryCache = true;
   bool diskCache = true;
   std::string cacheDirectory; // empty: ObjectCache::defaultDirectory()
 
-  /// PTXVM_JIT=eager|tiered, PTXVM_JIT_THRESHOLD=N, PTXVM_JIT_SYNC=1, PTXVM_CACHE=off,
+  /// PTXVM_JIT=eager|tiered, PTXVM_JIT_THRESHOLD=N, PTXVM_JIT_SYNC=1,
+  /// PTXVM_JIT_FACTS=0, PTXVM_CACHE=off,
   /// PTXVM_CACHE_DIR=DIR (ptxvm's --jit, --no-cache and --cache-dir set them).
   static JitOptions fromEnvironment();
 };

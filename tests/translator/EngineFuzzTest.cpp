@@ -5,7 +5,9 @@
 // divergent trip counts, early exits of some lanes, barriers, shared and
 // global memory with every access pattern (one address, consecutive,
 // scattered). Both engines must store the same bytes, report the same
-// diagnostics, and count the same warp and thread instructions per warp:
+// diagnostics, and count the same warp and thread instructions per warp
+// (in 1-D blocks, and in a 2-D one where the analyses' "consecutive lanes"
+// facts do not hold):
 // the counts pin down that compiled code stops exactly where the
 // interpreter's loop would (reconvergence points, budget, divergence).
 #include "emulator/Device.h"
@@ -174,7 +176,7 @@ private:
   }
 
   void memory() {
-    switch (pick(5)) {
+    switch (pick(6)) {
     case 0: // consecutive global loads
       emit("and.b32 %t0, %r0, 255;");
       emit("mul.wide.u32 %d3, %t0, 4;");
@@ -199,6 +201,11 @@ private:
       emit("and.b32 %t2, " + reg() + ", 60;");
       emit("add.u32 %t2, %t1, %t2;");
       emit("ld.shared.u32 " + writable() + ", [%t2];");
+      return;
+    case 4: // base + 4 * %tid.x: consecutive lanes the analyses prove (Facts.h)
+      emit("mul.wide.u32 %d3, %r0, 4;");
+      emit("add.s64 %d4, %d0, %d3;");
+      emit("ld.global.u32 " + writable() + ", [%d4+" + std::to_string(4 * pick(3)) + "];");
       return;
     default: // a possibly out-of-bounds index, checked: lanes past the buffer fault
       emit("and.b32 %t0, " + reg() + ", 1023;");
@@ -278,7 +285,7 @@ TEST(EngineFuzz, CompiledCodeRunsRandomControlFlowAsTheInterpreterDoes) {
     ASSERT_FALSE(diags.hasErrors()) << diags.renderText() << text;
     ptx::verifyModule(*m, diags);
     ASSERT_FALSE(diags.hasErrors()) << diags.renderText() << text;
-    for (emu::Dim3 block : {emu::Dim3{96, 1, 1}, emu::Dim3{48, 1, 1}}) {
+    for (emu::Dim3 block : {emu::Dim3{96, 1, 1}, emu::Dim3{48, 1, 1}, emu::Dim3{16, 4, 1}}) {
       std::string problem;
       Outcome interpreted = launch(*m, {2, 1, 1}, block, false, problem);
       Outcome compiled = launch(*m, {2, 1, 1}, block, true, problem);

@@ -1,0 +1,35 @@
+// What the divergence and affine analyses (analysis/Divergence.h) prove
+// about a kernel's memory addresses, in the terms the code generator uses:
+// per pc, whether the base register of its address is the same in every
+// lane of a warp (one address: no per-lane span to compute), or steps by the
+// access size with %tid.x (consecutive lanes in a one-dimensional block).
+// Without facts every access computes its span at run time; with them the
+// checks the facts settle are left out (Sampaio et al.: divergence analysis
+// "improves the translation of SIMD code to non-SIMD CPUs").
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace emu {
+struct Kernel;
+}
+
+namespace translator {
+
+struct AddressFacts {
+  enum Kind : uint8_t {
+    None = 0,
+    Uniform = 1,     // the base register is warp-uniform
+    Consecutive = 2, // base = u + size * %tid.x, u warp-uniform
+  };
+  /// Per pc of the kernel's code (device functions included).
+  std::vector<uint8_t> kind;
+  uint32_t uniform = 0, consecutive = 0; // how many accesses of each
+};
+
+/// The facts for every memory access of `k` (ld, ldu, st with a register
+/// base). Empty (all None) when the analysis cannot run.
+AddressFacts addressFacts(const emu::Kernel &k);
+
+} // namespace translator
