@@ -16,6 +16,30 @@
 namespace emu {
 namespace {
 constexpr uint64_t kQuantum = 4096; // warp instructions before the next warp runs
+
+/// The buffers of the last CTA this host thread finished, for the next one:
+/// a launch of many small CTAs then allocates nothing per CTA (what is left
+/// is zeroing the registers and shared memory, which the model needs).
+struct CtaStorage {
+  std::vector<Warp> warps;
+  std::vector<uint8_t> shared, local;
+};
+thread_local CtaStorage recycled;
+
+/// A warp as new, keeping the capacity of its buffers.
+void renew(Warp &w) {
+  std::vector<SimtEntry> stack = std::move(w.stack);
+  std::vector<uint64_t> regs = std::move(w.regs);
+  std::vector<uint8_t> frame = std::move(w.frame);
+  std::vector<CallFrame> calls = std::move(w.calls);
+  w = Warp{};
+  stack.clear();
+  calls.clear();
+  w.stack = std::move(stack);
+  w.regs = std::move(regs);
+  w.frame = std::move(frame);
+  w.calls = std::move(calls);
+}
 } // namespace
 
 std::string laneList(uint32_t mask) {
@@ -38,6 +62,9 @@ Cta::Cta(Device &device, const Kernel &kernel, Dim3 ctaid, Dim3 nctaid, Dim3 nti
          const std::vector<uint8_t> &params, ptx::DiagnosticList &diags, LaunchBudget &budget)
     : kernel(kernel), device(device), ctaid(ctaid), nctaid(nctaid), ntid(ntid), params(params), diags_(diags),
       budget_(budget), engine_(&Interpreter::instance()) {
+  shared = std::move(recycled.shared);
+  local = std::move(recycled.local);
+  warps = std::move(recycled.warps);
   shared.assign(kernel.staticShared + dynamicShared, 0);
   uint64_t threads = ntid.count();
   local.assign(threads * kernel.localBytes, 0);
@@ -45,18 +72,34 @@ Cta::Cta(Device &device, const Kernel &kernel, Dim3 ctaid, Dim3 nctaid, Dim3 nti
   warps.resize(numWarps);
   for (uint32_t w = 0; w < numWarps; ++w) {
     Warp &warp = warps[w];
+    renew(warp);
     warp.index = w;
     uint64_t first = uint64_t{w} * 32;
     uint64_t n = std::min<uint64_t>(32, threads - first);
     warp.valid = n == 32 ? 0xFFFFFFFFu : ((1u << n) - 1);
-    warp.regs.assign(uint64_t{kernel.numRegisters} * 32, 0);
+    // Only registers a lane can read before writing them start at 0 (a
+    // fresh buffer is zero anyway): a recycled one keeps the rest.
+    const bool fresh = warp.regs.empty();
+    warp.regs.resize(uint64_t{kernel.numRegisters} * 32);
+    if (!fresh)
+      for (uint32_t slot : kernel.entrySlots) std::fill_n(warp.regs.data() + uint64_t{slot} * 32, 32, 0);
     warp.frame.assign(uint64_t{kernel.regions[0].frameBytes} * 32, 0);
     warp.stack.push_back({0, warp.valid, kernel.exitPc});
     warp.stackPointer.fill(kernel.localBytes);
   }
 }
 
-Cta::~Cta() = default;
+Cta::~Cta() {
+  // Big buffers go back to the allocator (a launch of huge CTAs should not
+  // pin its memory for the thread's lifetime).
+  constexpr size_t kKeep = size_t{4} << 20;
+  size_t bytes = shared.capacity() + local.capacity();
+  for (const Warp &w : warps) bytes += w.regs.capacity() * 8 + w.frame.capacity();
+  if (bytes > kKeep) return;
+  recycled.shared = std::move(shared);
+  recycled.local = std::move(local);
+  recycled.warps = std::move(warps);
+}
 
 void Cta::addObserver(std::unique_ptr<CtaObserver> observer) {
   if (!observer) return;

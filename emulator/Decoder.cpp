@@ -2,6 +2,7 @@
 // addresses, branch targets and reconvergence points computed, a handler
 // chosen per instruction. Runs once per kernel.
 #include "analysis/BarrierCheck.h"
+#include "analysis/Liveness.h"
 #include "analysis/PostDominators.h"
 #include "emulator/Device.h"
 #include "emulator/Semantics.h"
@@ -13,6 +14,37 @@
 #include <unordered_set>
 
 namespace emu {
+
+namespace {
+
+/// Kernel::entrySlots: the registers live on entry to the kernel (read on
+/// some path before any write; a guarded write keeps them live), and every
+/// register a shuffle reads (it may read a lane that never wrote it).
+std::vector<uint32_t> entrySlots(const ptx::Module &m, const ptx::Function &kernel, const CodeRegion &region) {
+  std::vector<uint8_t> zero(region.numRegisters, 0);
+  auto mark = [&](uint32_t r) {
+    if (r >= kernel.numRegisters) return;
+    zero[r] = 1;
+    if (region.highSlot[r]) zero[region.highSlot[r]] = 1;
+  };
+  analysis::Cfg cfg(kernel);
+  if (cfg.numBlocks() > 0) {
+    analysis::DefUse du(m, kernel);
+    analysis::Liveness live(cfg, du);
+    for (uint32_t v : live.liveIn(cfg.entry()))
+      if (du.isRegister(v)) mark(v);
+  }
+  for (const ptx::Instruction &in : kernel.instrs)
+    if (in.opcode == ptx::Opcode::Shfl || in.opcode == ptx::Opcode::ShflSync)
+      for (const ptx::Operand &op : kernel.operandsOf(in))
+        if (op.kind == ptx::OperandKind::Register) mark(op.id);
+  std::vector<uint32_t> slots;
+  for (uint32_t slot = 0; slot < zero.size(); ++slot)
+    if (zero[slot]) slots.push_back(slot);
+  return slots;
+}
+
+} // namespace
 
 uint32_t dmodOf(ptx::Mod m) {
   using ptx::Mod;
@@ -275,6 +307,7 @@ public:
     for (auto [name, region] : regionOf_) k->regionOfFunction[functionIndex_.at(name)] = region;
     k->exitPc = k->regions[0].end;
     k->numRegisters = k->regions[0].numRegisters;
+    k->entrySlots = entrySlots(m_, *fns[0], k->regions[0]);
     sharedCursor_ = lm_.sharedBytes;
     states_.resize(fns.size());
     for (uint32_t r = 0; r < fns.size(); ++r) layout(r);

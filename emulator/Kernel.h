@@ -132,6 +132,11 @@ struct Kernel : KernelLayout {
   std::vector<DOp> ops;
   std::vector<uint32_t> targetTables; // brx.idx targets, as pcs
   uint32_t numRegisters = 0;
+  /// Register slots of the kernel that may be read before they are written
+  /// (live on entry, and sources of shuffles, which read other lanes): a
+  /// CTA starts them at 0. The others start as whatever the CTA's recycled
+  /// register file held: no lane can observe them.
+  std::vector<uint32_t> entrySlots;
   uint32_t exitPc = 0; // one past the last instruction: reconvergence at exit
 
   const KernelLayout &layout() const { return *this; }

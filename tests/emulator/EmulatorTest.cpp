@@ -743,4 +743,44 @@ TEST(Emulator, IsspacepClassifiesGenericAddresses) {
   EXPECT_EQ(r.buffer<uint32_t>(0)[0], 7u);
 }
 
+
+// A host thread reuses the register file of the CTA it ran before (no
+// allocation, no full clearing per CTA): registers a lane may read before
+// writing them — live on entry, or read from another lane by a shuffle —
+// still start at 0 in every CTA, whatever the previous CTA left there.
+TEST(Emulator, RecycledRegisterFilesStartWhatALaneCanReadAtZero) {
+  const char *body = R"(
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<3>;
+  .reg .b32 %r<10>;
+  .reg .b64 %d<4>;
+  mov.u32 %r0, %ctaid.x;
+  mov.u32 %r5, %laneid;
+  setp.eq.u32 %p0, %r0, 0;
+  @%p0 mov.u32 %r1, 0xdeadbeef;
+  @%p0 mov.u32 %r3, 0xfeedface;
+  setp.lt.u32 %p1, %r5, 16;
+  @%p1 mov.u32 %r3, 7;
+  shfl.sync.idx.b32 %r4, %r3, 20, 0x1f, -1;
+  mov.u32 %r6, %tid.x;
+  mad.lo.u32 %r7, %r0, 64, %r6;
+  ld.param.u64 %d0, [out];
+  mul.wide.u32 %d1, %r7, 8;
+  add.u64 %d2, %d0, %d1;
+  st.global.v2.u32 [%d2], {%r1, %r4};
+  ret;
+}
+)";
+  EmuRun r = runKernel(ptxModule(body), "k", {3}, {64}, {Arg::array(std::vector<uint32_t>(3 * 64 * 2, 1))});
+  ASSERT_TRUE(r.result.ok) << r.diags.renderText();
+  std::vector<uint32_t> out = r.buffer<uint32_t>(0);
+  for (uint32_t cta = 0; cta < 3; ++cta)
+    for (uint32_t t = 0; t < 64; ++t) {
+      SCOPED_TRACE("CTA " + std::to_string(cta) + ", thread " + std::to_string(t));
+      EXPECT_EQ(out[(cta * 64 + t) * 2], cta == 0 ? 0xdeadbeefu : 0u);
+      EXPECT_EQ(out[(cta * 64 + t) * 2 + 1], cta == 0 ? 0xfeedfaceu : 0u);
+    }
+}
+
 } // namespace
