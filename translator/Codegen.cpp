@@ -29,7 +29,7 @@ Gen::Gen(llvm::LLVMContext &ctx, const emu::Kernel &k, const std::string &name)
   operandFn_ = module_->getOrInsertFunction(
       "ptxvm_jit_operand", llvm::FunctionType::get(b.getVoidTy(), {ptr, i32, i32, ptr}, false));
   directFn_ = module_->getOrInsertFunction(
-      "ptxvm_jit_direct", llvm::FunctionType::get(i32, {ptr, i32, i64, i64, i64, i32, ptr}, false));
+      "ptxvm_jit_direct", llvm::FunctionType::get(i32, {ptr, i32, i32, i64, i64, i64, i32, ptr}, false));
   for (llvm::FunctionCallee c : {operandFn_, directFn_}) {
     auto *f = llvm::cast<llvm::Function>(c.getCallee());
     f->setMemoryEffects(llvm::MemoryEffects::inaccessibleOrArgMemOnly());

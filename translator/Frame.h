@@ -47,12 +47,16 @@ struct JitFrame {
   /// one-dimensional (then %tid.x is warp * 32 + lane, %tid.y = %tid.z = 0).
   uint32_t ntid[3] = {}, ctaid[3] = {}, nctaid[3] = {};
   uint32_t warpIndex = 0, warps = 0, linearBlock = 0;
-  /// The memory fast path's last answers, per kind of address (global,
-  /// generic, shared offsets): device addresses [lo, end) are host
-  /// addresses a + delta. Empty (lo > end) until the first access.
+  /// The memory fast path's last answers: device addresses [lo, end) are
+  /// host addresses a + delta. Window 0 serves shared-memory offsets,
+  /// 1-4 global addresses, 5-7 generic ones (a generic window may map the
+  /// shared window, which a global access must never reach); memory
+  /// instructions take turns over their space's windows, so that a loop
+  /// over several arrays keeps each in its own.
+  /// Empty (lo > end) until the first access.
   struct Window {
     uint64_t lo = 1, end = 0, delta = 0;
-  } windows[3];
+  } windows[8];
 };
 
 /// Byte offsets of the frame's fields, for the code generator.
@@ -74,8 +78,9 @@ constexpr uint64_t kWarpIndex = offsetof(JitFrame, warpIndex);
 constexpr uint64_t kWarps = offsetof(JitFrame, warps);
 constexpr uint64_t kLinearBlock = offsetof(JitFrame, linearBlock);
 constexpr uint64_t kWindowBytes = sizeof(JitFrame::Window);
-/// The window a space's accesses use (Global, Generic, Shared).
-constexpr unsigned windowOf(unsigned space) { return space == 1 ? 0 : space == 0 ? 1 : 2; }
+constexpr unsigned kSharedWindow = 0;
+constexpr unsigned kFirstGlobalWindow = 1, kGlobalWindows = 4;
+constexpr unsigned kFirstGenericWindow = 5, kGenericWindows = 3;
 } // namespace frame
 
 /// Compiled kernel code: runs blocks as JitFrame says.
@@ -92,9 +97,9 @@ int ptxvm_jit_handler(translator::JitFrame *f, uint32_t pc, uint32_t mask);
 void ptxvm_jit_operand(translator::JitFrame *f, uint32_t pc, uint32_t op, uint64_t *out);
 /// The memory fast path of a warp's access (emu::directAccess): nonzero with
 /// `*delta` set so that the host address of device address a is a + delta,
-/// and the space's window (JitFrame::windows) set to the whole allocation
+/// and window `window` (JitFrame::windows) set to the whole allocation
 /// or shared memory around it; 0 when the access needs the checked path
 /// (the handler).
-int ptxvm_jit_direct(translator::JitFrame *f, uint32_t space, uint64_t lo, uint64_t hi, uint64_t bits,
-                     uint32_t size, uint64_t *delta);
+int ptxvm_jit_direct(translator::JitFrame *f, uint32_t space, uint32_t window, uint64_t lo, uint64_t hi,
+                     uint64_t bits, uint32_t size, uint64_t *delta);
 }

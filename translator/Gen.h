@@ -126,6 +126,8 @@ public:
   llvm::MDNode *tbaaReg_ = nullptr, *tbaaMem_ = nullptr, *tbaaFrame_ = nullptr;
   CodegenStats stats_;
 
+  /// Memory instructions so far, to give each the next window of its space.
+  uint32_t nextWindow_ = 0;
   // Per pc: whether compiled code starts there.
   std::vector<uint8_t> entry_;
   std::vector<uint8_t> leader_;

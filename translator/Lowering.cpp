@@ -798,8 +798,11 @@ private:
   /// not.
   void direct(Access &a, emu::Space space, unsigned size, llvm::BasicBlock *slow) {
     llvm::Type *i64 = b.getInt64Ty();
-    const uint64_t window =
-        frame::kWindows + frame::windowOf(static_cast<unsigned>(space)) * frame::kWindowBytes;
+    const uint32_t turn = g.nextWindow_++;
+    const uint32_t slot = space == emu::Space::Shared   ? frame::kSharedWindow
+                          : space == emu::Space::Global ? frame::kFirstGlobalWindow + turn % frame::kGlobalWindows
+                                                        : frame::kFirstGenericWindow + turn % frame::kGenericWindows;
+    const uint64_t window = frame::kWindows + slot * frame::kWindowBytes;
     auto field = [&](uint64_t offset) {
       llvm::LoadInst *v =
           b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), g.frame_, window + offset));
@@ -820,8 +823,9 @@ private:
     llvm::Value *cached = field(16);
     b.CreateBr(fast);
     b.SetInsertPoint(ask);
-    llvm::Value *answer = b.CreateCall(g.directFn_, {g.frame_, b.getInt32(static_cast<uint32_t>(space)), a.lo,
-                                                     a.hi, a.bits, b.getInt32(size), g.deltaSlot_});
+    llvm::Value *answer =
+        b.CreateCall(g.directFn_, {g.frame_, b.getInt32(static_cast<uint32_t>(space)), b.getInt32(slot), a.lo,
+                                   a.hi, a.bits, b.getInt32(size), g.deltaSlot_});
     llvm::BasicBlock *asked = g.newBlock("asked");
     b.CreateCondBr(b.CreateICmpNE(answer, b.getInt32(0)), asked, slow);
     b.SetInsertPoint(asked);

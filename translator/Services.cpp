@@ -4,6 +4,8 @@
 // share one set of semantics, checks and reports.
 #include "translator/Frame.h"
 
+#include <iterator>
+
 #include "emulator/Cta.h"
 #include "emulator/Semantics.h"
 
@@ -32,8 +34,8 @@ extern "C" void ptxvm_jit_operand(JitFrame *f, uint32_t pc, uint32_t op, uint64_
   emu::readOperandLanes(x, f->kernel->op(in, op), *reinterpret_cast<uint64_t(*)[32]>(out));
 }
 
-extern "C" int ptxvm_jit_direct(JitFrame *f, uint32_t space, uint64_t lo, uint64_t hi, uint64_t bits,
-                                uint32_t size, uint64_t *delta) {
+extern "C" int ptxvm_jit_direct(JitFrame *f, uint32_t space, uint32_t window, uint64_t lo, uint64_t hi,
+                                uint64_t bits, uint32_t size, uint64_t *delta) {
   uint64_t bias = 0;
   uint8_t *base =
       emu::directAccess(*f->cta, static_cast<emu::Space>(space), emu::AddressSpan{lo, hi, bits}, size, bias);
@@ -41,7 +43,7 @@ extern "C" int ptxvm_jit_direct(JitFrame *f, uint32_t space, uint64_t lo, uint64
   *delta = reinterpret_cast<uint64_t>(base) - bias;
   // What directAccess accepted: one global allocation, or the CTA's shared
   // memory (at offset 0, or at the generic window).
-  JitFrame::Window &w = f->windows[translator::frame::windowOf(space)];
+  JitFrame::Window &w = f->windows[window % std::size(f->windows)];
   w.delta = *delta;
   if (base == f->cta->shared.data()) {
     w.lo = bias;

@@ -320,7 +320,9 @@ struct TierState {
 namespace {
 
 /// The background compiler of tiered kernels: one thread, in the order
-/// kernels got hot. It lives as long as the process.
+/// kernels got hot. It lives as long as the process, but stops compiling
+/// when the process exits (LLVM's own statics go away then: a compilation
+/// still running would crash the exit).
 class BackgroundCompiler {
 public:
   static BackgroundCompiler &get() {
@@ -331,13 +333,21 @@ public:
   void enqueue(std::shared_ptr<TierState> state) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
+      if (stopping_) return;
       queue_.push_back(std::move(state));
       if (!started_) {
         started_ = true;
+        std::atexit([] { get().stop(); });
         std::thread([this] { loop(); }).detach();
       }
     }
     wake_.notify_one();
+  }
+
+  /// Whether compiling may start (not once the process is exiting).
+  bool open() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return !stopping_;
   }
 
   static void compile(TierState &s) {
@@ -364,18 +374,39 @@ private:
       std::shared_ptr<TierState> state;
       {
         std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [this] { return !queue_.empty(); });
+        wake_.wait(lock, [this] { return !queue_.empty() || stopping_; });
+        if (stopping_) return;
         state = std::move(queue_.front());
         queue_.pop_front();
+        busy_ = true;
       }
       compile(*state);
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        busy_ = false;
+      }
+      idle_.notify_all();
     }
   }
 
+  /// At exit: no new compilation, and the one under way finished.
+  void stop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    stopping_ = true;
+    for (std::shared_ptr<TierState> &state : queue_) {
+      CompileReport report;
+      report.error = "the process is exiting";
+      state->publish(nullptr, std::move(report));
+    }
+    queue_.clear();
+    wake_.notify_all();
+    idle_.wait(lock, [this] { return !busy_; });
+  }
+
   std::mutex mutex_;
-  std::condition_variable wake_;
+  std::condition_variable wake_, idle_;
   std::deque<std::shared_ptr<TierState>> queue_;
-  bool started_ = false;
+  bool started_ = false, stopping_ = false, busy_ = false;
 };
 
 } // namespace
@@ -433,8 +464,8 @@ emu::WarpStop CompiledEngine::run(emu::Cta &cta, emu::Warp &w, uint64_t budget) 
   const uint64_t total = state_->interpreted.fetch_add(ran, std::memory_order_relaxed) + ran;
   if (total >= state_->threshold && !state_->requested.load(std::memory_order_relaxed) &&
       !state_->requested.exchange(true)) {
-    if (state_->options.synchronous) BackgroundCompiler::compile(*state_);
-    else BackgroundCompiler::get().enqueue(state_);
+    if (!state_->options.synchronous) BackgroundCompiler::get().enqueue(state_);
+    else if (BackgroundCompiler::get().open()) BackgroundCompiler::compile(*state_);
   }
   return stop;
 }
