@@ -237,20 +237,10 @@ Outcome launch(const ptx::Module &m, emu::Dim3 grid, emu::Dim3 block, bool compi
     problem = "does not decode: " + diags.renderText();
     return o;
   }
-  std::unique_ptr<translator::CompiledEngine> engine;
+  std::unique_ptr<emu::Engine> engine;
   emu::LaunchConfig config;
-  if (compiled) {
-    translator::JitOptions options;
-    options.eager = true;
-    options.diskCache = false;
-    translator::CompileReport report;
-    engine = translator::CompiledEngine::compile(*k, options, report);
-    if (!engine) {
-      problem = "does not compile: " + report.error;
-      return o;
-    }
-    config.engine = engine.get();
-  }
+  if (compiled && !(engine = ptxvm::test::compiledEngine(*k, problem))) return o;
+  config.engine = engine.get();
   const uint64_t threads = grid.count() * block.count();
   std::vector<uint32_t> input(256);
   for (uint32_t i = 0; i < 256; ++i) input[i] = i * 2654435761u;

@@ -78,41 +78,39 @@ const char *kKernel = R"(
 }
 )";
 
-std::vector<uint32_t> run(const ptx::Module &m, emu::Dim3 grid, emu::Dim3 block, bool compiled,
-                          std::string &problem) {
+/// What a launch of kernel `name` (one parameter: a buffer of 96 bytes per
+/// thread) left: the buffer's words, the diagnostics, whether it completed.
+struct Outcome {
+  std::vector<uint32_t> words;
+  std::string diagnostics;
+  bool ok = false;
+};
+
+Outcome launch(const ptx::Module &m, const char *name, emu::Dim3 grid, emu::Dim3 block, bool compiled) {
   emu::Device device;
   ptx::DiagnosticList diags;
-  auto k = device.decode(m, "k", diags);
+  Outcome out;
+  auto k = device.decode(m, name, diags);
   if (!k) {
-    problem = diags.renderText();
-    return {};
+    out.diagnostics = diags.renderText();
+    return out;
   }
-  std::unique_ptr<translator::CompiledEngine> engine;
+  std::unique_ptr<emu::Engine> engine;
   emu::LaunchConfig config;
-  if (compiled) {
-    translator::JitOptions options;
-    options.eager = true;
-    options.diskCache = false;
-    translator::CompileReport report;
-    engine = translator::CompiledEngine::compile(*k, options, report);
-    if (!engine) {
-      problem = report.error;
-      return {};
-    }
-    config.engine = engine.get();
-  }
+  if (compiled && !(engine = ptxvm::test::compiledEngine(*k, out.diagnostics))) return out;
+  config.engine = engine.get();
   const uint64_t threads = grid.count() * block.count();
-  const uint64_t out = device.global.allocate(threads * 96);
+  const uint64_t address = device.global.allocate(threads * 96);
   config.grid = grid;
   config.block = block;
   config.threads = 1;
   config.params.assign(k->paramBytes, 0);
-  std::memcpy(&config.params[k->paramOffsets[0]], &out, 8);
-  emu::LaunchResult r = device.launch(*k, config, diags);
-  if (!r.ok) problem = diags.renderText();
-  std::vector<uint32_t> words(threads * 24);
-  device.global.read(out, words.data(), words.size() * 4);
-  return words;
+  std::memcpy(&config.params[k->paramOffsets[0]], &address, 8);
+  out.ok = device.launch(*k, config, diags).ok;
+  out.diagnostics = diags.renderText();
+  out.words.resize(threads * 24);
+  device.global.read(address, out.words.data(), out.words.size() * 4);
+  return out;
 }
 
 TEST(Lowering, SpecialRegistersAndCvtaReadAsOnTheInterpreter) {
@@ -125,11 +123,10 @@ TEST(Lowering, SpecialRegistersAndCvtaReadAsOnTheInterpreter) {
                           emu::Dim3{32, 2, 1}}) {
     SCOPED_TRACE("block " + std::to_string(block.x) + "x" + std::to_string(block.y) + "x" +
                  std::to_string(block.z));
-    std::string problem;
-    const std::vector<uint32_t> interpreted = run(*m, {3, 1, 1}, block, false, problem);
-    ASSERT_TRUE(problem.empty()) << problem;
-    const std::vector<uint32_t> compiled = run(*m, {3, 1, 1}, block, true, problem);
-    ASSERT_TRUE(problem.empty()) << problem;
+    const Outcome a = launch(*m, "k", {3, 1, 1}, block, false), b = launch(*m, "k", {3, 1, 1}, block, true);
+    ASSERT_TRUE(a.ok) << a.diagnostics;
+    ASSERT_TRUE(b.ok) << b.diagnostics;
+    const std::vector<uint32_t> &interpreted = a.words, &compiled = b.words;
     ASSERT_EQ(interpreted.size(), compiled.size());
     for (size_t i = 0; i < interpreted.size(); ++i)
       ASSERT_EQ(interpreted[i], compiled[i]) << "thread " << i / 24 << ", word " << i % 24;
@@ -138,9 +135,6 @@ TEST(Lowering, SpecialRegistersAndCvtaReadAsOnTheInterpreter) {
   }
 }
 
-} // namespace
-
-namespace {
 
 // Warp collectives: every shuffle mode with immediate and register lane
 // operands and segment/clamp values, votes, reductions and activemask, on
@@ -225,48 +219,6 @@ LOW:
   return body;
 }
 
-struct WarpRun {
-  std::vector<uint32_t> words;
-  std::string diagnostics;
-  bool ok = false;
-};
-
-WarpRun runWarp(const ptx::Module &m, emu::Dim3 block, bool compiled) {
-  emu::Device device;
-  ptx::DiagnosticList diags;
-  WarpRun out;
-  auto k = device.decode(m, "w", diags);
-  if (!k) {
-    out.diagnostics = diags.renderText();
-    return out;
-  }
-  std::unique_ptr<translator::CompiledEngine> engine;
-  emu::LaunchConfig config;
-  if (compiled) {
-    translator::JitOptions options;
-    options.eager = true;
-    options.diskCache = false;
-    translator::CompileReport report;
-    engine = translator::CompiledEngine::compile(*k, options, report);
-    if (!engine) {
-      out.diagnostics = report.error;
-      return out;
-    }
-    config.engine = engine.get();
-  }
-  const uint64_t address = device.global.allocate(block.count() * 96);
-  config.grid = {1, 1, 1};
-  config.block = block;
-  config.threads = 1;
-  config.params.assign(k->paramBytes, 0);
-  std::memcpy(&config.params[k->paramOffsets[0]], &address, 8);
-  out.ok = device.launch(*k, config, diags).ok;
-  out.diagnostics = diags.renderText();
-  out.words.resize(block.count() * 24);
-  device.global.read(address, out.words.data(), out.words.size() * 4);
-  return out;
-}
-
 TEST(Lowering, WarpCollectivesComputeAndReportAsOnTheInterpreter) {
   for (bool wrongMask : {false, true}) {
     ptx::DiagnosticList diags;
@@ -274,7 +226,8 @@ TEST(Lowering, WarpCollectivesComputeAndReportAsOnTheInterpreter) {
     ASSERT_TRUE(m && !diags.hasErrors()) << diags.renderText();
     for (emu::Dim3 block : {emu::Dim3{64, 1, 1}, emu::Dim3{48, 1, 1}}) {
       SCOPED_TRACE(std::string(wrongMask ? "wrong mask, " : "") + "block " + std::to_string(block.x));
-      const WarpRun interpreted = runWarp(*m, block, false), compiled = runWarp(*m, block, true);
+      const Outcome interpreted = launch(*m, "w", {1, 1, 1}, block, false),
+                    compiled = launch(*m, "w", {1, 1, 1}, block, true);
       EXPECT_EQ(interpreted.ok, compiled.ok);
       EXPECT_EQ(interpreted.diagnostics, compiled.diagnostics);
       // A member mask naming lanes elsewhere is reported; full warps run clean.
