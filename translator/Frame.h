@@ -42,6 +42,10 @@ struct JitFrame {
   /// memory events: every ld.param then takes the handler's checked path).
   const uint8_t *params = nullptr;
   uint64_t paramBytes = 0;
+  /// The CTA's local memory (thread t's frame of localBytes at t *
+  /// localBytes; null when an observer wants memory events).
+  uint8_t *local = nullptr;
+  uint64_t localBytes = 0;
   /// What special registers read that is the same in every lane: %ntid,
   /// %ctaid, %nctaid (x, y, z), %warpid, %nwarpid; and whether the block is
   /// one-dimensional (then %tid.x is warp * 32 + lane, %tid.y = %tid.z = 0).
@@ -71,6 +75,8 @@ constexpr uint64_t kWindows = offsetof(JitFrame, windows);
 constexpr uint64_t kBudgetNow = offsetof(JitFrame, budgetNow);
 constexpr uint64_t kParams = offsetof(JitFrame, params);
 constexpr uint64_t kParamBytes = offsetof(JitFrame, paramBytes);
+constexpr uint64_t kLocal = offsetof(JitFrame, local);
+constexpr uint64_t kLocalBytes = offsetof(JitFrame, localBytes);
 constexpr uint64_t kNtid = offsetof(JitFrame, ntid);
 constexpr uint64_t kCtaid = offsetof(JitFrame, ctaid);
 constexpr uint64_t kNctaid = offsetof(JitFrame, nctaid);

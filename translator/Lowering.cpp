@@ -329,8 +329,11 @@ private:
   // ---- Float.cpp: add, sub, mul, fma/mad in round-to-nearest ----
 
   bool floating() {
+    if (in.type != Type::F32 && in.type != Type::F64) return false;
     unsigned n;
     switch (in.opcode) {
+    case Opcode::Abs:
+    case Opcode::Neg: return signBit();
     case Opcode::Add:
     case Opcode::Sub:
     case Opcode::Mul: n = 2; break;
@@ -371,6 +374,26 @@ private:
       }
       def(0, b.CreateBitCast(r, g.vec(g.intTy(bits))));
     });
+    return true;
+  }
+
+  /// abs and neg of f32/f64 (F<T>::abs, neg): the sign bit, after .ftz has
+  /// flushed a subnormal to a zero of its sign; a NaN gives the canonical
+  /// NaN for f32 and stays as it is for f64 (as measured on the H100).
+  bool signBit() {
+    if (in.mods || !writable(0) || !readable({1})) return false;
+    const bool f32 = in.type == Type::F32;
+    const unsigned bits = f32 ? 32 : 64;
+    const uint64_t sign = uint64_t{1} << (bits - 1), exponent = f32 ? 0x7F800000u : 0x7FF0000000000000ull;
+    llvm::Value *v = src(1, bits);
+    if (in.ftz) {
+      llvm::Value *noExponent = b.CreateICmpEQ(b.CreateAnd(v, splat(bits, exponent)), splat(bits, 0));
+      v = b.CreateSelect(noExponent, b.CreateAnd(v, splat(bits, sign)), v);
+    }
+    llvm::Value *nan = b.CreateICmpUGT(b.CreateAnd(v, splat(bits, ~sign)), splat(bits, exponent));
+    llvm::Value *r =
+        in.opcode == Opcode::Abs ? b.CreateAnd(v, splat(bits, ~sign)) : b.CreateXor(v, splat(bits, sign));
+    def(0, b.CreateSelect(nan, f32 ? splat(bits, 0x7FFFFFFFu) : v, r));
     return true;
   }
 
@@ -932,8 +955,50 @@ private:
     return true;
   }
 
+  /// ld/st.local (accessBytes, Space::Local): lane l's bytes lie in its
+  /// thread's frame, at local + (warp * 32 + l) * localBytes + offset. Every
+  /// executing lane's offset inside the frame and aligned, or the handler
+  /// (which reports the lane that is not).
+  bool localAccess(bool isLoad) {
+    const unsigned addrIndex = isLoad ? 1 : 0;
+    if (op(addrIndex).kind != DOp::Addr || in.numOps != 2) return false;
+    const unsigned size = emu::byteSize(in.type);
+    if (ptx::bitWidth(in.type) > 64 || (size != 1 && size != 2 && size != 4 && size != 8)) return false;
+    if (isLoad ? op(0).kind != DOp::Reg : !readable({1})) return false;
+    llvm::Type *i64 = b.getInt64Ty(), *elem = g.intTy(size * 8);
+    llvm::Value *offsets = addresses(addrIndex);
+    llvm::LoadInst *local = b.CreateLoad(b.getPtrTy(), g.frameField(frame::kLocal));
+    llvm::LoadInst *bytes = b.CreateLoad(i64, g.frameField(frame::kLocalBytes));
+    g.tagFrame(local);
+    g.tagFrame(bytes);
+    llvm::Value *inside = b.CreateAnd(
+        b.CreateICmpULE(offsets, b.CreateVectorSplat(kLanes, b.CreateSub(bytes, b.getInt64(size)))),
+        b.CreateICmpEQ(b.CreateAnd(offsets, splat(64, size - 1)), splat(64, 0)));
+    llvm::Value *bad = b.CreateOrReduce(b.CreateAnd(mask, b.CreateNot(inside)));
+    bad = b.CreateOr(bad, b.CreateOr(b.CreateICmpULT(bytes, b.getInt64(size)), b.CreateIsNull(local)));
+    unless(bad, [&] {
+      llvm::Value *warp = b.CreateZExt(b.CreateLoad(b.getInt32Ty(), g.frameField(frame::kWarpIndex)), i64);
+      std::vector<llvm::Constant *> lanes;
+      for (uint32_t l = 0; l < kLanes; ++l) lanes.push_back(b.getInt64(l));
+      llvm::Value *threads =
+          b.CreateAdd(b.CreateVectorSplat(kLanes, b.CreateMul(warp, b.getInt64(kLanes))), llvm::ConstantVector::get(lanes));
+      llvm::Value *at = b.CreateAdd(b.CreateMul(threads, b.CreateVectorSplat(kLanes, bytes)), offsets);
+      llvm::Value *pointers = b.CreateGEP(b.getInt8Ty(), local, at);
+      if (isLoad) {
+        llvm::CallInst *v = b.CreateMaskedGather(g.vec(elem), pointers, llvm::Align(1), mask);
+        g.tagMemory(v);
+        const bool sign = in.type == Type::S8 || in.type == Type::S16 || in.type == Type::S32;
+        def(0, size == 8 ? static_cast<llvm::Value *>(v) : ext(v, 64, sign));
+      } else {
+        g.tagMemory(b.CreateMaskedScatter(src(1, size * 8), pointers, llvm::Align(1), mask));
+      }
+    });
+    return true;
+  }
+
   bool load() {
     if (emu::accessSpace(in, op(1)) == emu::Space::Param) return loadParameter();
+    if (emu::accessSpace(in, op(1)) == emu::Space::Local) return localAccess(true);
     emu::Space space;
     unsigned size;
     if (!access(1, space, size) || op(0).kind != DOp::Reg) return false;
@@ -974,6 +1039,7 @@ private:
   }
 
   bool store() {
+    if (emu::accessSpace(in, op(0)) == emu::Space::Local) return localAccess(false);
     emu::Space space;
     unsigned size;
     if (!access(0, space, size) || !readable({1})) return false;

@@ -240,4 +240,69 @@ TEST(Lowering, WarpCollectivesComputeAndReportAsOnTheInterpreter) {
   }
 }
 
+// Local memory: each thread's frame, stored and (after a barrier, so that
+// frames mixed up between warps would show) read back at per-lane
+// offsets and widths (sign-extending loads too), and an access past the
+// frame, which the handler reports for its lane.
+std::string localKernel(bool outOfBounds) {
+  std::string body = R"(
+.visible .entry l(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<12>;
+  .reg .b64 %d<8>;
+  .local .align 8 .b8 frame[64];
+  mov.u32 %r0, %tid.x;
+  mov.u32 %r1, %laneid;
+  mov.u64 %d0, frame;
+  and.b32 %r2, %r1, 7;
+  mul.wide.u32 %d1, %r2, 8;
+  add.u64 %d2, %d0, %d1;
+  mul.lo.u32 %r3, %r0, -1640531535;
+  st.local.u32 [%d2], %r3;
+  st.local.u32 [%d2+4], %r0;
+  st.local.u8 [frame+63], %r3;
+  // Every warp has written its frames before any reads them back.
+  bar.sync 0;
+  ld.local.u32 %r4, [%d2];
+  ld.local.s8 %r5, [frame+63];
+  ld.local.u16 %r6, [%d2+2];
+  ld.local.u64 %d3, [frame];
+  cvt.u32.u64 %r7, %d3;
+  setp.lt.u32 %p0, %r1, 16;
+  @%p0 st.local.u32 [%d2+4], 5;
+  ld.local.s16 %r8, [%d2+4];
+)";
+  if (outOfBounds) body += "  setp.eq.u32 %p1, %r1, 9;\n  @%p1 st.local.u32 [%d2+60], %r0;\n";
+  body += R"(
+  ld.param.u64 %d4, [out];
+  mul.wide.u32 %d5, %r0, 96;
+  add.u64 %d6, %d4, %d5;
+  st.global.v4.u32 [%d6], {%r4, %r5, %r6, %r7};
+  st.global.u32 [%d6+16], %r8;
+  ret;
+}
+)";
+  return body;
+}
+
+TEST(Lowering, LocalMemoryReadsWritesAndReportsAsOnTheInterpreter) {
+  for (bool outOfBounds : {false, true}) {
+    ptx::DiagnosticList diags;
+    auto m = ptx::parseModule(ptxvm::test::ptxModule(localKernel(outOfBounds)), "local.ptx", diags);
+    ASSERT_TRUE(m && !diags.hasErrors()) << diags.renderText();
+    for (emu::Dim3 block : {emu::Dim3{64, 1, 1}, emu::Dim3{40, 1, 1}}) {
+      SCOPED_TRACE(std::string(outOfBounds ? "out of bounds, " : "") + "block " + std::to_string(block.x));
+      const Outcome interpreted = launch(*m, "l", {2, 1, 1}, block, false),
+                    compiled = launch(*m, "l", {2, 1, 1}, block, true);
+      EXPECT_EQ(interpreted.ok, !outOfBounds);
+      EXPECT_EQ(interpreted.ok, compiled.ok);
+      EXPECT_EQ(interpreted.diagnostics, compiled.diagnostics);
+      ASSERT_EQ(interpreted.words.size(), compiled.words.size());
+      for (size_t i = 0; i < interpreted.words.size(); ++i)
+        ASSERT_EQ(interpreted.words[i], compiled.words[i]) << "thread " << i / 24 << ", word " << i % 24;
+    }
+  }
+}
+
 } // namespace
