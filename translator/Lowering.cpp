@@ -142,6 +142,7 @@ private:
   /// mov of every width but .b128 (Ops<U>::mov), and of predicates
   /// (movPred: bit 0, a negation not applied).
   bool mov() {
+    if (op(0).kind == DOp::Vec || op(1).kind == DOp::Vec) return packOrUnpack();
     if (!writable(0) || !readable({1})) return false;
     if (in.type == Type::Pred) {
       def(0, src(1, 1));
@@ -150,6 +151,42 @@ private:
     unsigned bits = ptx::bitWidth(in.type);
     if (bits != 8 && bits != 16 && bits != 32 && bits != 64) return false;
     def(0, src(1, bits));
+    return true;
+  }
+
+  /// mov.bN d, {a, b, ...} packs (element 0 in the low bits); mov.bN {a, b,
+  /// ...}, d unpacks (Ops<U>::packOrUnpack). Elements are registers,
+  /// immediates (packing) or sinks (unpacking).
+  bool packOrUnpack() {
+    const DOp &d = op(0), &a = op(1);
+    const unsigned bits = ptx::bitWidth(in.type);
+    const DOp &vec = a.kind == DOp::Vec ? a : d;
+    if ((bits != 16 && bits != 32 && bits != 64) || vec.count == 0 || bits % vec.count) return false;
+    const unsigned width = bits / vec.count;
+    const uint64_t elementMask = width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
+    auto element = [&](unsigned e) -> const DOp & { return g.k_.ops[vec.reg + e]; };
+    if (a.kind == DOp::Vec) {
+      if (d.kind != DOp::Reg && d.kind != DOp::Sink) return false;
+      for (unsigned e = 0; e < a.count; ++e)
+        if (element(e).kind != DOp::Reg && element(e).kind != DOp::Imm) return false;
+      llvm::Value *v = splat(64, 0);
+      for (unsigned e = 0; e < a.count; ++e) {
+        const DOp &x = element(e);
+        llvm::Value *part = x.kind == DOp::Reg ? g.loadReg(x.reg) : splat(64, x.imm);
+        part = b.CreateAnd(part, splat(64, elementMask));
+        v = b.CreateOr(v, e ? b.CreateShl(part, splat(64, uint64_t{e} * width)) : part);
+      }
+      def(0, b.CreateTrunc(v, g.vec(g.intTy(bits))));
+      return true;
+    }
+    if (a.kind != DOp::Reg && a.kind != DOp::Imm) return false;
+    for (unsigned e = 0; e < d.count; ++e)
+      if (element(e).kind != DOp::Reg && element(e).kind != DOp::Sink) return false;
+    llvm::Value *v = a.kind == DOp::Reg ? g.loadReg(a.reg) : splat(64, a.imm);
+    for (unsigned e = 0; e < d.count; ++e) {
+      llvm::Value *part = e ? b.CreateLShr(v, splat(64, uint64_t{e} * width)) : v;
+      g.storeOperand(element(e), b.CreateAnd(part, splat(64, elementMask)), mask);
+    }
     return true;
   }
 
