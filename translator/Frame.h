@@ -46,6 +46,10 @@ struct JitFrame {
   /// localBytes; null when an observer wants memory events).
   uint8_t *local = nullptr;
   uint64_t localBytes = 0;
+  /// The running function's .param frame (lane l's at l * its frameBytes;
+  /// null when an observer wants memory events). Compiled code never spans
+  /// a call, so it stays the same during one call of compiled code.
+  uint8_t *callFrame = nullptr;
   /// What special registers read that is the same in every lane: %ntid,
   /// %ctaid, %nctaid (x, y, z), %warpid, %nwarpid; and whether the block is
   /// one-dimensional (then %tid.x is warp * 32 + lane, %tid.y = %tid.z = 0).
@@ -77,6 +81,7 @@ constexpr uint64_t kParams = offsetof(JitFrame, params);
 constexpr uint64_t kParamBytes = offsetof(JitFrame, paramBytes);
 constexpr uint64_t kLocal = offsetof(JitFrame, local);
 constexpr uint64_t kLocalBytes = offsetof(JitFrame, localBytes);
+constexpr uint64_t kCallFrame = offsetof(JitFrame, callFrame);
 constexpr uint64_t kNtid = offsetof(JitFrame, ntid);
 constexpr uint64_t kCtaid = offsetof(JitFrame, ctaid);
 constexpr uint64_t kNctaid = offsetof(JitFrame, nctaid);

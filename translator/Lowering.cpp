@@ -992,35 +992,43 @@ private:
     return true;
   }
 
-  /// ld/st.local (accessBytes, Space::Local): lane l's bytes lie in its
-  /// thread's frame, at local + (warp * 32 + l) * localBytes + offset. Every
-  /// executing lane's offset inside the frame and aligned, or the handler
+  /// ld/st of per-thread memory (accessBytes): .local, lane l's bytes at
+  /// local + (warp * 32 + l) * localBytes + offset; a device function's
+  /// .param frame (Space::Frame), at callFrame + l * frameBytes + offset.
+  /// Every executing lane inside its frame and aligned, or the handler
   /// (which reports the lane that is not).
-  bool localAccess(bool isLoad) {
+  bool localAccess(bool isLoad, emu::Space space) {
     const unsigned addrIndex = isLoad ? 1 : 0;
     if (op(addrIndex).kind != DOp::Addr || in.numOps != 2) return false;
     const unsigned size = emu::byteSize(in.type);
     if (ptx::bitWidth(in.type) > 64 || (size != 1 && size != 2 && size != 4 && size != 8)) return false;
     if (isLoad ? op(0).kind != DOp::Reg : !readable({1})) return false;
+    const bool local = space == emu::Space::Local;
     llvm::Type *i64 = b.getInt64Ty(), *elem = g.intTy(size * 8);
     llvm::Value *offsets = addresses(addrIndex);
-    llvm::LoadInst *local = b.CreateLoad(b.getPtrTy(), g.frameField(frame::kLocal));
-    llvm::LoadInst *bytes = b.CreateLoad(i64, g.frameField(frame::kLocalBytes));
-    g.tagFrame(local);
-    g.tagFrame(bytes);
+    llvm::LoadInst *base = b.CreateLoad(b.getPtrTy(), g.frameField(local ? frame::kLocal : frame::kCallFrame));
+    g.tagFrame(base);
+    llvm::Value *bytes = b.getInt64(g.k_.regions[in.function].frameBytes);
+    if (local) {
+      llvm::LoadInst *localBytes = b.CreateLoad(i64, g.frameField(frame::kLocalBytes));
+      g.tagFrame(localBytes);
+      bytes = localBytes;
+    }
     llvm::Value *inside = b.CreateAnd(
         b.CreateICmpULE(offsets, b.CreateVectorSplat(kLanes, b.CreateSub(bytes, b.getInt64(size)))),
         b.CreateICmpEQ(b.CreateAnd(offsets, splat(64, size - 1)), splat(64, 0)));
     llvm::Value *bad = b.CreateOrReduce(b.CreateAnd(mask, b.CreateNot(inside)));
-    bad = b.CreateOr(bad, b.CreateOr(b.CreateICmpULT(bytes, b.getInt64(size)), b.CreateIsNull(local)));
+    bad = b.CreateOr(bad, b.CreateOr(b.CreateICmpULT(bytes, b.getInt64(size)), b.CreateIsNull(base)));
     unless(bad, [&] {
-      llvm::Value *warp = b.CreateZExt(b.CreateLoad(b.getInt32Ty(), g.frameField(frame::kWarpIndex)), i64);
       std::vector<llvm::Constant *> lanes;
       for (uint32_t l = 0; l < kLanes; ++l) lanes.push_back(b.getInt64(l));
-      llvm::Value *threads =
-          b.CreateAdd(b.CreateVectorSplat(kLanes, b.CreateMul(warp, b.getInt64(kLanes))), llvm::ConstantVector::get(lanes));
-      llvm::Value *at = b.CreateAdd(b.CreateMul(threads, b.CreateVectorSplat(kLanes, bytes)), offsets);
-      llvm::Value *pointers = b.CreateGEP(b.getInt8Ty(), local, at);
+      llvm::Value *frames = llvm::ConstantVector::get(lanes);
+      if (local) {
+        llvm::Value *warp = b.CreateZExt(b.CreateLoad(b.getInt32Ty(), g.frameField(frame::kWarpIndex)), i64);
+        frames = b.CreateAdd(b.CreateVectorSplat(kLanes, b.CreateMul(warp, b.getInt64(kLanes))), frames);
+      }
+      llvm::Value *at = b.CreateAdd(b.CreateMul(frames, b.CreateVectorSplat(kLanes, bytes)), offsets);
+      llvm::Value *pointers = b.CreateGEP(b.getInt8Ty(), base, at);
       if (isLoad) {
         llvm::CallInst *v = b.CreateMaskedGather(g.vec(elem), pointers, llvm::Align(1), mask);
         g.tagMemory(v);
@@ -1035,7 +1043,8 @@ private:
 
   bool load() {
     if (emu::accessSpace(in, op(1)) == emu::Space::Param) return loadParameter();
-    if (emu::accessSpace(in, op(1)) == emu::Space::Local) return localAccess(true);
+    if (emu::accessSpace(in, op(1)) == emu::Space::Local) return localAccess(true, emu::Space::Local);
+    if (emu::accessSpace(in, op(1)) == emu::Space::Frame) return localAccess(true, emu::Space::Frame);
     emu::Space space;
     unsigned size;
     if (!access(1, space, size) || op(0).kind != DOp::Reg) return false;
@@ -1076,7 +1085,8 @@ private:
   }
 
   bool store() {
-    if (emu::accessSpace(in, op(0)) == emu::Space::Local) return localAccess(false);
+    if (emu::accessSpace(in, op(0)) == emu::Space::Local) return localAccess(false, emu::Space::Local);
+    if (emu::accessSpace(in, op(0)) == emu::Space::Frame) return localAccess(false, emu::Space::Frame);
     emu::Space space;
     unsigned size;
     if (!access(0, space, size) || !readable({1})) return false;

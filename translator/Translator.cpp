@@ -496,6 +496,7 @@ uint64_t CompiledEngine::run(emu::Cta &cta, emu::Warp &w, emu::SimtEntry &top, u
   f.paramBytes = cta.observeMemory ? 0 : cta.params.size();
   f.local = cta.observeMemory ? nullptr : cta.local.data();
   f.localBytes = cta.kernel.localBytes;
+  f.callFrame = cta.observeMemory ? nullptr : w.frame.data();
   // From block to block while each makes progress; a block that cannot
   // start (too little budget, a divergent branch) or a pc without compiled
   // code hands the group back to the interpreter's loop.
