@@ -197,7 +197,7 @@ void Gen::emitBlock(uint32_t first, uint32_t end) {
       continue;
     }
     ++stats_.handlerCalls;
-    ++stats_.handlerOpcodes[ptx::instructionName(*k_.module, k_.instr(in))];
+    if (names_) ++stats_.handlerOpcodes[ptx::instructionName(*k_.module, k_.instr(in))];
     if (in.guard < 0) {
       callHandler(pc, maskBits);
       continue;
@@ -432,9 +432,10 @@ llvm::Value *Gen::predicate(uint32_t pc, unsigned index) {
 
 std::unique_ptr<llvm::Module> generateKernel(llvm::LLVMContext &ctx, const emu::Kernel &k,
                                              const std::string &name, EntryMap &entries, CodegenStats &stats,
-                                             const AddressFacts *facts) {
+                                             const AddressFacts *facts, bool names) {
   Gen gen(ctx, k, name);
   gen.facts_ = facts;
+  gen.names_ = names;
   std::unique_ptr<llvm::Module> m = gen.run(entries, stats);
   std::string error;
   llvm::raw_string_ostream os(error);

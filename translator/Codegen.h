@@ -46,8 +46,11 @@ using EntryMap = std::vector<std::string>;
 /// to its start stays inside) and one per branch.
 /// `facts` (Facts.h; null: none) lets memory accesses skip the run-time
 /// span checks the analyses settle.
+/// `names`: fill stats.handlerOpcodes, which reads the kernel's ptx::Module
+/// (off where another thread may be adding function bodies to it); the rest
+/// reads only the decoded kernel.
 std::unique_ptr<llvm::Module> generateKernel(llvm::LLVMContext &ctx, const emu::Kernel &k,
                                              const std::string &name, EntryMap &entries, CodegenStats &stats,
-                                             const struct AddressFacts *facts = nullptr);
+                                             const struct AddressFacts *facts = nullptr, bool names = true);
 
 } // namespace translator

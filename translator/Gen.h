@@ -112,6 +112,7 @@ public:
   llvm::LLVMContext &ctx_;
   const emu::Kernel &k_;
   const struct AddressFacts *facts_ = nullptr;
+  bool names_ = true; // CodegenStats::handlerOpcodes (reads the ptx::Module)
   std::string name_;
   std::unique_ptr<llvm::Module> module_;
   llvm::IRBuilder<> b;

@@ -136,15 +136,16 @@ struct Prepared {
   std::vector<std::string> perfLabels; // per pc, for PTXVM_PERF_MAP
 };
 
-bool prepare(const emu::Kernel &k, const Jit &jit, const JitOptions &options, Prepared &p,
+/// The kernel's IR. `facts` null: none. `onLoadingThread`: the caller may
+/// read the kernel's ptx::Module (the background compiler may not: the
+/// loading thread may be adding function bodies to it), for the names of
+/// handler calls.
+bool prepare(const emu::Kernel &k, const Jit &jit, const AddressFacts *facts, bool onLoadingThread, Prepared &p,
              CompileReport &report) {
   p.context = std::make_unique<llvm::LLVMContext>();
-  AddressFacts facts;
-  if (options.uniformity) facts = addressFacts(k);
   // Names do not depend on the kernel or the process: identical kernels
   // give identical IR, and the IR's hash is the cache key.
-  p.module = generateKernel(*p.context, k, kBlockPrefix, p.entries, report.code,
-                            options.uniformity ? &facts : nullptr);
+  p.module = generateKernel(*p.context, k, kBlockPrefix, p.entries, report.code, facts, onLoadingThread);
   if (!p.module) {
     report.error = "the code generator produced invalid IR";
     return false;
@@ -280,7 +281,9 @@ std::shared_ptr<const CompiledCode> compileNow(const emu::Kernel &k, const JitOp
     return nullptr;
   }
   Prepared p;
-  if (!prepare(k, jit, options, p, report)) return nullptr;
+  AddressFacts facts;
+  if (options.uniformity) facts = addressFacts(k);
+  if (!prepare(k, jit, options.uniformity ? &facts : nullptr, true, p, report)) return nullptr;
   std::shared_ptr<const CompiledCode> code = restrictToRange(link(jit, p, options, report));
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return code;
@@ -301,6 +304,7 @@ struct TierState {
   mutable std::mutex mutex;
   mutable std::condition_variable finishedSignal;
   const emu::Kernel *kernel = nullptr; // null once the engine is gone
+  AddressFacts facts;                  // tiered: computed when the engine is made
   std::shared_ptr<const CompiledCode> owner;
   CompileReport report;
   bool finished = false;
@@ -360,7 +364,7 @@ public:
       std::lock_guard<std::mutex> lock(s.mutex);
       if (!s.kernel) return;
       if (!jit.lljit) report.error = "no LLVM JIT for this host: " + jit.error;
-      else prepare(*s.kernel, jit, s.options, p, report);
+      else prepare(*s.kernel, jit, s.options.uniformity ? &s.facts : nullptr, false, p, report);
     }
     std::shared_ptr<const CompiledCode> code;
     if (report.error.empty()) code = restrictToRange(link(jit, p, s.options, report));
@@ -429,6 +433,9 @@ std::unique_ptr<CompiledEngine> CompiledEngine::tiered(const emu::Kernel &k, con
   state->options = options;
   state->kernel = &k;
   state->threshold = options.threshold * std::max<uint64_t>(k.code.size(), 1);
+  // The analyses read the ptx::Module: here, on the thread that loads the
+  // kernel, not on the background compiler's.
+  if (options.uniformity) state->facts = addressFacts(k);
   return std::unique_ptr<CompiledEngine>(new CompiledEngine(std::move(state)));
 }
 
