@@ -14,6 +14,7 @@
 #include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
@@ -112,6 +113,46 @@ private:
       return;
     }
     lljit = std::move(*jit);
+  }
+
+public:
+  /// Compiles a small function that takes the code generator's main paths
+  /// (masked and gathered vector memory, reductions, shuffles, float
+  /// vectors), so that the function-local statics LLVM creates on first use
+  /// exist before the background compiler registers its exit handler (exit
+  /// destroys later statics first: a compilation running then would use them
+  /// after they are gone).
+  void warmUp() {
+    llvm::LLVMContext ctx;
+    llvm::Module m("ptxvm_warm_up", ctx);
+    m.setDataLayout(lljit->getDataLayout());
+    m.setTargetTriple(lljit->getTargetTriple().str());
+    llvm::IRBuilder<> b(ctx);
+    llvm::Type *i64 = b.getInt64Ty();
+    auto *v64 = llvm::FixedVectorType::get(i64, 32), *f32 = llvm::FixedVectorType::get(b.getFloatTy(), 32);
+    auto *fn = llvm::Function::Create(llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy(), b.getInt32Ty()}, false),
+                                      llvm::Function::ExternalLinkage, "warm", m);
+    b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
+    llvm::Value *p = fn->getArg(0);
+    llvm::Value *mask = b.CreateBitCast(fn->getArg(1), llvm::FixedVectorType::get(b.getInt1Ty(), 32));
+    llvm::Value *v = b.CreateMaskedLoad(v64, p, llvm::Align(8), mask);
+    llvm::Value *at = b.CreateGEP(b.getInt32Ty(), p, b.CreateTrunc(v, llvm::FixedVectorType::get(b.getInt32Ty(), 32)));
+    llvm::Value *g = b.CreateMaskedGather(llvm::FixedVectorType::get(b.getInt32Ty(), 32), at, llvm::Align(4), mask);
+    llvm::Value *x = b.CreateAdd(v, b.CreateZExt(g, v64));
+    llvm::Value *lo = b.CreateIntMinReduce(b.CreateSelect(mask, x, llvm::Constant::getAllOnesValue(v64)), false);
+    llvm::Value *e = b.CreateExtractElement(x, b.CreateIntrinsic(llvm::Intrinsic::cttz, {b.getInt32Ty()},
+                                                                 {fn->getArg(1), b.getTrue()}));
+    std::vector<int> rotate;
+    for (int l = 0; l < 32; ++l) rotate.push_back((l + 1) % 32);
+    llvm::Value *f = b.CreateBitCast(b.CreateTrunc(b.CreateShuffleVector(x, rotate),
+                                                   llvm::FixedVectorType::get(b.getInt32Ty(), 32)),
+                                     f32);
+    f = b.CreateIntrinsic(llvm::Intrinsic::fma, {f32}, {f, f, f});
+    b.CreateMaskedScatter(f, b.CreateGEP(b.getFloatTy(), p, g), llvm::Align(4), mask);
+    b.CreateMaskedStore(b.CreateAdd(x, b.CreateVectorSplat(32, b.CreateAdd(lo, e))), p, llvm::Align(8), mask);
+    b.CreateRetVoid();
+    llvm::orc::SimpleCompiler compiler(*target);
+    if (auto object = compiler(m); !object) llvm::consumeError(object.takeError());
   }
 };
 
@@ -341,7 +382,13 @@ public:
       queue_.push_back(std::move(state));
       if (!started_) {
         started_ = true;
-        std::atexit([] { get().stop(); });
+        // After LLVM is warm: see stopAtExit.
+        Jit &jit = Jit::get();
+        if (jit.lljit) {
+          std::lock_guard<std::mutex> jitLock(jit.mutex);
+          jit.warmUp();
+        }
+        stopAtExit();
         std::thread([this] { loop(); }).detach();
       }
     }
@@ -385,6 +432,10 @@ private:
         busy_ = true;
       }
       compile(*state);
+      // Again after each compilation: exit runs handlers in reverse order of
+      // registration, statics' destructors among them, so the handler must
+      // come after every static LLVM created so far.
+      stopAtExit();
       {
         std::lock_guard<std::mutex> lock(mutex_);
         busy_ = false;
@@ -392,6 +443,8 @@ private:
       idle_.notify_all();
     }
   }
+
+  static void stopAtExit() { std::atexit([] { get().stop(); }); }
 
   /// At exit: no new compilation, and the one under way finished.
   void stop() {
