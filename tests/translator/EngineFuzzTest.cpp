@@ -264,7 +264,7 @@ Outcome launch(const ptx::Module &m, emu::Dim3 grid, emu::Dim3 block, bool compi
 
 TEST(EngineFuzz, CompiledCodeRunsRandomControlFlowAsTheInterpreterDoes) {
 #if PTXVM_SANITIZED
-  const uint32_t programs = 10;
+  const uint32_t programs = 6;
 #else
   const uint32_t programs = 60;
 #endif
