@@ -113,6 +113,15 @@ Outcome launch(const ptx::Module &m, const char *name, emu::Dim3 grid, emu::Dim3
   return out;
 }
 
+/// The two engines' outcomes agree: completion, diagnostics, every word.
+void expectSame(const Outcome &interpreted, const Outcome &compiled) {
+  EXPECT_EQ(interpreted.ok, compiled.ok);
+  EXPECT_EQ(interpreted.diagnostics, compiled.diagnostics);
+  ASSERT_EQ(interpreted.words.size(), compiled.words.size());
+  for (size_t i = 0; i < interpreted.words.size(); ++i)
+    ASSERT_EQ(interpreted.words[i], compiled.words[i]) << "thread " << i / 24 << ", word " << i % 24;
+}
+
 TEST(Lowering, SpecialRegistersAndCvtaReadAsOnTheInterpreter) {
   ptx::DiagnosticList diags;
   auto m = ptx::parseModule(ptxvm::test::ptxModule(kKernel), "sreg.ptx", diags);
@@ -123,15 +132,12 @@ TEST(Lowering, SpecialRegistersAndCvtaReadAsOnTheInterpreter) {
                           emu::Dim3{32, 2, 1}}) {
     SCOPED_TRACE("block " + std::to_string(block.x) + "x" + std::to_string(block.y) + "x" +
                  std::to_string(block.z));
-    const Outcome a = launch(*m, "k", {3, 1, 1}, block, false), b = launch(*m, "k", {3, 1, 1}, block, true);
-    ASSERT_TRUE(a.ok) << a.diagnostics;
-    ASSERT_TRUE(b.ok) << b.diagnostics;
-    const std::vector<uint32_t> &interpreted = a.words, &compiled = b.words;
-    ASSERT_EQ(interpreted.size(), compiled.size());
-    for (size_t i = 0; i < interpreted.size(); ++i)
-      ASSERT_EQ(interpreted[i], compiled[i]) << "thread " << i / 24 << ", word " << i % 24;
+    const Outcome interpreted = launch(*m, "k", {3, 1, 1}, block, false),
+                  compiled = launch(*m, "k", {3, 1, 1}, block, true);
+    ASSERT_TRUE(interpreted.ok) << interpreted.diagnostics;
+    expectSame(interpreted, compiled);
     // The kernel really read what it claims (thread 1's %tid.x or %tid.y).
-    EXPECT_EQ(compiled[24 + (block.x > 1 ? 0 : 1)], 1u);
+    EXPECT_EQ(compiled.words[24 + (block.x > 1 ? 0 : 1)], 1u);
   }
 }
 
@@ -228,14 +234,10 @@ TEST(Lowering, WarpCollectivesComputeAndReportAsOnTheInterpreter) {
       SCOPED_TRACE(std::string(wrongMask ? "wrong mask, " : "") + "block " + std::to_string(block.x));
       const Outcome interpreted = launch(*m, "w", {1, 1, 1}, block, false),
                     compiled = launch(*m, "w", {1, 1, 1}, block, true);
-      EXPECT_EQ(interpreted.ok, compiled.ok);
-      EXPECT_EQ(interpreted.diagnostics, compiled.diagnostics);
+      expectSame(interpreted, compiled);
       // A member mask naming lanes elsewhere is reported; full warps run clean.
       EXPECT_EQ(wrongMask, compiled.diagnostics.find("warp-sync-mismatch") != std::string::npos)
           << compiled.diagnostics;
-      ASSERT_EQ(interpreted.words.size(), compiled.words.size());
-      for (size_t i = 0; i < interpreted.words.size(); ++i)
-        ASSERT_EQ(interpreted.words[i], compiled.words[i]) << "thread " << i / 24 << ", word " << i % 24;
     }
   }
 }
@@ -296,11 +298,7 @@ TEST(Lowering, LocalMemoryReadsWritesAndReportsAsOnTheInterpreter) {
       const Outcome interpreted = launch(*m, "l", {2, 1, 1}, block, false),
                     compiled = launch(*m, "l", {2, 1, 1}, block, true);
       EXPECT_EQ(interpreted.ok, !outOfBounds);
-      EXPECT_EQ(interpreted.ok, compiled.ok);
-      EXPECT_EQ(interpreted.diagnostics, compiled.diagnostics);
-      ASSERT_EQ(interpreted.words.size(), compiled.words.size());
-      for (size_t i = 0; i < interpreted.words.size(); ++i)
-        ASSERT_EQ(interpreted.words[i], compiled.words[i]) << "thread " << i / 24 << ", word " << i % 24;
+      expectSame(interpreted, compiled);
     }
   }
 }
