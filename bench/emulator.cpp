@@ -327,14 +327,15 @@ int main(int argc, char **argv) {
                 runs[0].seconds / runs[1].seconds, runs[0].seconds / native, runs[1].seconds / native,
                 compileSeconds * 1e3, plain.ok ? plain.seconds / runs[1].seconds : 0.0);
   }
-  std::printf("(interp/cpu 1t, all: thread-instructions per second on the interpreter and on compiled code "
-              "(--device\n"
-              " cpu), on one host thread and on all %u; cpu/intrp: how much faster compiled code runs on one "
-              "thread;\n"
-              " intrp/nat, cpu/nat: time on one host thread over the same algorithm in C++ -O3 on one core; "
-              "compile:\n"
-              " the kernel's compile time, apart; facts: how much faster compiled code runs with the divergence\n"
-              " and affine analyses' facts than without them (one thread). All measured in this run.)\n",
-              cores);
+  std::printf(
+      "(interp/cpu 1t, all: thread-instructions per second on the interpreter and on compiled code "
+      "(--device\n"
+      " cpu), on one host thread and on all %u; cpu/intrp: how much faster compiled code runs on one "
+      "thread;\n"
+      " intrp/nat, cpu/nat: time on one host thread over the same algorithm in C++ -O3 on one core; "
+      "compile:\n"
+      " the kernel's compile time, apart; facts: how much faster compiled code runs with the divergence\n"
+      " and affine analyses' facts than without them (one thread). All measured in this run.)\n",
+      cores);
   return 0;
 }

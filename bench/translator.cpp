@@ -4,17 +4,17 @@
 // interpreter handler (by opcode, most frequent first), left to the
 // interpreter's loop — and the compile time per 1,000 PTX instructions,
 // measured in this run, cold and from the on-disk cache.
+#include "translator/Translator.h"
 #include "emulator/Device.h"
 #include "ptx/Parser.h"
-#include "translator/Translator.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <map>
-#include <unistd.h>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 int main(int argc, char **argv) {
@@ -81,8 +81,9 @@ int main(int argc, char **argv) {
   auto pct = [&](uint64_t n) { return instructions ? 100.0 * double(n) / double(instructions) : 0.0; };
   std::printf("compiled to vector code   %8llu  %5.1f%%\n", (unsigned long long)native, pct(native));
   std::printf("interpreter handler calls %8llu  %5.1f%%\n", (unsigned long long)handlers, pct(handlers));
-  std::printf("interpreter loop          %8llu  %5.1f%%  (calls, exits, barriers, brx.idx; branches that diverge)\n",
-              (unsigned long long)interpreted, pct(interpreted));
+  std::printf(
+      "interpreter loop          %8llu  %5.1f%%  (calls, exits, barriers, brx.idx; branches that diverge)\n",
+      (unsigned long long)interpreted, pct(interpreted));
   std::printf("memory accesses the analyses settle: %llu one address (warp-uniform base), %llu consecutive "
               "lanes (base + size * %%tid.x)\n",
               (unsigned long long)uniformAddresses, (unsigned long long)consecutiveAddresses);

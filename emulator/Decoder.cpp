@@ -20,7 +20,8 @@ namespace {
 /// Kernel::entrySlots: the registers live on entry to the kernel (read on
 /// some path before any write; a guarded write keeps them live), and every
 /// register a shuffle reads (it may read a lane that never wrote it).
-std::vector<uint32_t> entrySlots(const ptx::Module &m, const ptx::Function &kernel, const CodeRegion &region) {
+std::vector<uint32_t> entrySlots(const ptx::Module &m, const ptx::Function &kernel,
+                                 const CodeRegion &region) {
   std::vector<uint8_t> zero(region.numRegisters, 0);
   auto mark = [&](uint32_t r) {
     if (r >= kernel.numRegisters) return;

@@ -27,7 +27,8 @@ std::unique_ptr<Device> makeCpuDevice() {
       return translator::CompiledEngine::tiered(k, options);
     }
     translator::CompileReport report;
-    std::unique_ptr<translator::CompiledEngine> engine = translator::CompiledEngine::compile(k, options, report);
+    std::unique_ptr<translator::CompiledEngine> engine =
+        translator::CompiledEngine::compile(k, options, report);
     if (engine) return engine;
     ptx::Diagnostic d;
     d.kind = ptx::DiagKind::Unsupported;
@@ -45,10 +46,14 @@ std::unique_ptr<Device> makeCpuDevice() {
     info.tier = s.eager ? "eager" : "tiered";
     info.warmupInstructions = s.interpreted;
     info.name = s.compiled ? "compiled" : "interpreter";
-    if (s.compiled) describeCode(s.report, info);
-    else if (!s.report.error.empty()) info.note = "runs on the interpreter: " + s.report.error;
-    else if (s.requested) info.note = "compiling";
-    else info.note = "not hot enough to compile yet";
+    if (s.compiled)
+      describeCode(s.report, info);
+    else if (!s.report.error.empty())
+      info.note = "runs on the interpreter: " + s.report.error;
+    else if (s.requested)
+      info.note = "compiling";
+    else
+      info.note = "not hot enough to compile yet";
   };
   return std::make_unique<EmulatorDevice>("cpu", make, describe);
 }

@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 
 #include <charconv>
-#include <filesystem>
 #include <cstdio>
+#include <filesystem>
 
 namespace ptxvm {
 

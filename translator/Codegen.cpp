@@ -388,8 +388,9 @@ llvm::Value *Gen::specialRegister(uint32_t pc, unsigned index) {
     b.SetInsertPoint(linear);
     llvm::Value *fast = llvm::Constant::getNullValue(v64);
     if (op.selector == ptx::Selector::X)
-      fast = b.CreateAdd(b.CreateVectorSplat(kLanes, b.CreateMul(field(frame::kWarpIndex), b.getInt64(kLanes))),
-                         lanes([](uint32_t l) { return l; }));
+      fast =
+          b.CreateAdd(b.CreateVectorSplat(kLanes, b.CreateMul(field(frame::kWarpIndex), b.getInt64(kLanes))),
+                      lanes([](uint32_t l) { return l; }));
     b.CreateBr(join);
     b.SetInsertPoint(general);
     llvm::Value *slow = service();
@@ -404,7 +405,8 @@ llvm::Value *Gen::specialRegister(uint32_t pc, unsigned index) {
   }
 }
 
-Gen::Span Gen::span(llvm::Value *base, llvm::Value *mask, llvm::Value *maskBits, unsigned size, bool remember) {
+Gen::Span Gen::span(llvm::Value *base, llvm::Value *mask, llvm::Value *maskBits, unsigned size,
+                    bool remember) {
   auto key = std::make_tuple(base, mask, size);
   if (auto it = spans_.find(key); it != spans_.end()) return it->second;
   llvm::Type *i64 = b.getInt64Ty(), *v64 = vec(i64);

@@ -5,7 +5,7 @@
 // the common path in vector code and hand the instruction to its handler
 // when any lane meets a case it treats specially (a NaN result, a subnormal
 // under .ftz), as the interpreter's own fast loop does.
-#include "translator/Gen.h"
+#include "translator/Lowering.h"
 
 #include "emulator/Memory.h"
 #include "emulator/Semantics.h"
@@ -85,12 +85,10 @@ std::string_view groupOf(const DInstr &in) {
   return row ? r.groupOf(row) : std::string_view{};
 }
 
-/// Lowers one instruction; a class so that the forms share the operand
-/// plumbing without repeating it.
-class Lowering {
+/// The integer, float, conversion and warp-collective forms.
+class Lowering : public LoweringBase {
 public:
-  Lowering(Gen &g, uint32_t pc, llvm::Value *mask, llvm::Value *maskBits)
-      : g(g), b(g.b), pc(pc), in(g.k_.code[pc]), mask(mask), maskBits(maskBits) {}
+  using LoweringBase::LoweringBase;
 
   bool run() {
     if (in.vec != 1 || !in.run) return false;
@@ -111,32 +109,12 @@ public:
     if (group == "Misc" && cls == emu::tclass::Pred) return predicateLogic();
     if (group == "Convert" && in.opcode == Opcode::Cvt) return convert();
     if (group == "Float" && cls == emu::tclass::Float && in.type0 == in.type) return floating();
-    if (group == "Memory" && (in.opcode == Opcode::Ld || in.opcode == Opcode::Ldu)) return load();
-    if (group == "Memory" && in.opcode == Opcode::St) return store();
-    if (group == "Memory" && in.opcode == Opcode::Cvta) return cvta();
+    if (group == "Memory") return lowerMemory(g, pc, mask, maskBits);
     if (group == "Warp") return warp();
     return false;
   }
 
 private:
-  const DOp &op(unsigned i) const { return g.k_.op(in, i); }
-  bool readable(std::initializer_list<unsigned> sources) const {
-    for (unsigned i : sources)
-      if (!g.readable(in, i)) return false;
-    return true;
-  }
-  bool writable(unsigned i) const {
-    return i < in.numOps && (op(i).kind == DOp::Reg || op(i).kind == DOp::Sink);
-  }
-  llvm::Value *src(unsigned i, unsigned bits) { return g.operand(pc, i, bits); }
-  void def(unsigned i, llvm::Value *bits) { g.storeOperand(op(i), bits, mask); }
-  llvm::Value *splat(unsigned bits, uint64_t v) {
-    return b.CreateVectorSplat(kLanes, b.getInt(llvm::APInt(64, v).trunc(bits)));
-  }
-  llvm::Value *ext(llvm::Value *v, unsigned bits, bool sign) {
-    return sign ? b.CreateSExt(v, g.vec(g.intTy(bits))) : b.CreateZExt(v, g.vec(g.intTy(bits)));
-  }
-
   // ---- Integer.cpp ----
 
   /// mov of every width but .b128 (Ops<U>::mov), and of predicates
@@ -434,73 +412,6 @@ private:
     return true;
   }
 
-  /// The vector code `fast` (which defines the destination) unless an
-  /// executing lane is `special` (<32 x i1>): then the instruction's
-  /// handler, which owns those cases.
-  template <typename Fast> void unlessSpecial(llvm::Value *special, Fast fast) {
-    unless(b.CreateOrReduce(b.CreateAnd(special, mask)), fast);
-  }
-
-  /// The vector code `fast` unless `slow` (i1): then the handler.
-  template <typename Fast> void unless(llvm::Value *slowCase, Fast fast) {
-    llvm::BasicBlock *slow = g.newBlock("special"), *common = g.newBlock("common"),
-                     *done = g.newBlock("joined");
-    b.CreateCondBr(slowCase, slow, common);
-    Paths paths(*this, done);
-    b.SetInsertPoint(slow);
-    paths.handler();
-    b.SetInsertPoint(common);
-    paths.fast();
-    fast();
-    paths.arrive();
-    paths.join();
-  }
-
-  /// A fast path and the handler's path of one instruction meeting again:
-  /// the register cache of the fast path is dropped at the join, but for
-  /// the destination register (operand 0), whose value from each path meets
-  /// in a phi. Registers other than the destination are as they were (the
-  /// handler writes only its destination).
-  class Paths {
-  public:
-    Paths(Lowering &l, llvm::BasicBlock *done) : l_(l), done_(done), saved_(l.g.cache_) {
-      const DOp &d = l.op(0);
-      if (l.in.opcode != Opcode::St && d.kind == DOp::Reg) dst_ = static_cast<int64_t>(d.reg);
-    }
-    /// The path that leaves the registers as they are (no lane executes).
-    void unchanged() { arriveWith(dst_ >= 0 ? l_.g.loadReg(static_cast<uint32_t>(dst_)) : nullptr); }
-    void handler() {
-      l_.g.callHandler(l_.pc, l_.maskBits);
-      arriveWith(dst_ >= 0 ? l_.g.loadReg(static_cast<uint32_t>(dst_)) : nullptr);
-    }
-    /// Starts the fast path (in the current block).
-    void fast() { l_.g.cache_ = saved_; }
-    /// Ends the fast path (its def done).
-    void arrive() { arriveWith(dst_ >= 0 ? l_.g.cache_.at(static_cast<uint32_t>(dst_)) : nullptr); }
-    void join() {
-      l_.b.SetInsertPoint(done_);
-      l_.g.cache_ = saved_;
-      if (dst_ < 0) return;
-      l_.g.cache_.erase(static_cast<uint32_t>(dst_));
-      llvm::PHINode *phi =
-          l_.b.CreatePHI(l_.g.vec(l_.b.getInt64Ty()), static_cast<unsigned>(incoming_.size()));
-      for (auto &[value, block] : incoming_) phi->addIncoming(value, block);
-      l_.g.cache_[static_cast<uint32_t>(dst_)] = phi;
-    }
-
-  private:
-    void arriveWith(llvm::Value *v) {
-      if (v) incoming_.emplace_back(v, l_.b.GetInsertBlock());
-      l_.b.CreateBr(done_);
-      l_.g.cache_ = saved_;
-    }
-    Lowering &l_;
-    llvm::BasicBlock *done_;
-    Gen::RegisterCache saved_;
-    int64_t dst_ = -1;
-    std::vector<std::pair<llvm::Value *, llvm::BasicBlock *>> incoming_;
-  };
-
   // ---- Warp.cpp: shfl, vote, redux, activemask ----
   // Compiled where every executing lane's member mask is exactly the
   // executing lanes. Anything else (tiles of a warp with a mask per lane, a
@@ -560,7 +471,8 @@ private:
     const unsigned a = pair ? 2 : 1;
     const Mod mode = in.op;
     if (mode != Mod::Up && mode != Mod::Down && mode != Mod::Bfly && mode != Mod::Idx) return false;
-    if (!writable(0) || (pair && !writable(1)) || !readable({a, a + 1, a + 2}) || (sync && !readable({a + 3})))
+    if (!writable(0) || (pair && !writable(1)) || !readable({a, a + 1, a + 2}) ||
+        (sync && !readable({a + 3})))
       return false;
     llvm::Value *whole = b.CreateICmpEQ(maskBits, b.getInt32(~0u));
     if (sync) whole = b.CreateAnd(whole, exactMembers(a + 3));
@@ -612,8 +524,10 @@ private:
       }
       def(0, b.CreateVectorSplat(kLanes, r));
     };
-    if (sync) unless(b.CreateNot(exactMembers(2)), body);
-    else body();
+    if (sync)
+      unless(b.CreateNot(exactMembers(2)), body);
+    else
+      body();
     return true;
   }
 
@@ -623,8 +537,8 @@ private:
     const bool sign = in.type == Type::S32;
     if (!sign && in.type != Type::U32 && in.type != Type::B32) return false;
     if (!writable(0) || !readable({1, 2})) return false;
-    if (in.op != Mod::Add && in.op != Mod::Min && in.op != Mod::Max && in.op != Mod::And && in.op != Mod::Or &&
-        in.op != Mod::Xor)
+    if (in.op != Mod::Add && in.op != Mod::Min && in.op != Mod::Max && in.op != Mod::And &&
+        in.op != Mod::Or && in.op != Mod::Xor)
       return false;
     unless(b.CreateNot(exactMembers(2)), [&] {
       uint32_t identity = 0;
@@ -721,395 +635,6 @@ private:
     unlessSpecial(b.CreateFCmpUNO(f, f), [&] { def(0, result); });
     return true;
   }
-
-  // ---- Memory.cpp: ld, st ----
-
-  /// The space, size and address operand of a scalar access the fast path
-  /// may serve (global, shared, or generic), or false.
-  bool access(unsigned addrIndex, emu::Space &space, unsigned &size) {
-    const DOp &addr = op(addrIndex);
-    if (addr.kind != DOp::Addr || in.numOps != 2) return false;
-    space = emu::accessSpace(in, addr);
-    if (space != emu::Space::Global && space != emu::Space::Shared && space != emu::Space::Generic)
-      return false;
-    size = emu::byteSize(in.type);
-    return ptx::bitWidth(in.type) <= 64 && (size == 1 || size == 2 || size == 4 || size == 8);
-  }
-
-  /// Where a warp's access goes, computed before the paths split (so that
-  /// the facts dominate and are reused): the span of the executing lanes'
-  /// addresses (lo, hi, their OR for alignment), whether all lanes access
-  /// one address, and how to form the addresses. Facts about a base
-  /// register are computed once per value and reused by every access
-  /// [base+imm] with an aligned immediate (Gen::spans_).
-  struct Access {
-    llvm::Value *lo, *hi, *bits; // scalars
-    llvm::Value *valid;          // i1: lo and hi did not wrap around
-    llvm::Value *uniform;        // i1
-    llvm::Value *first;          // i32: the first executing lane
-    llvm::Value *consecutive;    // i1: lane l at lo + (l - first) * size
-    llvm::Value *delta = nullptr;
-  };
-  Access plan(unsigned addrIndex, unsigned size) {
-    const DOp &addr = op(addrIndex);
-    Access a;
-    if (!addr.hasBase) {
-      // One address for every lane.
-      a.lo = a.hi = a.bits = b.getInt64(addr.imm);
-      a.valid = a.uniform = b.getTrue();
-      a.first = b.CreateIntrinsic(llvm::Intrinsic::cttz, {b.getInt32Ty()}, {maskBits, b.getTrue()});
-      a.consecutive = b.getFalse();
-      return a;
-    }
-    const bool alignedImm = addr.imm % size == 0;
-    llvm::Value *base = g.loadReg(addr.reg);
-    if (!alignedImm) base = b.CreateAdd(base, b.CreateVectorSplat(kLanes, b.getInt64(addr.imm)));
-    const uint64_t imm = alignedImm ? addr.imm : 0; // what is left to add to the span
-    const uint8_t fact = g.facts_ ? g.facts_->kind[pc] : uint8_t{AddressFacts::None};
-    if (fact == AddressFacts::Uniform) {
-      ++g.stats_.uniformAddresses;
-      return oneAddress(base, imm);
-    }
-    if (fact == AddressFacts::Consecutive) {
-      ++g.stats_.consecutiveAddresses;
-      return fromSpan(consecutiveSpan(base, size), imm);
-    }
-    return fromSpan(g.span(base, mask, maskBits, size), imm);
-  }
-
-  /// The access from the executing lanes' span of the base (Gen::span),
-  /// moved by `imm` (a multiple of the size) unless that wraps around.
-  Access fromSpan(const Gen::Span &s, uint64_t imm) {
-    Access a;
-    a.first = s.first;
-    a.consecutive = s.consecutive;
-    a.uniform = b.CreateICmpEQ(s.lo, s.hi);
-    if (imm == 0) {
-      a.lo = s.lo, a.hi = s.hi, a.bits = s.bits, a.valid = s.valid;
-      return a;
-    }
-    a.lo = b.CreateAdd(s.lo, b.getInt64(imm));
-    a.hi = b.CreateAdd(s.hi, b.getInt64(imm));
-    a.bits = s.bits; // imm is a multiple of size: alignment is the base's
-    a.valid = b.CreateAnd(s.valid, static_cast<int64_t>(imm) > 0 ? b.CreateICmpUGE(a.hi, s.hi)
-                                                                : b.CreateICmpULE(a.lo, s.lo));
-    return a;
-  }
-
-  /// A warp-uniform base (AddressFacts::Uniform): the first executing
-  /// lane's address is every lane's.
-  Access oneAddress(llvm::Value *base, uint64_t imm) {
-    Access a;
-    a.first = b.CreateIntrinsic(llvm::Intrinsic::cttz, {b.getInt32Ty()}, {maskBits, b.getTrue()});
-    a.lo = a.hi = a.bits = b.CreateAdd(b.CreateExtractElement(base, a.first), b.getInt64(imm));
-    a.valid = a.uniform = b.getTrue();
-    a.consecutive = b.getFalse();
-    return a;
-  }
-
-  /// The span of a base that steps by the access size with %tid.x
-  /// (AddressFacts::Consecutive): in a 1-D block, where %tid.x is warp * 32 +
-  /// lane, it runs from the first executing lane's address to the last
-  /// one's, consecutive; in any other shape, Gen::span's. Decided once per
-  /// base value on the straight path, like Gen::span.
-  Gen::Span consecutiveSpan(llvm::Value *base, unsigned size) {
-    auto key = std::make_tuple(base, mask, size);
-    if (auto it = g.spans_.find(key); it != g.spans_.end()) return it->second;
-    llvm::BasicBlock *linear = g.newBlock("linear"), *general = g.newBlock("general"),
-                     *join = g.newBlock("planned");
-    llvm::LoadInst *oneD = b.CreateLoad(b.getInt32Ty(), g.frameField(frame::kLinearBlock));
-    g.tagFrame(oneD);
-    b.CreateCondBr(b.CreateICmpNE(oneD, b.getInt32(0)), linear, general);
-    b.SetInsertPoint(linear);
-    Gen::Span x;
-    x.first = b.CreateIntrinsic(llvm::Intrinsic::cttz, {b.getInt32Ty()}, {maskBits, b.getTrue()});
-    llvm::Value *last = b.CreateSub(
-        b.getInt32(kLanes - 1), b.CreateIntrinsic(llvm::Intrinsic::ctlz, {b.getInt32Ty()}, {maskBits, b.getTrue()}));
-    x.lo = b.CreateExtractElement(base, x.first);
-    x.hi = b.CreateExtractElement(base, last);
-    x.bits = x.lo; // every lane's address is lo plus a multiple of the size
-    x.consecutive = b.getTrue();
-    x.valid = b.CreateICmpULE(x.lo, x.hi); // not wrapped around within the warp
-    b.CreateBr(join);
-    b.SetInsertPoint(general);
-    Gen::Span y = g.span(base, mask, maskBits, size, false);
-    llvm::BasicBlock *fromGeneral = b.GetInsertBlock();
-    b.CreateBr(join);
-    b.SetInsertPoint(join);
-    auto phi = [&](llvm::Value *p, llvm::Value *q) {
-      llvm::PHINode *n = b.CreatePHI(p->getType(), 2);
-      n->addIncoming(p, linear);
-      n->addIncoming(q, fromGeneral);
-      return n;
-    };
-    Gen::Span s;
-    s.lo = phi(x.lo, y.lo), s.hi = phi(x.hi, y.hi), s.bits = phi(x.bits, y.bits);
-    s.first = phi(x.first, y.first), s.consecutive = phi(x.consecutive, y.consecutive);
-    s.valid = phi(x.valid, y.valid);
-    return g.spans_.emplace(key, s).first->second;
-  }
-
-  /// The executing lanes' addresses (where a path needs them all).
-  llvm::Value *addresses(unsigned addrIndex) { return src(addrIndex, 64); }
-
-  /// Whether the fast path serves the access; on it, a.delta turns a device
-  /// address into a host one. The frame's window for the space answers most
-  /// accesses with scalar compares; the service is asked only when it does
-  /// not.
-  void direct(Access &a, emu::Space space, unsigned size, llvm::BasicBlock *slow) {
-    llvm::Type *i64 = b.getInt64Ty();
-    const uint32_t turn = g.nextWindow_++;
-    const uint32_t slot = space == emu::Space::Shared   ? frame::kSharedWindow
-                          : space == emu::Space::Global ? frame::kFirstGlobalWindow + turn % frame::kGlobalWindows
-                                                        : frame::kFirstGenericWindow + turn % frame::kGenericWindows;
-    const uint64_t window = frame::kWindows + slot * frame::kWindowBytes;
-    auto field = [&](uint64_t offset) {
-      llvm::LoadInst *v =
-          b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), g.frame_, window + offset));
-      g.tagFrame(v);
-      return v;
-    };
-    llvm::BasicBlock *check = g.newBlock("span");
-    b.CreateCondBr(a.valid, check, slow);
-    b.SetInsertPoint(check);
-    llvm::Value *lo = field(0), *end = field(8);
-    llvm::Value *ok = b.CreateICmpEQ(b.CreateAnd(a.bits, b.getInt64(size - 1)), b.getInt64(0));
-    ok = b.CreateAnd(ok, b.CreateAnd(b.CreateICmpUGE(a.lo, lo), b.CreateICmpULT(a.hi, end)));
-    ok = b.CreateAnd(ok, b.CreateICmpULE(b.getInt64(size), b.CreateSub(end, a.hi)));
-    llvm::BasicBlock *windowHit = g.newBlock("window"), *ask = g.newBlock("ask"),
-                     *fast = g.newBlock("direct");
-    b.CreateCondBr(ok, windowHit, ask);
-    b.SetInsertPoint(windowHit);
-    llvm::Value *cached = field(16);
-    b.CreateBr(fast);
-    b.SetInsertPoint(ask);
-    llvm::Value *answer =
-        b.CreateCall(g.directFn_, {g.frame_, b.getInt32(static_cast<uint32_t>(space)), b.getInt32(slot), a.lo,
-                                   a.hi, a.bits, b.getInt32(size), g.deltaSlot_});
-    llvm::BasicBlock *asked = g.newBlock("asked");
-    b.CreateCondBr(b.CreateICmpNE(answer, b.getInt32(0)), asked, slow);
-    b.SetInsertPoint(asked);
-    llvm::Value *answered = b.CreateLoad(i64, g.deltaSlot_);
-    b.CreateBr(fast);
-    b.SetInsertPoint(fast);
-    llvm::PHINode *delta = b.CreatePHI(i64, 2);
-    delta->addIncoming(cached, windowHit);
-    delta->addIncoming(answered, asked);
-    a.delta = delta;
-  }
-
-  llvm::Value *pointer(llvm::Value *address, const Access &a) {
-    return b.CreateIntToPtr(b.CreateAdd(address, a.delta), b.getPtrTy());
-  }
-  /// lane 0's address in the consecutive pattern.
-  llvm::Value *rowStart(const Access &a, unsigned size) {
-    return b.CreateSub(a.lo, b.CreateMul(b.CreateZExt(a.first, b.getInt64Ty()), b.getInt64(size)));
-  }
-  /// Host pointers of every lane's address, as a gather or scatter takes
-  /// them. Shared memory (at most 227 KiB) is addressed with 32-bit offsets
-  /// from its start, which the hardware gathers twice as wide.
-  llvm::Value *lanePointers(unsigned addrIndex, emu::Space space, const Access &a) {
-    llvm::Value *all = addresses(addrIndex);
-    if (space == emu::Space::Shared) {
-      llvm::Value *start = b.CreateIntToPtr(a.delta, b.getPtrTy());
-      return b.CreateGEP(b.getInt8Ty(), start, b.CreateTrunc(all, g.vec(b.getInt32Ty())));
-    }
-    return b.CreateIntToPtr(b.CreateAdd(all, b.CreateVectorSplat(kLanes, a.delta)), g.vec(b.getPtrTy()));
-  }
-
-  /// Wraps a memory access: no lane, no access (as in the interpreter);
-  /// the checked path is the handler's.
-  template <typename Fast> bool memory(unsigned addrIndex, emu::Space space, unsigned size, Fast fast) {
-    Access a = plan(addrIndex, size);
-    llvm::BasicBlock *work = g.newBlock("mem"), *slow = g.newBlock("checked"), *done = g.newBlock("memdone");
-    Paths paths(*this, done);
-    llvm::BasicBlock *skip = g.newBlock("nolanes");
-    b.CreateCondBr(b.CreateICmpEQ(maskBits, b.getInt32(0)), skip, work);
-    b.SetInsertPoint(skip);
-    paths.unchanged();
-    b.SetInsertPoint(work);
-    direct(a, space, size, slow);
-    fast(a);
-    paths.arrive();
-    b.SetInsertPoint(slow);
-    paths.handler();
-    paths.join();
-    return true;
-  }
-
-  /// ld.param of a kernel parameter (the handler's uniform read): one
-  /// bounds-checked read of the parameter buffer, broadcast.
-  bool loadParameter() {
-    const DOp &addr = op(1);
-    const unsigned size = emu::byteSize(in.type);
-    if (op(0).kind != DOp::Reg || addr.kind != DOp::Addr || addr.hasBase || in.numOps != 2) return false;
-    if ((size != 1 && size != 2 && size != 4 && size != 8) || ptx::bitWidth(in.type) > 64 || addr.imm % size)
-      return false; // misaligned: the handler reports it
-    const bool sign = in.type == Type::S8 || in.type == Type::S16 || in.type == Type::S32;
-    llvm::Type *i64 = b.getInt64Ty();
-    llvm::BasicBlock *work = g.newBlock("param"), *read = g.newBlock("paramread"),
-                     *slow = g.newBlock("checked"), *skip = g.newBlock("nolanes"),
-                     *done = g.newBlock("paramdone");
-    Paths paths(*this, done);
-    b.CreateCondBr(b.CreateICmpEQ(maskBits, b.getInt32(0)), skip, work);
-    b.SetInsertPoint(skip);
-    paths.unchanged();
-    b.SetInsertPoint(work);
-    llvm::LoadInst *bytes = b.CreateLoad(i64, g.frameField(frame::kParamBytes));
-    g.tagFrame(bytes);
-    llvm::Value *inside =
-        b.CreateAnd(b.CreateICmpULE(b.getInt64(size), bytes),
-                    b.CreateICmpULE(b.getInt64(addr.imm), b.CreateSub(bytes, b.getInt64(size))));
-    b.CreateCondBr(inside, read, slow);
-    b.SetInsertPoint(read);
-    llvm::LoadInst *base = b.CreateLoad(b.getPtrTy(), g.frameField(frame::kParams));
-    g.tagFrame(base);
-    llvm::LoadInst *v = b.CreateAlignedLoad(
-        g.intTy(size * 8), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), base, addr.imm), llvm::Align(1));
-    llvm::Value *wide = size == 8 ? static_cast<llvm::Value *>(v)
-                        : sign    ? b.CreateSExt(v, i64)
-                                  : b.CreateZExt(v, i64);
-    def(0, b.CreateVectorSplat(kLanes, wide));
-    paths.arrive();
-    b.SetInsertPoint(slow);
-    paths.handler();
-    paths.join();
-    return true;
-  }
-
-  /// cvta (Memory.cpp, cvta): the 64-bit operand moved into or out of the
-  /// space's generic window, 32-bit forms truncated.
-  bool cvta() {
-    if (!writable(0) || !readable({1})) return false;
-    const uint64_t window = in.space == emu::Space::Shared  ? emu::kSharedWindow
-                            : in.space == emu::Space::Local ? emu::kLocalWindow
-                            : in.space == emu::Space::Const ? g.k_.constAddress
-                                                            : 0;
-    llvm::Value *a = src(1, 64);
-    llvm::Value *r = in.mods & emu::dmod::To ? b.CreateSub(a, splat(64, window)) : b.CreateAdd(a, splat(64, window));
-    if (in.type == Type::U32 || in.type == Type::B32) r = b.CreateAnd(r, splat(64, 0xFFFFFFFFu));
-    def(0, r);
-    return true;
-  }
-
-  /// ld/st of per-thread memory (accessBytes): .local, lane l's bytes at
-  /// local + (warp * 32 + l) * localBytes + offset; a device function's
-  /// .param frame (Space::Frame), at callFrame + l * frameBytes + offset.
-  /// Every executing lane inside its frame and aligned, or the handler
-  /// (which reports the lane that is not).
-  bool localAccess(bool isLoad, emu::Space space) {
-    const unsigned addrIndex = isLoad ? 1 : 0;
-    if (op(addrIndex).kind != DOp::Addr || in.numOps != 2) return false;
-    const unsigned size = emu::byteSize(in.type);
-    if (ptx::bitWidth(in.type) > 64 || (size != 1 && size != 2 && size != 4 && size != 8)) return false;
-    if (isLoad ? op(0).kind != DOp::Reg : !readable({1})) return false;
-    const bool local = space == emu::Space::Local;
-    llvm::Type *i64 = b.getInt64Ty(), *elem = g.intTy(size * 8);
-    llvm::Value *offsets = addresses(addrIndex);
-    llvm::LoadInst *base = b.CreateLoad(b.getPtrTy(), g.frameField(local ? frame::kLocal : frame::kCallFrame));
-    g.tagFrame(base);
-    llvm::Value *bytes = b.getInt64(g.k_.regions[in.function].frameBytes);
-    if (local) {
-      llvm::LoadInst *localBytes = b.CreateLoad(i64, g.frameField(frame::kLocalBytes));
-      g.tagFrame(localBytes);
-      bytes = localBytes;
-    }
-    llvm::Value *inside = b.CreateAnd(
-        b.CreateICmpULE(offsets, b.CreateVectorSplat(kLanes, b.CreateSub(bytes, b.getInt64(size)))),
-        b.CreateICmpEQ(b.CreateAnd(offsets, splat(64, size - 1)), splat(64, 0)));
-    llvm::Value *bad = b.CreateOrReduce(b.CreateAnd(mask, b.CreateNot(inside)));
-    bad = b.CreateOr(bad, b.CreateOr(b.CreateICmpULT(bytes, b.getInt64(size)), b.CreateIsNull(base)));
-    unless(bad, [&] {
-      std::vector<llvm::Constant *> lanes;
-      for (uint32_t l = 0; l < kLanes; ++l) lanes.push_back(b.getInt64(l));
-      llvm::Value *frames = llvm::ConstantVector::get(lanes);
-      if (local) {
-        llvm::Value *warp = b.CreateZExt(b.CreateLoad(b.getInt32Ty(), g.frameField(frame::kWarpIndex)), i64);
-        frames = b.CreateAdd(b.CreateVectorSplat(kLanes, b.CreateMul(warp, b.getInt64(kLanes))), frames);
-      }
-      llvm::Value *at = b.CreateAdd(b.CreateMul(frames, b.CreateVectorSplat(kLanes, bytes)), offsets);
-      llvm::Value *pointers = b.CreateGEP(b.getInt8Ty(), base, at);
-      if (isLoad) {
-        llvm::CallInst *v = b.CreateMaskedGather(g.vec(elem), pointers, llvm::Align(1), mask);
-        g.tagMemory(v);
-        const bool sign = in.type == Type::S8 || in.type == Type::S16 || in.type == Type::S32;
-        def(0, size == 8 ? static_cast<llvm::Value *>(v) : ext(v, 64, sign));
-      } else {
-        g.tagMemory(b.CreateMaskedScatter(src(1, size * 8), pointers, llvm::Align(1), mask));
-      }
-    });
-    return true;
-  }
-
-  bool load() {
-    if (emu::accessSpace(in, op(1)) == emu::Space::Param) return loadParameter();
-    if (emu::accessSpace(in, op(1)) == emu::Space::Local) return localAccess(true, emu::Space::Local);
-    if (emu::accessSpace(in, op(1)) == emu::Space::Frame) return localAccess(true, emu::Space::Frame);
-    emu::Space space;
-    unsigned size;
-    if (!access(1, space, size) || op(0).kind != DOp::Reg) return false;
-    const bool sign = in.type == Type::S8 || in.type == Type::S16 || in.type == Type::S32;
-    const unsigned bits = size * 8;
-    llvm::Type *elem = g.intTy(bits);
-    return memory(1, space, size, [&](Access &a) {
-      // One address for the whole warp: one read, broadcast (the handler's
-      // rule, so that every lane sees one value under concurrent writes).
-      llvm::BasicBlock *one = g.newBlock("broadcast"), *spread = g.newBlock("spread"),
-                       *row = g.newBlock("consecutive"), *many = g.newBlock("gather"),
-                       *join = g.newBlock("loaded");
-      b.CreateCondBr(a.uniform, one, spread);
-      b.SetInsertPoint(one);
-      llvm::LoadInst *scalar = b.CreateAlignedLoad(elem, pointer(a.lo, a), llvm::Align(1));
-      g.tagMemory(scalar);
-      llvm::Value *broadcast = b.CreateVectorSplat(kLanes, scalar);
-      b.CreateBr(join);
-      b.SetInsertPoint(spread);
-      b.CreateCondBr(a.consecutive, row, many);
-      b.SetInsertPoint(row);
-      llvm::CallInst *loaded =
-          b.CreateMaskedLoad(g.vec(elem), pointer(rowStart(a, size), a), llvm::Align(1), mask);
-      g.tagMemory(loaded);
-      b.CreateBr(join);
-      b.SetInsertPoint(many);
-      llvm::CallInst *gathered =
-          b.CreateMaskedGather(g.vec(elem), lanePointers(1, space, a), llvm::Align(1), mask);
-      g.tagMemory(gathered);
-      b.CreateBr(join);
-      b.SetInsertPoint(join);
-      llvm::PHINode *v = b.CreatePHI(g.vec(elem), 3);
-      v->addIncoming(broadcast, one);
-      v->addIncoming(loaded, row);
-      v->addIncoming(gathered, many);
-      def(0, bits == 64 ? static_cast<llvm::Value *>(v) : ext(v, 64, sign));
-    });
-  }
-
-  bool store() {
-    if (emu::accessSpace(in, op(0)) == emu::Space::Local) return localAccess(false, emu::Space::Local);
-    if (emu::accessSpace(in, op(0)) == emu::Space::Frame) return localAccess(false, emu::Space::Frame);
-    emu::Space space;
-    unsigned size;
-    if (!access(0, space, size) || !readable({1})) return false;
-    return memory(0, space, size, [&](Access &a) {
-      llvm::Value *value = src(1, size * 8);
-      llvm::BasicBlock *row = g.newBlock("consecutive"), *many = g.newBlock("scatter"),
-                       *join = g.newBlock("stored");
-      b.CreateCondBr(a.consecutive, row, many);
-      b.SetInsertPoint(row);
-      g.tagMemory(b.CreateMaskedStore(value, pointer(rowStart(a, size), a), llvm::Align(1), mask));
-      b.CreateBr(join);
-      b.SetInsertPoint(many);
-      g.tagMemory(b.CreateMaskedScatter(value, lanePointers(0, space, a), llvm::Align(1), mask));
-      b.CreateBr(join);
-      b.SetInsertPoint(join);
-    });
-  }
-
-  Gen &g;
-  llvm::IRBuilder<> &b;
-  uint32_t pc;
-  const DInstr &in;
-  llvm::Value *mask, *maskBits;
 };
 
 } // namespace

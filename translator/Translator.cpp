@@ -73,10 +73,10 @@ constexpr const char *kBlockPrefix = "ptxvm_block";
 struct Jit {
   std::unique_ptr<llvm::orc::LLJIT> lljit;
   std::unique_ptr<llvm::TargetMachine> target; // machine code for cache misses
-  std::string targetId; // what besides the IR decides the machine code
-  std::string error;    // why there is no JIT
-  std::mutex mutex;     // one compilation at a time
-  uint64_t dylibs = 0;  // names each kernel's JITDylib uniquely
+  std::string targetId;                        // what besides the IR decides the machine code
+  std::string error;                           // why there is no JIT
+  std::mutex mutex;                            // one compilation at a time
+  uint64_t dylibs = 0;                         // names each kernel's JITDylib uniquely
   /// Compiled code by cache key: identical kernels (one module loaded
   /// twice, the same kernel in two modules) are compiled once.
   std::unordered_map<std::string, std::shared_ptr<const CompiledCode>> compiled;
@@ -130,23 +130,26 @@ public:
     llvm::IRBuilder<> b(ctx);
     llvm::Type *i64 = b.getInt64Ty();
     auto *v64 = llvm::FixedVectorType::get(i64, 32), *f32 = llvm::FixedVectorType::get(b.getFloatTy(), 32);
-    auto *fn = llvm::Function::Create(llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy(), b.getInt32Ty()}, false),
-                                      llvm::Function::ExternalLinkage, "warm", m);
+    auto *fn =
+        llvm::Function::Create(llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy(), b.getInt32Ty()}, false),
+                               llvm::Function::ExternalLinkage, "warm", m);
     b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
     llvm::Value *p = fn->getArg(0);
     llvm::Value *mask = b.CreateBitCast(fn->getArg(1), llvm::FixedVectorType::get(b.getInt1Ty(), 32));
     llvm::Value *v = b.CreateMaskedLoad(v64, p, llvm::Align(8), mask);
-    llvm::Value *at = b.CreateGEP(b.getInt32Ty(), p, b.CreateTrunc(v, llvm::FixedVectorType::get(b.getInt32Ty(), 32)));
-    llvm::Value *g = b.CreateMaskedGather(llvm::FixedVectorType::get(b.getInt32Ty(), 32), at, llvm::Align(4), mask);
+    llvm::Value *at =
+        b.CreateGEP(b.getInt32Ty(), p, b.CreateTrunc(v, llvm::FixedVectorType::get(b.getInt32Ty(), 32)));
+    llvm::Value *g =
+        b.CreateMaskedGather(llvm::FixedVectorType::get(b.getInt32Ty(), 32), at, llvm::Align(4), mask);
     llvm::Value *x = b.CreateAdd(v, b.CreateZExt(g, v64));
-    llvm::Value *lo = b.CreateIntMinReduce(b.CreateSelect(mask, x, llvm::Constant::getAllOnesValue(v64)), false);
-    llvm::Value *e = b.CreateExtractElement(x, b.CreateIntrinsic(llvm::Intrinsic::cttz, {b.getInt32Ty()},
-                                                                 {fn->getArg(1), b.getTrue()}));
+    llvm::Value *lo =
+        b.CreateIntMinReduce(b.CreateSelect(mask, x, llvm::Constant::getAllOnesValue(v64)), false);
+    llvm::Value *e = b.CreateExtractElement(
+        x, b.CreateIntrinsic(llvm::Intrinsic::cttz, {b.getInt32Ty()}, {fn->getArg(1), b.getTrue()}));
     std::vector<int> rotate;
     for (int l = 0; l < 32; ++l) rotate.push_back((l + 1) % 32);
-    llvm::Value *f = b.CreateBitCast(b.CreateTrunc(b.CreateShuffleVector(x, rotate),
-                                                   llvm::FixedVectorType::get(b.getInt32Ty(), 32)),
-                                     f32);
+    llvm::Value *f = b.CreateBitCast(
+        b.CreateTrunc(b.CreateShuffleVector(x, rotate), llvm::FixedVectorType::get(b.getInt32Ty(), 32)), f32);
     f = b.CreateIntrinsic(llvm::Intrinsic::fma, {f32}, {f, f, f});
     b.CreateMaskedScatter(f, b.CreateGEP(b.getFloatTy(), p, g), llvm::Align(4), mask);
     b.CreateMaskedStore(b.CreateAdd(x, b.CreateVectorSplat(32, b.CreateAdd(lo, e))), p, llvm::Align(8), mask);
@@ -181,8 +184,8 @@ struct Prepared {
 /// read the kernel's ptx::Module (the background compiler may not: the
 /// loading thread may be adding function bodies to it), for the names of
 /// handler calls.
-bool prepare(const emu::Kernel &k, const Jit &jit, const AddressFacts *facts, bool onLoadingThread, Prepared &p,
-             CompileReport &report) {
+bool prepare(const emu::Kernel &k, const Jit &jit, const AddressFacts *facts, bool onLoadingThread,
+             Prepared &p, CompileReport &report) {
   p.context = std::make_unique<llvm::LLVMContext>();
   // Names do not depend on the kernel or the process: identical kernels
   // give identical IR, and the IR's hash is the cache key.
@@ -256,7 +259,8 @@ llvm::Expected<std::shared_ptr<const CompiledCode>> linkObject(Jit &jit, const P
 }
 
 /// Machine code for `p`, from the caches or LLVM's code generator.
-std::shared_ptr<const CompiledCode> link(Jit &jit, Prepared &p, const JitOptions &options, CompileReport &report) {
+std::shared_ptr<const CompiledCode> link(Jit &jit, Prepared &p, const JitOptions &options,
+                                         CompileReport &report) {
   std::lock_guard<std::mutex> lock(jit.mutex);
   if (auto it = jit.compiled.find(p.key); options.memoryCache && it != jit.compiled.end()) {
     report.cache = CacheResult::Memory;
@@ -264,7 +268,8 @@ std::shared_ptr<const CompiledCode> link(Jit &jit, Prepared &p, const JitOptions
   }
   std::optional<ObjectCache> disk;
   if (options.diskCache) {
-    std::string dir = options.cacheDirectory.empty() ? ObjectCache::defaultDirectory() : options.cacheDirectory;
+    std::string dir =
+        options.cacheDirectory.empty() ? ObjectCache::defaultDirectory() : options.cacheDirectory;
     if (!dir.empty()) disk.emplace(std::move(dir));
   }
   report.diskCache = disk.has_value();
@@ -410,8 +415,10 @@ public:
       // The kernel is read only here, while its engine cannot go away.
       std::lock_guard<std::mutex> lock(s.mutex);
       if (!s.kernel) return;
-      if (!jit.lljit) report.error = "no LLVM JIT for this host: " + jit.error;
-      else prepare(*s.kernel, jit, s.options.uniformity ? &s.facts : nullptr, false, p, report);
+      if (!jit.lljit)
+        report.error = "no LLVM JIT for this host: " + jit.error;
+      else
+        prepare(*s.kernel, jit, s.options.uniformity ? &s.facts : nullptr, false, p, report);
     }
     std::shared_ptr<const CompiledCode> code;
     if (report.error.empty()) code = restrictToRange(link(jit, p, s.options, report));
@@ -444,7 +451,9 @@ private:
     }
   }
 
-  static void stopAtExit() { std::atexit([] { get().stop(); }); }
+  static void stopAtExit() {
+    std::atexit([] { get().stop(); });
+  }
 
   /// At exit: no new compilation, and the one under way finished.
   void stop() {
@@ -524,8 +533,10 @@ emu::WarpStop CompiledEngine::run(emu::Cta &cta, emu::Warp &w, uint64_t budget) 
   const uint64_t total = state_->interpreted.fetch_add(ran, std::memory_order_relaxed) + ran;
   if (total >= state_->threshold && !state_->requested.load(std::memory_order_relaxed) &&
       !state_->requested.exchange(true)) {
-    if (!state_->options.synchronous) BackgroundCompiler::get().enqueue(state_);
-    else if (BackgroundCompiler::get().open()) BackgroundCompiler::compile(*state_);
+    if (!state_->options.synchronous)
+      BackgroundCompiler::get().enqueue(state_);
+    else if (BackgroundCompiler::get().open())
+      BackgroundCompiler::compile(*state_);
   }
   return stop;
 }

@@ -54,11 +54,11 @@ const char *cacheResultName(CacheResult r);
 /// How a kernel was compiled, for --report and the closing numbers.
 struct CompileReport {
   CodegenStats code;
-  double seconds = 0;       // IR generation, machine code (or the cache) and linking
+  double seconds = 0; // IR generation, machine code (or the cache) and linking
   CacheResult cache = CacheResult::Miss;
-  bool diskCache = false;   // the on-disk cache was consulted
-  std::string key;          // the cache key: a hash of the IR and the target
-  std::string error;        // why it runs on the interpreter instead (empty: compiled)
+  bool diskCache = false; // the on-disk cache was consulted
+  std::string key;        // the cache key: a hash of the IR and the target
+  std::string error;      // why it runs on the interpreter instead (empty: compiled)
 };
 
 /// A kernel's compiled code: per pc, the function that runs from there.
@@ -68,11 +68,11 @@ struct CompiledCode {
 
 /// What a tiered engine has done so far.
 struct TierStatus {
-  bool eager = false;          // compiled when loaded
-  bool compiled = false;       // compiled code is running (or ready)
-  bool requested = false;      // compilation was started
-  uint64_t interpreted = 0;    // warp instructions run on the interpreter before compiled code
-  CompileReport report;        // once compiled (or failed: report.error)
+  bool eager = false;       // compiled when loaded
+  bool compiled = false;    // compiled code is running (or ready)
+  bool requested = false;   // compilation was started
+  uint64_t interpreted = 0; // warp instructions run on the interpreter before compiled code
+  CompileReport report;     // once compiled (or failed: report.error)
 };
 
 struct TierState;

@@ -743,7 +743,6 @@ TEST(Emulator, IsspacepClassifiesGenericAddresses) {
   EXPECT_EQ(r.buffer<uint32_t>(0)[0], 7u);
 }
 
-
 // A host thread reuses the register file of the CTA it ran before (no
 // allocation, no full clearing per CTA): registers a lane may read before
 // writing them — live on entry, or read from another lane by a shuffle —

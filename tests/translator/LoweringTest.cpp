@@ -141,7 +141,6 @@ TEST(Lowering, SpecialRegistersAndCvtaReadAsOnTheInterpreter) {
   }
 }
 
-
 // Warp collectives: every shuffle mode with immediate and register lane
 // operands and segment/clamp values, votes, reductions and activemask, on
 // full warps (compiled), a partial warp and half-warp member masks (the
