@@ -345,11 +345,7 @@ llvm::Value *Gen::specialRegister(uint32_t pc, unsigned index) {
   using ptx::SpecialReg;
   const DOp &op = k_.op(k_.code[pc], index);
   llvm::Type *i64 = b.getInt64Ty(), *v64 = vec(i64);
-  auto lanes = [&](auto value) {
-    std::vector<llvm::Constant *> c;
-    for (uint32_t l = 0; l < kLanes; ++l) c.push_back(b.getInt64(uint32_t(value(l))));
-    return llvm::ConstantVector::get(c);
-  };
+  auto lanes = [&](auto value) { return perLane(64, value); };
   auto field = [&](uint64_t offset) -> llvm::Value * {
     llvm::LoadInst *v = b.CreateLoad(b.getInt32Ty(), frameField(offset));
     tagFrame(v);
@@ -417,10 +413,8 @@ Gen::Span Gen::span(llvm::Value *base, llvm::Value *mask, llvm::Value *maskBits,
   s.bits = b.CreateOrReduce(live);
   s.first = b.CreateIntrinsic(llvm::Intrinsic::cttz, {b.getInt32Ty()}, {maskBits, b.getTrue()});
   llvm::Value *skipped = b.CreateMul(b.CreateZExt(s.first, i64), b.getInt64(size));
-  std::vector<llvm::Constant *> steps;
-  for (unsigned l = 0; l < kLanes; ++l) steps.push_back(b.getInt64(uint64_t{l} * size));
-  llvm::Value *expected =
-      b.CreateAdd(b.CreateVectorSplat(kLanes, b.CreateSub(s.lo, skipped)), llvm::ConstantVector::get(steps));
+  llvm::Value *expected = b.CreateAdd(b.CreateVectorSplat(kLanes, b.CreateSub(s.lo, skipped)),
+                                      perLane(64, [size](uint32_t l) { return uint64_t{l} * size; }));
   s.consecutive = b.CreateAndReduce(b.CreateOr(b.CreateICmpEQ(base, expected), b.CreateNot(mask)));
   s.valid = b.getTrue();
   if (remember) spans_.emplace(key, s);

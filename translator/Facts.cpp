@@ -28,7 +28,6 @@ AddressFacts addressFacts(const emu::Kernel &k) {
       if (uses[u].role != analysis::UseRole::Address || values[u] == analysis::kNoValue) continue;
       if (fd->valueLevel(values[u]) != analysis::Uniformity::Divergent) {
         facts.kind[pc] = AddressFacts::Uniform;
-        ++facts.uniform;
         break;
       }
       const analysis::Affine &form = fd->valueForm(values[u]);
@@ -38,7 +37,6 @@ AddressFacts addressFacts(const emu::Kernel &k) {
       if (form.known() && x.isConst() && x.value == size &&
           (base.isConst() || base.level != analysis::Uniformity::Divergent)) {
         facts.kind[pc] = AddressFacts::Consecutive;
-        ++facts.consecutive;
       }
       break;
     }

@@ -25,7 +25,6 @@ struct AddressFacts {
   };
   /// Per pc of the kernel's code (device functions included).
   std::vector<uint8_t> kind;
-  uint32_t uniform = 0, consecutive = 0; // how many accesses of each
 };
 
 /// The facts for every memory access of `k` (ld, ldu, st with a register

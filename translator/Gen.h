@@ -55,6 +55,13 @@ public:
   // ---- For lowering: registers, operands, services ----
   llvm::Type *vec(llvm::Type *element) const { return llvm::FixedVectorType::get(element, kLanes); }
   llvm::Type *intTy(unsigned bits) const { return llvm::Type::getIntNTy(ctx_, bits); }
+  /// A <32 x i`bits`> constant whose lane l holds value(l).
+  template <typename Value> llvm::Constant *perLane(unsigned bits, Value value) {
+    std::vector<llvm::Constant *> lanes;
+    for (uint32_t l = 0; l < kLanes; ++l)
+      lanes.push_back(llvm::ConstantInt::get(intTy(bits), static_cast<uint64_t>(value(l))));
+    return llvm::ConstantVector::get(lanes);
+  }
   /// Register r as <32 x i64>, exact in the group's active lanes.
   llvm::Value *loadReg(uint32_t r);
   /// Writes bits (any <32 x iN>, zero-extended to 64) into register r in the

@@ -434,9 +434,7 @@ private:
   }
 
   llvm::Value *laneIds() {
-    std::vector<llvm::Constant *> ids;
-    for (uint32_t l = 0; l < kLanes; ++l) ids.push_back(b.getInt32(l));
-    return llvm::ConstantVector::get(ids);
+    return g.perLane(32, [](uint32_t l) { return l; });
   }
 
   /// i1: membermask operand `index` is, in every executing lane, exactly

@@ -336,9 +336,7 @@ private:
     llvm::Value *bad = b.CreateOrReduce(b.CreateAnd(mask, b.CreateNot(inside)));
     bad = b.CreateOr(bad, b.CreateOr(b.CreateICmpULT(bytes, b.getInt64(size)), b.CreateIsNull(base)));
     unless(bad, [&] {
-      std::vector<llvm::Constant *> lanes;
-      for (uint32_t l = 0; l < kLanes; ++l) lanes.push_back(b.getInt64(l));
-      llvm::Value *frames = llvm::ConstantVector::get(lanes);
+      llvm::Value *frames = g.perLane(64, [](uint32_t l) { return l; });
       if (local) {
         llvm::Value *warp = b.CreateZExt(b.CreateLoad(b.getInt32Ty(), g.frameField(frame::kWarpIndex)), i64);
         frames = b.CreateAdd(b.CreateVectorSplat(kLanes, b.CreateMul(warp, b.getInt64(kLanes))), frames);

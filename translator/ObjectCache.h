@@ -27,8 +27,6 @@ public:
   /// Removes the entry for `key` (an object the JIT could not link).
   void drop(const std::string &key);
 
-  const std::string &directory() const { return directory_; }
-
   /// $PTXVM_CACHE_DIR, else $XDG_CACHE_HOME/ptxvm, else $HOME/.cache/ptxvm;
   /// empty when none of them is set.
   static std::string defaultDirectory();

@@ -584,10 +584,4 @@ uint64_t CompiledEngine::run(emu::Cta &cta, emu::Warp &w, emu::SimtEntry &top, u
   return used;
 }
 
-std::unique_ptr<CompiledEngine> compileKernel(const emu::Kernel &k, CompileReport &report) {
-  JitOptions options = JitOptions::fromEnvironment();
-  options.eager = true;
-  return CompiledEngine::compile(k, options, report);
-}
-
 } // namespace translator

@@ -102,7 +102,4 @@ private:
   std::shared_ptr<TierState> state_;
 };
 
-/// Compiles kernel `k` now (eager, with the environment's cache settings).
-std::unique_ptr<CompiledEngine> compileKernel(const emu::Kernel &k, CompileReport &report);
-
 } // namespace translator
