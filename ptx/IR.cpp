@@ -114,9 +114,15 @@ unsigned Module::smVersion() const {
 }
 
 Function *Module::findFunction(std::string_view name) {
+  // nvcc declares a device function before the kernels that call it and
+  // defines it later: callers want the body.
+  Function *declaration = nullptr;
   for (Function &f : functions)
-    if (str(f.name) == name) return &f;
-  return nullptr;
+    if (str(f.name) == name) {
+      if (f.hasBody) return &f;
+      if (!declaration) declaration = &f;
+    }
+  return declaration;
 }
 
 const Function *Module::findFunction(std::string_view name) const {

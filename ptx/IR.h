@@ -428,6 +428,8 @@ struct Module {
   /// The sm number of the first `sm_XX` target, 0 when none.
   unsigned smVersion() const;
   std::string_view str(Name n) const { return names.str(n); }
+  /// The function named `name`: its definition when the module has one (a
+  /// prototype may come first), else its declaration; null when none.
   Function *findFunction(std::string_view name);
   const Function *findFunction(std::string_view name) const;
 };

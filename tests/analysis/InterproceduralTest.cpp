@@ -228,5 +228,18 @@ DONE:
   EXPECT_EQ(same.atIn("id", "mov.b32"), U::CtaUniform);
 }
 
+// nvcc writes a prototype of each device function before the kernels and
+// its body after them: calls reach the body, not an unknown function.
+TEST(Interprocedural, APrototypeBeforeTheBodyIsTheSameFunction) {
+  std::string text = twice("ctaid.x");
+  std::string proto = ".func (.param .b32 ret) twice(.param .b32 a);\n";
+  size_t body = text.find(".func");
+  size_t kernel = text.find(".visible .entry");
+  std::string moved = proto + text.substr(kernel) + text.substr(body, kernel - body);
+  Kernel k(moved);
+  EXPECT_EQ(k.atIn("twice", "ld.param.b32 %r1"), U::CtaUniform);
+  EXPECT_EQ(k.at("ld.param.b32 %r2"), U::CtaUniform);
+}
+
 } // namespace
 } // namespace analysis::test

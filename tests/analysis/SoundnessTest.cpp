@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -74,6 +75,28 @@ bool debugBuildOf(gpucase::Case &c) {
   c.ptx = debug;
   c.name += " (-G)";
   return true;
+}
+
+/// Why a value the analysis calls divergent is: the first divergent operand
+/// (a φ, an instruction, an entry value), or "root" when every operand is
+/// uniform (the instruction's rule, its guard or its block's floor).
+std::string missCause(const analysis::DivergenceResult &result, const ptx::Function &fn, uint32_t instr) {
+  const analysis::FunctionDivergence *f = result.find(fn);
+  if (!f) return "no-result";
+  const analysis::SSA &ssa = f->gated().ssa();
+  auto uses = ssa.defUse().uses(instr);
+  auto values = ssa.useValues(instr);
+  std::string cause = "root";
+  for (size_t u = 0; u < uses.size(); ++u) {
+    analysis::ValueId v = values[u];
+    if (v == analysis::kNoValue || f->valueLevel(v) != Uniformity::Divergent) continue;
+    const analysis::Value &val = ssa.value(v);
+    std::string role = uses[u].role == analysis::UseRole::Guard ? "guard:" : "";
+    if (val.kind == analysis::ValueKind::Phi) return role + "phi";
+    if (val.kind == analysis::ValueKind::Entry) return role + "entry";
+    cause = role + "def";
+  }
+  return cause;
 }
 
 CaseOutcome checkCase(const gpucase::Case &c, bool withShape, Tally &values, Tally &branches) {
@@ -142,6 +165,8 @@ CaseOutcome checkCase(const gpucase::Case &c, bool withShape, Tally &values, Tal
       const auto &o = recorder.branch(pc);
       check(o, u, where(in) + " branch");
       if (o.executed) branches.add(o, u);
+      if (o.executed && !o.warpDivergent && u == Uniformity::Divergent && std::getenv("PTXVM_SOUNDNESS_MISSES"))
+        std::printf("MISS branch %s\n", where(in).c_str());
       continue;
     }
     for (unsigned k = 0; k < recorder.numDefinitions(pc); ++k) {
@@ -149,6 +174,8 @@ CaseOutcome checkCase(const gpucase::Case &c, bool withShape, Tally &values, Tal
       const auto &o = recorder.definition(pc, k);
       check(o, u, where(in) + " value " + std::to_string(k));
       if (o.executed) values.add(o, u);
+      if (o.executed && !o.warpDivergent && u == Uniformity::Divergent && std::getenv("PTXVM_SOUNDNESS_MISSES"))
+        std::printf("MISS value %s | %s\n", where(in).c_str(), missCause(result, fn, in.irIndex).c_str());
     }
   }
   return out;
