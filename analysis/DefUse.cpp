@@ -7,6 +7,9 @@
 
 #include "analysis/Cfg.h"
 
+#include <algorithm>
+#include <limits>
+
 namespace analysis {
 
 namespace {
@@ -19,8 +22,9 @@ bool isComponent(ptx::Selector s) {
   return s == ptx::Selector::X || s == ptx::Selector::Y || s == ptx::Selector::Z || s == ptx::Selector::W;
 }
 
-/// How many leading operand positions of `form` are destinations.
-size_t destinationPositions(const ptx::Form &form) {
+} // namespace
+
+size_t destinationOperands(const ptx::Form &form) {
   size_t position = 0, defs = 0;
   for (size_t s = 0; s < form.operands.size(); ++s) {
     const ptx::OperandSpec &spec = form.operands[s];
@@ -35,10 +39,9 @@ size_t destinationPositions(const ptx::Form &form) {
   return defs;
 }
 
-} // namespace
-
 DefUse::DefUse(const ptx::Module &m, const ptx::Function &fn)
-    : m_(&m), fn_(&fn), firstParamVar_(fn.numRegisters + 1) {
+    : m_(&m), fn_(&fn), slots_(m, fn), firstPlaceVar_(fn.numRegisters + 1),
+      firstParamVar_(firstPlaceVar_ + static_cast<uint32_t>(slots_.places().size())) {
   // Old-style .reg parameters are the body's first registers (returns, then
   // parameters, as FunctionBuilder declares them); the rest are .param
   // variables.
@@ -71,6 +74,11 @@ uint32_t DefUse::internParam(ptx::Name name) {
   return it->second;
 }
 
+bool DefUse::isConsumedArgument(uint32_t var) const {
+  return std::find(entryParams_.begin(), entryParams_.end(), var) == entryParams_.end() &&
+         std::find(exitUses_.begin(), exitUses_.end(), var) == exitUses_.end();
+}
+
 uint32_t DefUse::paramVar(ptx::Name name) const {
   auto it = paramIndex_.find(name);
   return it == paramIndex_.end() ? kNone : it->second;
@@ -79,6 +87,12 @@ uint32_t DefUse::paramVar(ptx::Name name) const {
 std::string DefUse::varName(uint32_t var) const {
   if (isRegister(var)) return ptx::registerName(*m_, *fn_, var);
   if (var == carryVar()) return "%cc";
+  if (isPlaceVar(var)) {
+    const LocalSlots::Place &p = slots_.places()[var - firstPlaceVar_];
+    std::string name(m_->str(slots_.symbols()[p.symbol].name));
+    if (p.begin == std::numeric_limits<int64_t>::min()) return "[" + name + "+?]";
+    return "[" + name + "+" + std::to_string(p.begin) + ".." + std::to_string(p.end) + "]";
+  }
   return "[" + std::string(m_->str(paramName(var))) + "]";
 }
 
@@ -173,12 +187,20 @@ void DefUse::collect(uint32_t i) {
           addRegisterDefs(r, guarded, c.results, k);
       }
     }
+    addLocalEffects(i, guarded); // after the results: their order is the callee's
+    // The call consumes its .param arguments: each callseq declares and
+    // fills its own, so nothing of one call's arguments reaches the next
+    // (nvcc names them param0, param1, ... in every callseq).
+    if (c.args != Use::kNoOperand && !guarded)
+      for (const ptx::Operand &a : callArguments(*fn_, in))
+        if (a.kind == ptx::OperandKind::Symbol && isConsumedArgument(internParam(a.id)))
+          defs_.push_back({internParam(a.id), false, Def::kNotRegister, c.args});
     return;
   }
 
   // Tensor-core instructions accumulate into their destination fragments.
   const bool accumulates = flags & ptx::iflag::Tensor;
-  const size_t destinations = in.form < table.forms().size() ? destinationPositions(table.form(in.form)) : 0;
+  const size_t destinations = in.form < table.forms().size() ? destinationOperands(table.form(in.form)) : 0;
   for (uint16_t j = 0; j < ops.size(); ++j) {
     if (j < destinations) {
       addRegisterDefs(ops[j], guarded || accumulates, j, k);
@@ -206,6 +228,19 @@ void DefUse::collect(uint32_t i) {
   if (flags & ptx::iflag::CarryIn) addUse(carryVar(), UseRole::Carry, Use::kNoOperand);
   if (flags & ptx::iflag::CarryOut)
     defs_.push_back({carryVar(), guarded, Def::kNotRegister, Use::kNoOperand});
+  addLocalEffects(i, guarded);
+}
+
+void DefUse::addLocalEffects(uint32_t i, bool guarded) {
+  for (const LocalSlots::Access &a : slots_.accesses(i))
+    for (uint32_t p = a.first; p < a.first + a.count; ++p) {
+      if (a.write)
+        defs_.push_back({placeVar(p), guarded || !a.exact, Def::kNotRegister, a.operand});
+      else
+        addUse(placeVar(p), UseRole::Memory, Use::kNoOperand);
+    }
+  if (slots_.clobbers(i))
+    for (uint32_t p : slots_.escapedPlaces()) defs_.push_back({placeVar(p), true, Def::kNotRegister, Use::kNoOperand});
 }
 
 } // namespace analysis

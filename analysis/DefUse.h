@@ -1,9 +1,12 @@
 // What each instruction reads and writes, as the dataflow analyses see it:
 // registers by operand role (from the instruction table's forms), and the
-// implicit variables PTX leaves unnamed: the carry flag of add.cc/addc and
-// the .param variables that ld.param/st.param and call pass values through.
+// implicit variables PTX leaves unnamed: the carry flag of add.cc/addc, the
+// .param variables that ld.param/st.param and call pass values through, and
+// the places of local memory that LocalSlots finds (what -G builds keep
+// every variable in).
 #pragma once
 
+#include "analysis/LocalSlots.h"
 #include "ptx/IR.h"
 
 #include <span>
@@ -22,6 +25,7 @@ enum class UseRole : uint8_t {
   Target,  // the register holding an indirect call's callee
   Carry,   // the carry flag read by addc/subc/madc
   Param,   // a .param variable read by ld.param or passed to a call
+  Memory,  // a place of local memory read by a load
 };
 
 struct Use {
@@ -34,7 +38,9 @@ struct Use {
 struct Def {
   uint32_t var;
   /// A partial write keeps part of the old value: a guarded instruction, one
-  /// component of a vector register, or a store to part of a .param variable.
+  /// component of a vector register, a store to part of a .param variable or
+  /// of a local place, or a write that may miss the place (a call, a store
+  /// through a pointer of unknown origin, an atomic).
   bool partial;
   /// For register operands: the position among the registers the
   /// instruction writes (the k of the divergence query API); kNotRegister
@@ -45,7 +51,10 @@ struct Def {
 };
 
 /// Variables: the function's registers keep their ids (0..numRegisters-1);
-/// the carry flag and the .param variables follow.
+/// the carry flag, the local places and the .param variables follow.
+/// How many leading operand positions of `form` are destinations.
+size_t destinationOperands(const ptx::Form &form);
+
 class DefUse {
 public:
   DefUse(const ptx::Module &m, const ptx::Function &fn);
@@ -55,11 +64,18 @@ public:
   uint32_t numRegisters() const { return fn_->numRegisters; }
   uint32_t carryVar() const { return fn_->numRegisters; }
   bool isRegister(uint32_t var) const { return var < fn_->numRegisters; }
+  /// The variable of local place `p` (an index into localSlots().places()).
+  uint32_t placeVar(uint32_t p) const { return firstPlaceVar_ + p; }
+  bool isPlaceVar(uint32_t var) const { return var >= firstPlaceVar_ && var < firstParamVar_; }
+  const LocalSlots &localSlots() const { return slots_; }
   /// The variable of .param symbol `name`, or kNone-like UINT32_MAX.
   uint32_t paramVar(ptx::Name name) const;
   ptx::Name paramName(uint32_t var) const { return paramNames_[var - firstParamVar_]; }
   bool isParamVar(uint32_t var) const { return var >= firstParamVar_; }
-  /// `%r3`, `%cc`, `[param0]`.
+  /// A .param variable a call passes that is none of the function's own
+  /// parameters and results: the call writes it (it is dead afterwards).
+  bool isConsumedArgument(uint32_t var) const;
+  /// `%r3`, `%cc`, `[param0]`, `[__local_depot0+8..16]`.
   std::string varName(uint32_t var) const;
 
   std::span<const Use> uses(uint32_t instr) const {
@@ -96,6 +112,9 @@ public:
 
 private:
   void collect(uint32_t instr);
+  /// Reads and writes of local places (LocalSlots): loads, stores, and the
+  /// partial writes of a call or of a store through an unknown pointer.
+  void addLocalEffects(uint32_t instr, bool guarded);
   void addUse(uint32_t var, UseRole role, uint16_t operand) { uses_.push_back({var, role, operand}); }
   void addRegisterUses(const ptx::Operand &op, UseRole role, uint16_t operand);
   void addRegisterDefs(const ptx::Operand &op, bool partial, uint16_t operand, uint16_t &k);
@@ -103,7 +122,8 @@ private:
 
   const ptx::Module *m_;
   const ptx::Function *fn_;
-  uint32_t firstParamVar_;
+  LocalSlots slots_;
+  uint32_t firstPlaceVar_, firstParamVar_;
   std::vector<ptx::Name> paramNames_;
   std::unordered_map<ptx::Name, uint32_t> paramIndex_;
   std::vector<uint32_t> useBegin_, defBegin_;

@@ -103,6 +103,7 @@ private:
   void solve(size_t s);
   void propagateArguments(size_t s, std::deque<size_t> &work, std::vector<char> &queued);
   void markPartial(size_t s);
+  Uniformity localWritesOf(size_t s) const;
 
   AnalysisManager &am_;
   const ptx::Module &m_;
@@ -192,10 +193,17 @@ void ModuleDivergenceSolver::solve(size_t s) {
     auto ops = st.fn->operandsOf(st.fn->instrs[call.instr]);
     DefUse::CallOperands c = DefUse::callOperands(*st.fn, st.fn->instrs[call.instr]);
     for (uint32_t slot = 0; slot < defs.size(); ++slot) {
-      // The j-th entry of the results list is the j-th write of the call.
+      // The j-th entry of the results list is the j-th write of the call;
+      // the writes of local places follow.
       Uniformity level = call.unknown ? Uniformity::Divergent : Uniformity::CtaUniform;
       uint32_t j = slot;
-      if (c.results != Use::kNoOperand && j < ops[c.results].count())
+      if (defs[slot].operand == c.args && c.args != Use::kNoOperand)
+        level = Uniformity::CtaUniform; // an argument the call consumed
+      else if (du.isPlaceVar(defs[slot].var))
+        for (size_t callee : call.callees) {
+          if (const State &ce = states_[callee]; ce.result) level = join(level, ce.result->localWrites());
+        }
+      else if (c.results != Use::kNoOperand && j < ops[c.results].count())
         for (size_t callee : call.callees) {
           const State &ce = states_[callee];
           if (!ce.result || j >= ce.result->returns().size()) {
@@ -213,6 +221,42 @@ void ModuleDivergenceSolver::solve(size_t s) {
   auto result = std::make_unique<FunctionDivergence>();
   DivergenceSolver(m_, *st.gated, st.shape, st.ctx, *result).run();
   st.result = std::move(result);
+  markPartial(s);
+  st.result->localWrites_ = localWritesOf(s);
+}
+
+Uniformity ModuleDivergenceSolver::localWritesOf(size_t s) const {
+  const State &st = states_[s];
+  const FunctionDivergence &r = *st.result;
+  const SSA &ssa = st.gated->ssa();
+  const DefUse &du = ssa.defUse();
+  const Cfg &cfg = st.gated->cfg();
+  const LocalSlots &slots = du.localSlots();
+  const ptx::InstrTable &table = ptx::InstrTable::get();
+  Uniformity level = Uniformity::CtaUniform;
+  auto operands = [&](uint32_t i) {
+    Uniformity u = Uniformity::CtaUniform;
+    auto values = ssa.useValues(i);
+    for (size_t k = 0; k < values.size(); ++k)
+      u = join(u, values[k] == kNoValue ? Uniformity::Divergent : r.valueLevel(values[k]));
+    return u;
+  };
+  for (uint32_t i = 0; i < st.fn->instrs.size() && level != Uniformity::Divergent; ++i) {
+    const uint32_t b = cfg.blockOf(i);
+    if (!cfg.reachable(b) || !slots.writesUnknownPointer(i)) continue;
+    // Lanes that skip the write keep what was there before.
+    if (r.partialWarp(b) || table.has(st.fn->instrs[i].opcode, ptx::iflag::Atomic)) return Uniformity::Divergent;
+    level = join(level, operands(i));
+  }
+  for (const CallSite &call : st.calls) {
+    const uint32_t b = cfg.blockOf(call.instr);
+    if (call.unknown || r.partialWarp(b)) return Uniformity::Divergent;
+    for (size_t c : call.callees)
+      if (states_[c].result) level = join(level, states_[c].result->localWrites());
+    // The call's guard: whether it happens at all.
+    if (st.fn->instrs[call.instr].hasGuard) level = join(level, operands(call.instr));
+  }
+  return level;
 }
 
 void ModuleDivergenceSolver::propagateArguments(size_t s, std::deque<size_t> &work,
@@ -394,14 +438,17 @@ DivergenceResult ModuleDivergenceSolver::run(std::span<const ptx::Function *cons
     work.pop_front();
     queued[s] = 0;
     std::vector<Uniformity> before;
+    Uniformity writesBefore = Uniformity::CtaUniform;
     if (states_[s].result) {
       auto r = states_[s].result->returns();
       before.assign(r.begin(), r.end());
+      writesBefore = states_[s].result->localWrites();
     }
     solve(s);
     propagateArguments(s, work, queued);
     auto after = states_[s].result->returns();
-    if (!std::equal(before.begin(), before.end(), after.begin(), after.end()))
+    if (!std::equal(before.begin(), before.end(), after.begin(), after.end()) ||
+        writesBefore != states_[s].result->localWrites())
       for (size_t caller : states_[s].callers)
         if (!queued[caller]) queued[caller] = 1, work.push_back(caller);
   }

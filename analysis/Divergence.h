@@ -73,6 +73,11 @@ public:
   /// The function's return values, parallel to DefUse::exitUses().
   std::span<const Uniformity> returns() const { return returns_; }
 
+  /// How uniform the values are that this function and its callees may
+  /// write through pointers it was given, into a caller's local memory
+  /// among others: what a call does to the caller's escaped local places.
+  Uniformity localWrites() const { return localWrites_; }
+
   /// Whether part of a warp may execute block `b` while other live lanes of
   /// the warp are elsewhere (a divergent branch, a divergent loop exit, or a
   /// call from such a place).
@@ -96,6 +101,7 @@ private:
   std::vector<Affine> forms_;
   std::vector<Uniformity> branchLevels_, returns_;
   std::vector<uint32_t> partialCause_;
+  Uniformity localWrites_ = Uniformity::CtaUniform;
 };
 
 /// The results for a kernel (or all kernels) and the device functions they

@@ -149,6 +149,8 @@ void DivergenceSolver::run() {
     ValueId v = ssa_.entryValue(var);
     if (v == kNoValue) continue;
     Uniformity level = var < ctx_.entry.size() ? ctx_.entry[var] : Uniformity::CtaUniform;
+    // Local memory before any store holds what earlier code left there.
+    if (du_.isPlaceVar(var)) level = Uniformity::Divergent;
     out_.levels_[v] = level;
     bool integer = du_.isRegister(var) && isIntegerType(fn_.registerType(var));
     out_.forms_[v] = integer ? Affine::unknown(level, ptx::bitWidth(fn_.registerType(var))) : Affine::top();
@@ -251,7 +253,13 @@ std::pair<Uniformity, Affine> DivergenceSolver::loadRule(uint32_t i) {
   for (const ptx::Operand &op : fn_.operandsOf(fn_.instrs[i]))
     symbolAddress |= op.kind == ptx::OperandKind::Address && op.base != ptx::AddressBase::Register;
   Uniformity level = Uniformity::Divergent;
-  if (isParamSpace(space)) {
+  bool localPlace = false;
+  for (const Use &u : du_.uses(i)) localPlace |= u.role == UseRole::Memory;
+  if (localPlace) {
+    // A thread's own local memory: as uniform as what was stored at the
+    // places it reads (their values flow through SSA like registers').
+    level = join(address, useLevel(i, UseRole::Memory));
+  } else if (isParamSpace(space)) {
     // A named .param variable carries its value through SSA; through a
     // register only a kernel's (read-only, the same for all threads).
     if (symbolAddress)

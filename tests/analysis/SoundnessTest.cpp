@@ -77,26 +77,49 @@ bool debugBuildOf(gpucase::Case &c) {
   return true;
 }
 
-/// Why a value the analysis calls divergent is: the first divergent operand
-/// (a φ, an instruction, an entry value), or "root" when every operand is
-/// uniform (the instruction's rule, its guard or its block's floor).
-std::string missCause(const analysis::DivergenceResult &result, const ptx::Function &fn, uint32_t instr) {
+/// Where the divergence of a value the analysis calls divergent comes from:
+/// following divergent operands (φ incoming values, instruction uses) back to
+/// a root: an instruction whose operands are all uniform ("root OPCODE"), a
+/// φ whose incoming values are ("gate"), or an entry value ("entry VAR").
+std::string missCause(const ptx::Module &m, const analysis::DivergenceResult &result, const ptx::Function &fn,
+                      uint32_t instr) {
   const analysis::FunctionDivergence *f = result.find(fn);
   if (!f) return "no-result";
   const analysis::SSA &ssa = f->gated().ssa();
-  auto uses = ssa.defUse().uses(instr);
-  auto values = ssa.useValues(instr);
-  std::string cause = "root";
-  for (size_t u = 0; u < uses.size(); ++u) {
-    analysis::ValueId v = values[u];
-    if (v == analysis::kNoValue || f->valueLevel(v) != Uniformity::Divergent) continue;
+  const analysis::DefUse &du = ssa.defUse();
+  std::vector<char> seen(ssa.values().size(), 0);
+  auto divergentUse = [&](uint32_t i) -> analysis::ValueId {
+    auto uses = du.uses(i);
+    auto values = ssa.useValues(i);
+    for (size_t u = 0; u < uses.size(); ++u)
+      if (values[u] != analysis::kNoValue && !seen[values[u]] &&
+          f->valueLevel(values[u]) == Uniformity::Divergent)
+        return values[u];
+    return analysis::kNoValue;
+  };
+  analysis::ValueId v = divergentUse(instr);
+  if (v == analysis::kNoValue) return "root " + ptx::instructionName(m, fn.instrs[instr]);
+  for (int depth = 0; depth < 10000; ++depth) {
+    seen[v] = 1;
     const analysis::Value &val = ssa.value(v);
-    std::string role = uses[u].role == analysis::UseRole::Guard ? "guard:" : "";
-    if (val.kind == analysis::ValueKind::Phi) return role + "phi";
-    if (val.kind == analysis::ValueKind::Entry) return role + "entry";
-    cause = role + "def";
+    if (val.kind == analysis::ValueKind::Entry) return "entry " + du.varName(val.var);
+    analysis::ValueId next = analysis::kNoValue;
+    if (val.kind == analysis::ValueKind::Phi) {
+      for (analysis::ValueId in : ssa.incoming(val.index))
+        if (in != analysis::kNoValue && !seen[in] && f->valueLevel(in) == Uniformity::Divergent) {
+          next = in;
+          break;
+        }
+      if (next == analysis::kNoValue) return "gate";
+    } else {
+      next = divergentUse(val.index);
+      if (next == analysis::kNoValue)
+        return std::string(du.isPlaceVar(val.var) ? "place-write " : "root ") +
+               ptx::instructionName(m, fn.instrs[val.index]);
+    }
+    v = next;
   }
-  return cause;
+  return "deep";
 }
 
 CaseOutcome checkCase(const gpucase::Case &c, bool withShape, Tally &values, Tally &branches) {
@@ -175,7 +198,7 @@ CaseOutcome checkCase(const gpucase::Case &c, bool withShape, Tally &values, Tal
       check(o, u, where(in) + " value " + std::to_string(k));
       if (o.executed) values.add(o, u);
       if (o.executed && !o.warpDivergent && u == Uniformity::Divergent && std::getenv("PTXVM_SOUNDNESS_MISSES"))
-        std::printf("MISS value %s | %s\n", where(in).c_str(), missCause(result, fn, in.irIndex).c_str());
+        std::printf("MISS value %s | %s\n", where(in).c_str(), missCause(*module, result, fn, in.irIndex).c_str());
     }
   }
   return out;

@@ -9,6 +9,7 @@ add_executable(analysis_tests
   analysis/GraphTest.cpp
   analysis/InterproceduralTest.cpp
   analysis/IrreducibleTest.cpp
+  analysis/LocalMemoryTest.cpp
   analysis/OutOfSSATest.cpp
   analysis/PassManagerTest.cpp
   analysis/ReferenceGates.cpp
