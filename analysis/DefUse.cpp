@@ -6,6 +6,7 @@
 #include "analysis/DefUse.h"
 
 #include "analysis/Cfg.h"
+#include "ptx/Layout.h"
 
 #include <algorithm>
 #include <limits>
@@ -72,6 +73,23 @@ uint32_t DefUse::internParam(ptx::Name name) {
       paramIndex_.try_emplace(name, static_cast<uint32_t>(firstParamVar_ + paramNames_.size()));
   if (fresh) paramNames_.push_back(name);
   return it->second;
+}
+
+bool DefUse::coversParam(const ptx::Operand &address, const ptx::InstrDesc &store) const {
+  if (address.value != 0) return false;
+  unsigned bits = ptx::bitWidth(store.lastType());
+  ptx::Mod vector = store.firstOfKind(ptx::ModKind::Vector);
+  uint64_t bytes = bits / 8 * (vector == ptx::Mod::V2 ? 2 : vector == ptx::Mod::V4 ? 4 : vector == ptx::Mod::V8 ? 8 : 1);
+  // Every declaration of the name (each callseq declares its own param0).
+  uint64_t declared = 0;
+  for (const auto *list : {&fn_->locals, &fn_->params, &fn_->returns})
+    for (const ptx::Variable &v : *list)
+      if (v.name == address.id) {
+        auto size = ptx::variableBytes(v);
+        if (!size || *size == 0) return false;
+        declared = std::max(declared, *size);
+      }
+  return declared != 0 && bytes >= declared;
 }
 
 bool DefUse::isConsumedArgument(uint32_t var) const {
@@ -220,7 +238,7 @@ void DefUse::collect(uint32_t i) {
       if (op.kind != ptx::OperandKind::Address || op.base != ptx::AddressBase::Symbol) continue;
       uint32_t var = internParam(op.id);
       if (flags & ptx::iflag::Store)
-        defs_.push_back({var, true, Def::kNotRegister, j});
+        defs_.push_back({var, guarded || !coversParam(op, desc), Def::kNotRegister, j});
       else
         addUse(var, UseRole::Param, j);
     }

@@ -119,6 +119,9 @@ private:
   void addRegisterUses(const ptx::Operand &op, UseRole role, uint16_t operand);
   void addRegisterDefs(const ptx::Operand &op, bool partial, uint16_t operand, uint16_t &k);
   uint32_t internParam(ptx::Name name);
+  /// Whether st.param `store` at `address` writes every byte of the .param
+  /// variable named there (a full write; otherwise it keeps the rest).
+  bool coversParam(const ptx::Operand &address, const ptx::InstrDesc &store) const;
 
   const ptx::Module *m_;
   const ptx::Function *fn_;

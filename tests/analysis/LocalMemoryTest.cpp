@@ -268,6 +268,50 @@ TEST(LocalMemory, ACallConsumesItsParamArguments) {
   EXPECT_EQ(k.at("ld.param.b32 %r4"), U::CtaUniform);
 }
 
+// A store that fills the whole .param variable replaces its value, even
+// where the previous one came through a divergent join.
+TEST(LocalMemory, AStoreOfAWholeParamReplacesIt) {
+  Kernel k(R"(
+.func (.param .b32 r) f(.param .b64 p)
+{
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [p];
+  cvt.u32.u64 %r1, %rd1;
+  st.param.b32 [r], %r1;
+  ret;
+}
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 bra SKIP;
+  {
+  .param .b64 param0;
+  st.param.b64 [param0], %rd1;
+  .param .b32 retval0;
+  call.uni (retval0), f, (param0);
+  ld.param.b32 %r2, [retval0];
+  }
+SKIP:
+  {
+  .param .b64 param0;
+  st.param.b64 [param0], %rd1;
+  .param .b32 retval0;
+  call.uni (retval0), f, (param0);
+  ld.param.b32 %r3, [retval0];
+  }
+  ret;
+}
+)");
+  EXPECT_EQ(k.atIn("f", "ld.param.u64 %rd1"), U::WarpUniform) << "two call sites, the same uniform argument";
+  EXPECT_EQ(k.at("ld.param.b32 %r3"), U::WarpUniform);
+}
+
 TEST(LocalMemory, PlacesAreTheUnionsOfOverlappingAccesses) {
   std::string text = R"(
 .version 8.0
