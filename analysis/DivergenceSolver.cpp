@@ -5,6 +5,7 @@
 // near-linear in the number of uses.
 #include "analysis/DivergenceSolver.h"
 
+#include <bitset>
 #include <optional>
 
 namespace analysis {
@@ -37,7 +38,8 @@ std::optional<int64_t> constantOf(const Affine &a) {
 DivergenceSolver::DivergenceSolver(const ptx::Module &m, const GatedSSA &gated, const LaunchShape &shape,
                                    const FunctionContext &ctx, FunctionDivergence &out)
     : m_(m), g_(gated), cfg_(gated.cfg()), ssa_(gated.ssa()), du_(gated.ssa().defUse()),
-      loops_(gated.loops()), fn_(gated.cfg().function()), space_(shape), ctx_(ctx), out_(out) {
+      loops_(gated.loops()), fn_(gated.cfg().function()), space_(shape), ctx_(ctx), out_(out),
+      threads_(space_) {
   out_.gated_ = &gated;
   out_.shape_ = shape;
   out_.levels_.assign(ssa_.values().size(), Uniformity::CtaUniform);
@@ -46,6 +48,7 @@ DivergenceSolver::DivergenceSolver(const ptx::Module &m, const GatedSSA &gated, 
   floor_.assign(cfg_.size(), Uniformity::CtaUniform);
   loopFloor_.assign(loops_.loops().size(), Uniformity::CtaUniform);
   misaligning_.assign(g_.branches().size(), 0);
+  evaluated_.assign(threads_.active() ? fn_.instrs.size() : 0, 0);
   descFacts_.resize(m.descs.size());
   descKnown_.assign(m.descs.size(), 0);
 }
@@ -311,7 +314,13 @@ std::pair<Uniformity, Affine> DivergenceSolver::transfer(uint32_t i, uint32_t sl
 
   switch (f.rule) {
   case ResultRule::Divergent: return {Uniformity::Divergent, Affine::top()};
-  case ResultRule::WarpUniform: return unknown(Uniformity::WarpUniform);
+  case ResultRule::WarpUniform: {
+    // bar.red over every thread of the CTA (no thread count: d, a, c) gives
+    // each generation's participants one result.
+    const ptx::BarrierInfo &barrier = ptx::InstrTable::get().barrier(in.opcode);
+    if (barrier.kind == ptx::BarrierKind::Reduce && in.numOperands == 3) return unknown(Uniformity::CtaUniform);
+    return unknown(Uniformity::WarpUniform);
+  }
   case ResultRule::Elect:
     return predicate ? std::pair(Uniformity::Divergent, Affine::top()) : unknown(Uniformity::WarpUniform);
   case ResultRule::Load: return loadRule(i);
@@ -417,16 +426,162 @@ std::pair<Uniformity, Affine> DivergenceSolver::transfer(uint32_t i, uint32_t sl
   return {data, form.isBottom() || form.known() ? form : Affine::unknown(data, resultWidth)};
 }
 
+void DivergenceSolver::evaluateForThreads(uint32_t i) {
+  evaluated_[i] = 1;
+  const ptx::Instruction &in = fn_.instrs[i];
+  auto defs = du_.defs(i);
+  auto defValues = ssa_.defValues(i);
+  const ptx::InstrTable &table = ptx::InstrTable::get();
+  if (in.hasGuard || defs.empty() || defs.size() > 2 || in.form >= table.forms().size()) return;
+  if (evaluateThroughLocalMemory(i)) return;
+  for (const Def &d : defs)
+    if (d.partial || d.registerIndex == Def::kNotRegister) return;
+  auto ops = fn_.operandsOf(in);
+  const size_t first = destinationOperands(table.form(in.form));
+  if (first != 1) return;
+  auto uses = du_.uses(i);
+  auto useValues = ssa_.useValues(i);
+  std::vector<ThreadValues::Vector> sources;
+  for (size_t j = first; j < ops.size(); ++j) {
+    const ptx::Operand &op = ops[j];
+    ThreadValues::Vector v = nullptr;
+    if (op.kind == ptx::OperandKind::Int) {
+      v = threads_.constant(static_cast<uint64_t>(op.value));
+    } else if (op.kind == ptx::OperandKind::SpecialReg) {
+      unsigned component = op.selector == ptx::Selector::X   ? 1
+                           : op.selector == ptx::Selector::Y ? 2
+                           : op.selector == ptx::Selector::Z ? 3
+                                                             : 0;
+      v = threads_.specialRegister(static_cast<ptx::SpecialReg>(op.id), component);
+    } else if (op.kind == ptx::OperandKind::Register && op.selector == ptx::Selector::None) {
+      for (size_t u = 0; u < uses.size(); ++u)
+        if (uses[u].operand == j && uses[u].role == UseRole::Source && useValues[u] != kNoValue)
+          v = threads_.find(useValues[u]);
+      if (op.negated()) v = threads_.negate(v);
+    }
+    if (!v) return;
+    sources.push_back(v);
+  }
+  ThreadValues::Vector result = threads_.evaluate(m_.desc(in), sources);
+  if (!result) return;
+  threads_.set(defValues[0], result);
+  if (defs.size() == 2) {
+    // setp's p|q: q is the negation of p.
+    if (in.opcode != ptx::Opcode::Setp) return;
+    threads_.set(defValues[1], threads_.negate(result));
+  }
+}
+
+const DivergenceSolver::ThreadSet &DivergenceSolver::threadsReaching(uint32_t b) {
+  // The threads that can reach b: those that took, at every dominator
+  // entered from a branch alone, the side that leads there. Computed down
+  // the dominator tree from the nearest block already known.
+  if (reaching_.empty()) {
+    dominators_ = DominatorTree::forward(cfg_);
+    reaching_.resize(cfg_.size());
+    reachingKnown_.assign(cfg_.size(), 0);
+  }
+  std::vector<uint32_t> chain;
+  for (uint32_t d = b; d != kNone && !reachingKnown_[d]; d = dominators_->idom(d)) chain.push_back(d);
+  const uint32_t n = threads_.space().size();
+  for (size_t k = chain.size(); k-- > 0;) {
+    const uint32_t d = chain[k];
+    ThreadSet &may = reaching_[d];
+    const uint32_t up = dominators_->idom(d);
+    if (up == kNone)
+      for (uint32_t t = 0; t < n; ++t) may.set(t);
+    else
+      may = reaching_[up];
+    reachingKnown_[d] = 1;
+    auto preds = cfg_.preds(d);
+    if (d >= cfg_.numBlocks() || preds.size() != 1 || preds[0] >= cfg_.numBlocks()) continue;
+    const uint32_t p = preds[0];
+    const uint32_t term = cfg_.terminator(p);
+    if (term == kNone || cfg_.succs(p).size() != 2) continue;
+    const ptx::Instruction &in = fn_.instrs[term];
+    if (!in.hasGuard || !ptx::InstrTable::get().has(in.opcode, ptx::iflag::Branch)) continue;
+    ThreadValues::Vector guard = nullptr;
+    auto uses = du_.uses(term);
+    for (size_t u = 0; u < uses.size(); ++u)
+      if (uses[u].role == UseRole::Guard && ssa_.useValues(term)[u] != kNoValue)
+        guard = threads_.find(ssa_.useValues(term)[u]);
+    if (!guard) continue;
+    // The fall-through side is the next block; the label the other.
+    const bool takenWhen = (d != p + 1) != in.guardNegated;
+    for (uint32_t t = 0; t < n; ++t)
+      if ((guard[t] != 0) != takenWhen) may.reset(t);
+  }
+  return reaching_[b];
+}
+
+bool DivergenceSolver::evaluateThroughLocalMemory(uint32_t i) {
+  // -G builds keep every variable in the frame: a store that fills a place
+  // gives it the stored numbers, a load of the whole place takes them back.
+  auto access = du_.localSlots().accesses(i);
+  if (access.size() != 1 || !access[0].exact) return false;
+  const ptx::InstrDesc &desc = m_.desc(fn_.instrs[i]);
+  const ptx::Type type = desc.lastType();
+  const unsigned width = ptx::bitWidth(type);
+  const LocalSlots::Place &place = du_.localSlots().places()[access[0].first];
+  // The same bits in and out: no sign or zero extension of a narrow type.
+  if (desc.firstOfKind(ptx::ModKind::Vector) != ptx::Mod::None || width < 32 ||
+      static_cast<int64_t>(width / 8) != place.end - place.begin)
+    return true;
+  auto defs = du_.defs(i);
+  auto uses = du_.uses(i);
+  auto useValues = ssa_.useValues(i);
+  if (access[0].write) {
+    auto ops = fn_.operandsOf(fn_.instrs[i]);
+    if (defs.size() != 1 || ops.size() != 2) return true;
+    ThreadValues::Vector stored = nullptr;
+    if (ops[1].kind == ptx::OperandKind::Int) stored = threads_.constant(static_cast<uint64_t>(ops[1].value));
+    for (size_t u = 0; u < uses.size(); ++u)
+      if (uses[u].operand == 1 && uses[u].role == UseRole::Source && useValues[u] != kNoValue)
+        stored = threads_.find(useValues[u]);
+    if (stored) threads_.set(ssa_.defValues(i)[0], stored);
+    return true;
+  }
+  if (defs.size() != 1 || defs[0].registerIndex == Def::kNotRegister) return true;
+  for (size_t u = 0; u < uses.size(); ++u)
+    if (uses[u].role == UseRole::Memory && useValues[u] != kNoValue)
+      if (ThreadValues::Vector held = threads_.find(useValues[u])) threads_.set(ssa_.defValues(i)[0], held);
+  return true;
+}
+
+Uniformity DivergenceSolver::fewThreads(uint32_t b) {
+  if (!threads_.active() || b >= cfg_.numBlocks()) return Uniformity::Divergent;
+  if (fewThreads_.empty()) fewThreads_.assign(cfg_.size(), 0);
+  if (fewThreads_[b]) return static_cast<Uniformity>(fewThreads_[b] - 1);
+  const ThreadSet &may = threadsReaching(b);
+  const uint32_t n = threads_.space().size();
+  Uniformity level = may.count() > 1 ? Uniformity::WarpUniform : Uniformity::CtaUniform;
+  for (uint32_t w = 0; w < n && level != Uniformity::Divergent; w += 32) {
+    unsigned inWarp = 0;
+    for (uint32_t t = w; t < w + 32 && t < n; ++t) inWarp += may.test(t);
+    if (inWarp > 1) level = Uniformity::Divergent;
+  }
+  fewThreads_[b] = static_cast<uint8_t>(1 + static_cast<unsigned>(level));
+  return level;
+}
+
 void DivergenceSolver::processInstr(uint32_t i) {
   const uint32_t b = cfg_.blockOf(i);
   if (!cfg_.reachable(b)) return;
   const ptx::Instruction &in = fn_.instrs[i];
   auto defs = du_.defs(i);
   if (defs.empty()) return;
+  if (threads_.active() && !evaluated_[i]) evaluateForThreads(i);
   Uniformity guard = in.hasGuard ? useLevel(i, UseRole::Guard) : Uniformity::CtaUniform;
   for (uint32_t k = 0; k < defs.size(); ++k) {
     auto [level, form] = transfer(i, k);
     if (form.known()) level = meet(level, levelOf(form, space_));
+    // A value of the thread id alone is what its numbers say, at every
+    // execution.
+    const ValueId v = ssa_.defValues(i)[k];
+    if (ThreadValues::Vector numbers = threads_.active() ? threads_.find(v) : nullptr) {
+      if (update(v, meet(meet(level, threads_.level(numbers)), fewThreads(b)), form)) pushValueUsers(v);
+      continue;
+    }
     // A partial write keeps the old value where the guard is false.
     ValueId old = ssa_.oldValues(i)[k];
     if (old != kNoValue) {
@@ -440,7 +595,7 @@ void DivergenceSolver::processInstr(uint32_t i) {
     }
     if (!form.allConst()) level = join(level, floor_[b]);
     form = raise(form, floor_[b]);
-    ValueId v = ssa_.defValues(i)[k];
+    if (threads_.active()) level = meet(level, fewThreads(b));
     if (update(v, level, form)) pushValueUsers(v);
   }
 }
@@ -492,6 +647,7 @@ void DivergenceSolver::processPhi(uint32_t p) {
   form = raise(form, gate);
   if (!form.allConst()) level = join(level, floor_[j]);
   form = raise(form, floor_[j]);
+  if (threads_.active()) level = meet(level, fewThreads(j));
   if (update(phi.value, level, form)) pushValueUsers(phi.value);
 }
 
@@ -499,6 +655,7 @@ void DivergenceSolver::processBranch(uint32_t br) {
   Uniformity level = Uniformity::CtaUniform;
   for (ValueId v : g_.conditions(br))
     if (v != kNoValue) level = join(level, out_.levels_[v]);
+  if (threads_.active()) level = meet(level, fewThreads(g_.branches()[br].block));
   if (level <= out_.branchLevels_[br]) return;
   out_.branchLevels_[br] = level;
   for (uint32_t j : g_.joins(br))

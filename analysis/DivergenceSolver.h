@@ -5,8 +5,11 @@
 #pragma once
 
 #include "analysis/Divergence.h"
+#include "analysis/ThreadValues.h"
 
+#include <bitset>
 #include <deque>
+#include <optional>
 #include <vector>
 
 namespace analysis {
@@ -50,6 +53,19 @@ private:
   Affine formOf(ValueId v, unsigned width) const;
   Uniformity useLevel(uint32_t i, UseRole role) const;
   const InstrFacts &facts(uint32_t i);
+  /// The per-thread numbers of the register instruction i writes, when the
+  /// block shape is known and it computes from the thread id alone.
+  void evaluateForThreads(uint32_t i);
+  /// evaluateForThreads for loads and stores of whole local places; false
+  /// when `i` is neither.
+  bool evaluateThroughLocalMemory(uint32_t i);
+  /// How uniform anything computed in block b is because few threads can
+  /// run it: WarpUniform when branches on thread-id numbers let at most one
+  /// lane of each warp in, CtaUniform when at most one thread; else
+  /// Divergent.
+  Uniformity fewThreads(uint32_t b);
+  using ThreadSet = std::bitset<ThreadValues::kMaxThreads>;
+  const ThreadSet &threadsReaching(uint32_t b);
 
   const ptx::Module &m_;
   const GatedSSA &g_;
@@ -68,6 +84,12 @@ private:
   std::vector<Uniformity> floor_;     // per block
   std::vector<Uniformity> loopFloor_; // per loop: every block's floor is at least this
   std::vector<char> misaligning_;     // per branch: its blocks got their floor
+  ThreadValues threads_;
+  std::vector<char> evaluated_; // per instruction: evaluateForThreads ran
+  std::optional<DominatorTree> dominators_;
+  std::vector<uint8_t> fewThreads_; // per block: 0 unknown, else 1 + Uniformity
+  std::vector<ThreadSet> reaching_; // per block, where reachingKnown_
+  std::vector<char> reachingKnown_;
   std::vector<InstrFacts> descFacts_;
   std::vector<char> descKnown_;
 };

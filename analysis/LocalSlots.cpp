@@ -272,8 +272,9 @@ LocalSlots::LocalSlots(const ptx::Module &m, const ptx::Function &fn) {
       a.count = 1;
       const Place &p = places_[a.first];
       const ptx::InstrDesc &desc = m.desc(fn.instrs[r.instr]);
-      a.exact = r.write && p.begin == *r.begin && p.end == *r.begin + r.bytes &&
-                table.has(desc.opcode, ptx::iflag::Store) && !table.has(desc.opcode, ptx::iflag::Atomic);
+      a.exact = p.begin == *r.begin && p.end == *r.begin + r.bytes &&
+                (!r.write ||
+                 (table.has(desc.opcode, ptx::iflag::Store) && !table.has(desc.opcode, ptx::iflag::Atomic)));
     }
     accesses_.push_back(a);
   }

@@ -42,7 +42,7 @@ public:
     uint32_t instr;
     uint16_t operand;
     bool write;     // stores, atomics and other writes; otherwise a load
-    bool exact;     // writes every byte of exactly one place
+    bool exact;     // reads or (a plain store) writes every byte of exactly one place
     uint32_t first; // the places touched: [first, first + count)
     uint32_t count;
   };

@@ -311,6 +311,28 @@ TEST(Divergence, WarpCollectivesAreWarpUniform) {
   EXPECT_EQ(k.at("redux.sync.add.u32 %r18"), U::Divergent);
 }
 
+// bar.red gives every participant of a generation one result: without a
+// thread count that is every thread of the CTA; with one, the warps of one
+// generation, which other warps need not share.
+TEST(Divergence, BarrierReductionsOfTheWholeCtaAreCtaUniform) {
+  Kernel k(R"(
+.visible .entry k()
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<8>;
+  mov.u32 %r1, %tid.x;
+  setp.lt.u32 %p1, %r1, 5;
+  bar.red.popc.u32 %r2, 0, %p1;
+  bar.red.or.pred %p2, 0, %p1;
+  bar.red.popc.u32 %r3, 1, 64, %p1;
+  ret;
+}
+)");
+  EXPECT_EQ(k.at("bar.red.popc.u32 %r2"), U::CtaUniform);
+  EXPECT_EQ(k.at("bar.red.or.pred"), U::CtaUniform);
+  EXPECT_EQ(k.at("bar.red.popc.u32 %r3"), U::WarpUniform);
+}
+
 TEST(Divergence, CarryFlagCarriesDivergence) {
   Kernel k(R"(
 .visible .entry k(.param .u32 n)
