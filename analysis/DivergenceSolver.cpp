@@ -49,6 +49,11 @@ DivergenceSolver::DivergenceSolver(const ptx::Module &m, const GatedSSA &gated, 
   loopFloor_.assign(loops_.loops().size(), Uniformity::CtaUniform);
   misaligning_.assign(g_.branches().size(), 0);
   evaluated_.assign(threads_.active() ? fn_.instrs.size() : 0, 0);
+  if (fn_.isKernel) {
+    phases_.emplace(m, cfg_);
+    synchronizes_.assign(cfg_.size(), 0);
+    for (uint32_t i : phases_->synchronizing()) synchronizes_[cfg_.blockOf(i)] = 1;
+  }
   descFacts_.resize(m.descs.size());
   descKnown_.assign(m.descs.size(), 0);
 }
@@ -272,6 +277,12 @@ std::pair<Uniformity, Affine> DivergenceSolver::loadRule(uint32_t i) {
   } else if (space == ptx::Mod::Const || desc.has(ptx::Mod::Nc) || facts(i).readOnly) {
     // Memory that cannot change during the kernel.
     level = address;
+  } else if ((space == ptx::Mod::Shared || space == ptx::Mod::SharedCta) && address == Uniformity::CtaUniform &&
+             phases_ && barriersAligned_ && phases_->quiet(i)) {
+    // The same word in every thread, and no write beside it in its phase:
+    // what the phase began with.
+    level = Uniformity::CtaUniform;
+    quietLoads_.push_back(i);
   } else if (isSharedOrGlobal(space) && address != Uniformity::Divergent) {
     // One address read by a whole warp at once; other warps may read after
     // a write.
@@ -651,6 +662,20 @@ void DivergenceSolver::processPhi(uint32_t p) {
   if (update(phi.value, level, form)) pushValueUsers(phi.value);
 }
 
+void DivergenceSolver::checkBarrierAlignment(uint32_t br) {
+  if (!phases_ || !barriersAligned_) return;
+  bool around = false;
+  for (const RegionNode &r : g_.region(br))
+    around |= r.node != g_.branches()[br].floor && r.node < cfg_.numBlocks() && synchronizes_[r.node];
+  for (auto loopsOf : {g_.exitedLoops(br), g_.wrappedLoops(br)})
+    for (uint32_t l : loopsOf)
+      for (uint32_t b : loops_.loop(l).blocks) around |= synchronizes_[b] != 0;
+  if (!around) return;
+  barriersAligned_ = false;
+  for (uint32_t i : quietLoads_) push(kInstr | i);
+  quietLoads_.clear();
+}
+
 void DivergenceSolver::processBranch(uint32_t br) {
   Uniformity level = Uniformity::CtaUniform;
   for (ValueId v : g_.conditions(br))
@@ -658,6 +683,7 @@ void DivergenceSolver::processBranch(uint32_t br) {
   if (threads_.active()) level = meet(level, fewThreads(g_.branches()[br].block));
   if (level <= out_.branchLevels_[br]) return;
   out_.branchLevels_[br] = level;
+  checkBarrierAlignment(br);
   for (uint32_t j : g_.joins(br))
     for (uint32_t p : ssa_.phisOf(j)) push(kPhi | p);
   for (uint32_t l : g_.exitedLoops(br))

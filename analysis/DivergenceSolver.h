@@ -4,6 +4,7 @@
 // driver in Divergence.cpp.
 #pragma once
 
+#include "analysis/BarrierPhases.h"
 #include "analysis/Divergence.h"
 #include "analysis/ThreadValues.h"
 
@@ -43,6 +44,9 @@ private:
   void processPhi(uint32_t p);
   void processBranch(uint32_t br);
   void raiseFloor(uint32_t block, Uniformity level);
+  /// A branch that is not CTA-uniform around a barrier: threads may meet
+  /// barriers at different instructions, phases say nothing any more.
+  void checkBarrierAlignment(uint32_t br);
   void raiseLoopFloor(uint32_t loop, Uniformity level);
   bool update(ValueId v, Uniformity level, Affine form);
 
@@ -84,6 +88,12 @@ private:
   std::vector<Uniformity> floor_;     // per block
   std::vector<Uniformity> loopFloor_; // per loop: every block's floor is at least this
   std::vector<char> misaligning_;     // per branch: its blocks got their floor
+  /// Kernels only: which shared loads no write runs beside, and whether
+  /// every thread still meets the barriers at the same instructions.
+  std::optional<BarrierPhases> phases_;
+  bool barriersAligned_ = true;
+  std::vector<char> synchronizes_;   // per block: holds a barrier or a call
+  std::vector<uint32_t> quietLoads_; // loads made CTA-uniform by phases_
   ThreadValues threads_;
   std::vector<char> evaluated_; // per instruction: evaluateForThreads ran
   std::optional<DominatorTree> dominators_;

@@ -16,12 +16,19 @@ void describeCode(const translator::CompileReport &report, EngineInfo &info) {
   info.cache = translator::cacheResultName(report.cache);
 }
 
+/// Goes with the device's engine factory: when the device goes away, so
+/// does any compilation of its kernels.
+struct DrainAtEnd {
+  ~DrainAtEnd() { translator::drainBackgroundCompiler(); }
+};
+
 } // namespace
 
 std::unique_ptr<Device> makeCpuDevice() {
   const translator::JitOptions options = translator::JitOptions::fromEnvironment();
-  auto make = [options](const emu::Kernel &k, ptx::DiagnosticList &diags,
-                        EngineInfo &info) -> std::unique_ptr<emu::Engine> {
+  auto drain = std::make_shared<DrainAtEnd>();
+  auto make = [options, drain](const emu::Kernel &k, ptx::DiagnosticList &diags,
+                               EngineInfo &info) -> std::unique_ptr<emu::Engine> {
     if (!options.eager) {
       info.tier = "tiered";
       return translator::CompiledEngine::tiered(k, options);

@@ -400,6 +400,14 @@ public:
     wake_.notify_one();
   }
 
+  /// Queued compilations dropped, the one under way finished; later ones
+  /// are welcome.
+  void drain() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    dropQueue("the device went away");
+    idle_.wait(lock, [this] { return !busy_; });
+  }
+
   /// Whether compiling may start (not once the process is exiting).
   bool open() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -459,14 +467,18 @@ private:
   void stop() {
     std::unique_lock<std::mutex> lock(mutex_);
     stopping_ = true;
+    dropQueue("the process is exiting");
+    wake_.notify_all();
+    idle_.wait(lock, [this] { return !busy_; });
+  }
+
+  void dropQueue(const char *why) {
     for (std::shared_ptr<TierState> &state : queue_) {
       CompileReport report;
-      report.error = "the process is exiting";
+      report.error = why;
       state->publish(nullptr, std::move(report));
     }
     queue_.clear();
-    wake_.notify_all();
-    idle_.wait(lock, [this] { return !busy_; });
   }
 
   std::mutex mutex_;
@@ -476,6 +488,8 @@ private:
 };
 
 } // namespace
+
+void drainBackgroundCompiler() { BackgroundCompiler::get().drain(); }
 
 std::unique_ptr<CompiledEngine> CompiledEngine::compile(const emu::Kernel &k, const JitOptions &options,
                                                         CompileReport &report) {

@@ -47,6 +47,12 @@ struct JitOptions {
   static JitOptions fromEnvironment();
 };
 
+/// Waits for the background compilation under way, if any, and drops the
+/// queued ones (their kernels go on on the interpreter). The cpu device
+/// calls it when it goes away, so that no compilation runs on into the
+/// process's exit, where LLVM's statics are destroyed under it.
+void drainBackgroundCompiler();
+
 /// Where a kernel's compiled code came from.
 enum class CacheResult { Miss, Memory, Disk };
 const char *cacheResultName(CacheResult r);

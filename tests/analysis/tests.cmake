@@ -14,6 +14,7 @@ add_executable(analysis_tests
   analysis/PassManagerTest.cpp
   analysis/ReferenceGates.cpp
   analysis/SSATest.cpp
+  analysis/SharedBroadcastTest.cpp
   analysis/ThreadValuesTest.cpp
   analysis/TestUtil.cpp
   Corpus.cpp
