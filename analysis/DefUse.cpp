@@ -79,7 +79,11 @@ bool DefUse::coversParam(const ptx::Operand &address, const ptx::InstrDesc &stor
   if (address.value != 0) return false;
   unsigned bits = ptx::bitWidth(store.lastType());
   ptx::Mod vector = store.firstOfKind(ptx::ModKind::Vector);
-  uint64_t bytes = bits / 8 * (vector == ptx::Mod::V2 ? 2 : vector == ptx::Mod::V4 ? 4 : vector == ptx::Mod::V8 ? 8 : 1);
+  uint64_t bytes = bits / 8 *
+                   (vector == ptx::Mod::V2   ? 2
+                    : vector == ptx::Mod::V4 ? 4
+                    : vector == ptx::Mod::V8 ? 8
+                                             : 1);
   // Every declaration of the name (each callseq declares its own param0).
   uint64_t declared = 0;
   for (const auto *list : {&fn_->locals, &fn_->params, &fn_->returns})
@@ -258,7 +262,8 @@ void DefUse::addLocalEffects(uint32_t i, bool guarded) {
         addUse(placeVar(p), UseRole::Memory, Use::kNoOperand);
     }
   if (slots_.clobbers(i))
-    for (uint32_t p : slots_.escapedPlaces()) defs_.push_back({placeVar(p), true, Def::kNotRegister, Use::kNoOperand});
+    for (uint32_t p : slots_.escapedPlaces())
+      defs_.push_back({placeVar(p), true, Def::kNotRegister, Use::kNoOperand});
 }
 
 } // namespace analysis

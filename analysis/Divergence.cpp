@@ -245,7 +245,8 @@ Uniformity ModuleDivergenceSolver::localWritesOf(size_t s) const {
     const uint32_t b = cfg.blockOf(i);
     if (!cfg.reachable(b) || !slots.writesUnknownPointer(i)) continue;
     // Lanes that skip the write keep what was there before.
-    if (r.partialWarp(b) || table.has(st.fn->instrs[i].opcode, ptx::iflag::Atomic)) return Uniformity::Divergent;
+    if (r.partialWarp(b) || table.has(st.fn->instrs[i].opcode, ptx::iflag::Atomic))
+      return Uniformity::Divergent;
     level = join(level, operands(i));
   }
   for (const CallSite &call : st.calls) {

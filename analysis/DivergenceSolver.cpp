@@ -277,8 +277,8 @@ std::pair<Uniformity, Affine> DivergenceSolver::loadRule(uint32_t i) {
   } else if (space == ptx::Mod::Const || desc.has(ptx::Mod::Nc) || facts(i).readOnly) {
     // Memory that cannot change during the kernel.
     level = address;
-  } else if ((space == ptx::Mod::Shared || space == ptx::Mod::SharedCta) && address == Uniformity::CtaUniform &&
-             phases_ && barriersAligned_ && phases_->quiet(i)) {
+  } else if ((space == ptx::Mod::Shared || space == ptx::Mod::SharedCta) &&
+             address == Uniformity::CtaUniform && phases_ && barriersAligned_ && phases_->quiet(i)) {
     // The same word in every thread, and no write beside it in its phase:
     // what the phase began with.
     level = Uniformity::CtaUniform;
@@ -329,7 +329,8 @@ std::pair<Uniformity, Affine> DivergenceSolver::transfer(uint32_t i, uint32_t sl
     // bar.red over every thread of the CTA (no thread count: d, a, c) gives
     // each generation's participants one result.
     const ptx::BarrierInfo &barrier = ptx::InstrTable::get().barrier(in.opcode);
-    if (barrier.kind == ptx::BarrierKind::Reduce && in.numOperands == 3) return unknown(Uniformity::CtaUniform);
+    if (barrier.kind == ptx::BarrierKind::Reduce && in.numOperands == 3)
+      return unknown(Uniformity::CtaUniform);
     return unknown(Uniformity::WarpUniform);
   }
   case ResultRule::Elect:

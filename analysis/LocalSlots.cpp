@@ -114,8 +114,7 @@ LocalSlots::LocalSlots(const ptx::Module &m, const ptx::Function &fn) {
       return bad;
     };
     switch (in.opcode) {
-    case Opcode::Mov:
-      return ops.size() == 2 ? source(ops[1]) : bad;
+    case Opcode::Mov: return ops.size() == 2 ? source(ops[1]) : bad;
     case Opcode::Cvta:
       return ops.size() == 2 && desc.firstOfKind(ptx::ModKind::Space) == Mod::Local ? source(ops[1]) : bad;
     case Opcode::Add:
@@ -130,7 +129,8 @@ LocalSlots::LocalSlots(const ptx::Module &m, const ptx::Function &fn) {
             p.offset = in.opcode == Opcode::Add ? p.offset + other.value : p.offset - other.value;
           return p;
         }
-        if (other.kind == OperandKind::Register && !ptr[other.id].points()) return {Pointer::Unknown, p.symbol, 0};
+        if (other.kind == OperandKind::Register && !ptr[other.id].points())
+          return {Pointer::Unknown, p.symbol, 0};
       }
       return bad;
     }
@@ -190,19 +190,19 @@ LocalSlots::LocalSlots(const ptx::Module &m, const ptx::Function &fn) {
     const Mod space = desc.firstOfKind(ptx::ModKind::Space);
     const bool loadOnly = (flags & ptx::iflag::Load) && !(flags & (ptx::iflag::Store | ptx::iflag::Atomic));
     const bool localOrGeneric = space == Mod::Local || space == Mod::None;
-    const bool derivation = !ops.empty() && isScalarRegister(ops[0]) && ptr[ops[0].id].points() &&
-                            !(flags & ptx::iflag::Call);
+    const bool derivation =
+        !ops.empty() && isScalarRegister(ops[0]) && ptr[ops[0].id].points() && !(flags & ptx::iflag::Call);
     bool unknownWrite = false, moduleWrite = false;
     for (uint16_t j = 0; j < ops.size(); ++j) {
       const ptx::Operand &op = ops[j];
       if (op.kind == OperandKind::AddressList && !loadOnly && localOrGeneric)
-        for (const ptx::Operand &c : fn.children(op))
-          unknownWrite |= c.kind == OperandKind::Address;
+        for (const ptx::Operand &c : fn.children(op)) unknownWrite |= c.kind == OperandKind::Address;
       if (op.kind == OperandKind::Address) {
         std::optional<Pointer> at;
         if (op.base == ptx::AddressBase::Register && ptr[op.id].points()) at = ptr[op.id];
         if (op.base == ptx::AddressBase::Symbol)
-          if (auto it = symbolOf.find(op.id); it != symbolOf.end()) at = Pointer{Pointer::Known, it->second, 0};
+          if (auto it = symbolOf.find(op.id); it != symbolOf.end())
+            at = Pointer{Pointer::Known, it->second, 0};
         if (!at) {
           unknownWrite |= !loadOnly && localOrGeneric && !(flags & ptx::iflag::Call);
           continue;
@@ -267,7 +267,8 @@ LocalSlots::LocalSlots(const ptx::Module &m, const ptx::Function &fn) {
     if (r.begin) {
       auto first = places_.begin() + sym.firstPlace;
       auto last = first + sym.numPlaces - (restPlace[r.symbol] ? 1 : 0);
-      auto it = std::upper_bound(first, last, *r.begin, [](int64_t v, const Place &p) { return v < p.begin; });
+      auto it =
+          std::upper_bound(first, last, *r.begin, [](int64_t v, const Place &p) { return v < p.begin; });
       a.first = static_cast<uint32_t>(it - 1 - places_.begin());
       a.count = 1;
       const Place &p = places_[a.first];

@@ -120,9 +120,7 @@ ThreadValues::Vector ThreadValues::evaluate(const ptx::InstrDesc &desc, std::spa
   const uint64_t mask = maskOf(w);
   auto arg = [&](size_t k, uint32_t t) { return src[k][t] & mask; };
   auto sarg = [&](size_t k, uint32_t t) { return signExtend(src[k][t], w); };
-  auto wide = [&](size_t k, uint32_t t) {
-    return isSigned ? static_cast<uint64_t>(sarg(k, t)) : arg(k, t);
-  };
+  auto wide = [&](size_t k, uint32_t t) { return isSigned ? static_cast<uint64_t>(sarg(k, t)) : arg(k, t); };
   // f(t) for every thread, masked to `resultWidth` bits; null when f says
   // it cannot (nullopt for a thread).
   auto each = [&](unsigned resultWidth, auto f) -> Vector {
@@ -191,7 +189,8 @@ ThreadValues::Vector ThreadValues::evaluate(const ptx::InstrDesc &desc, std::spa
     });
   case Opcode::Not:
     if (!need(1)) return nullptr;
-    if (type == ptx::Type::Pred) return each(1, [&](uint32_t t) { return std::optional<uint64_t>(!src[0][t]); });
+    if (type == ptx::Type::Pred)
+      return each(1, [&](uint32_t t) { return std::optional<uint64_t>(!src[0][t]); });
     return each(w, [&](uint32_t t) { return std::optional(~arg(0, t)); });
   case Opcode::Neg:
     if (!need(1)) return nullptr;

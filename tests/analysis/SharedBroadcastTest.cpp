@@ -33,7 +33,9 @@ JOIN:
   ret;
 }
 )";
-  auto put = [&](const char *key, const char *what) { text.replace(text.find(key), std::string(key).size(), what); };
+  auto put = [&](const char *key, const char *what) {
+    text.replace(text.find(key), std::string(key).size(), what);
+  };
   put("BETWEEN", between);
   put("BARRIER", barrier);
   put("AFTER", after);

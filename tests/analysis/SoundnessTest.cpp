@@ -142,8 +142,8 @@ std::string topCauses(const Tally &t, size_t n) {
   std::string out;
   for (size_t i = 0; i < rows.size() && i < n; ++i) {
     char buf[160];
-    std::snprintf(buf, sizeof buf, "    %5.1f%%  %s\n", total ? 100.0 * double(rows[i].first) / double(total) : 0.0,
-                  rows[i].second.c_str());
+    std::snprintf(buf, sizeof buf, "    %5.1f%%  %s\n",
+                  total ? 100.0 * double(rows[i].first) / double(total) : 0.0, rows[i].second.c_str());
     out += buf;
   }
   return out;
@@ -215,7 +215,8 @@ CaseOutcome checkCase(const gpucase::Case &c, bool withShape, Tally &values, Tal
       const auto &o = recorder.branch(pc);
       check(o, u, where(in) + " branch");
       if (o.executed) branches.add(o, u);
-      if (o.executed && !o.warpDivergent && u == Uniformity::Divergent && std::getenv("PTXVM_SOUNDNESS_MISSES"))
+      if (o.executed && !o.warpDivergent && u == Uniformity::Divergent &&
+          std::getenv("PTXVM_SOUNDNESS_MISSES"))
         std::printf("MISS branch %s\n", where(in).c_str());
       continue;
     }
