@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <optional>
 #include <utility>
 
 namespace analysis {
@@ -409,35 +410,41 @@ Uniformity refineDivRem(const Affine &a, uint64_t divisor, bool remainder, bool 
   return remainder ? refineAnd(a, divisor - 1, space) : refineShiftRight(a, k, false, space);
 }
 
+std::optional<bool> compareIntegers(ptx::Mod cmp, uint64_t x, uint64_t y, unsigned width, bool isSigned) {
+  using ptx::Mod;
+  const bool unsignedOrder = !isSigned || cmp == Mod::Lo || cmp == Mod::Ls || cmp == Mod::Hi || cmp == Mod::Hs;
+  x &= maskOf(width);
+  y &= maskOf(width);
+  auto less = [&](uint64_t p, uint64_t q) {
+    return unsignedOrder ? p < q : asSigned(p, width) < asSigned(q, width);
+  };
+  switch (cmp) {
+  case Mod::Eq: return x == y;
+  case Mod::Ne: return x != y;
+  case Mod::Lt:
+  case Mod::Lo: return less(x, y);
+  case Mod::Le:
+  case Mod::Ls: return !less(y, x);
+  case Mod::Gt:
+  case Mod::Hi: return less(y, x);
+  case Mod::Ge:
+  case Mod::Hs: return !less(x, y);
+  default: return std::nullopt;
+  }
+}
+
 Uniformity refineCompare(const Affine &a, const Affine &b, ptx::Mod cmp, bool isSigned,
                          const ThreadSpace &space) {
   if (!a.known() || !b.known() || a.width() != b.width()) return Uniformity::Divergent;
   if (hasUniformThreadTerm(a) || hasUniformThreadTerm(b)) return Uniformity::Divergent;
   if (!a.coef(0).isConst() || !b.coef(0).isConst()) return Uniformity::Divergent;
   const unsigned w = a.width();
-  using ptx::Mod;
-  bool unsignedOrder = !isSigned || cmp == Mod::Lo || cmp == Mod::Ls || cmp == Mod::Hi || cmp == Mod::Hs;
-  if (cmp != Mod::Eq && cmp != Mod::Ne && cmp != Mod::Lt && cmp != Mod::Le && cmp != Mod::Gt &&
-      cmp != Mod::Ge && cmp != Mod::Lo && cmp != Mod::Ls && cmp != Mod::Hi && cmp != Mod::Hs)
-    return Uniformity::Divergent;
+  if (!compareIntegers(cmp, 0, 0, w, isSigned)) return Uniformity::Divergent; // not an integer comparison
   return space.classify([&](uint32_t t) {
     auto tid = space.tid(t);
-    uint64_t x = (static_cast<uint64_t>(a.coef(0).value) + threadTerms(a, tid)) & maskOf(w);
-    uint64_t y = (static_cast<uint64_t>(b.coef(0).value) + threadTerms(b, tid)) & maskOf(w);
-    auto less = [&](uint64_t p, uint64_t q) {
-      return unsignedOrder ? p < q : asSigned(p, w) < asSigned(q, w);
-    };
-    switch (cmp) {
-    case Mod::Eq: return x == y;
-    case Mod::Ne: return x != y;
-    case Mod::Lt:
-    case Mod::Lo: return less(x, y);
-    case Mod::Le:
-    case Mod::Ls: return !less(y, x);
-    case Mod::Gt:
-    case Mod::Hi: return less(y, x);
-    default: return !less(x, y); // Ge, Hs
-    }
+    uint64_t x = static_cast<uint64_t>(a.coef(0).value) + threadTerms(a, tid);
+    uint64_t y = static_cast<uint64_t>(b.coef(0).value) + threadTerms(b, tid);
+    return *compareIntegers(cmp, x, y, w, isSigned);
   });
 }
 

@@ -13,6 +13,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace analysis {
@@ -148,5 +149,9 @@ Uniformity refineDivRem(const Affine &a, uint64_t divisor, bool remainder, bool 
                         const ThreadSpace &space);
 Uniformity refineCompare(const Affine &a, const Affine &b, ptx::Mod cmp, bool isSigned,
                          const ThreadSpace &space);
+
+/// setp's integer comparison `cmp` of two `width`-bit numbers; nullopt for
+/// a comparison integers do not have (the unordered float ones).
+std::optional<bool> compareIntegers(ptx::Mod cmp, uint64_t x, uint64_t y, unsigned width, bool isSigned);
 
 } // namespace analysis

@@ -222,26 +222,10 @@ ThreadValues::Vector ThreadValues::evaluate(const ptx::InstrDesc &desc, std::spa
   case Opcode::Setp: {
     if (!need(2)) return nullptr; // the forms with a boolean operation and a third predicate
     const Mod cmp = desc.firstOfKind(ptx::ModKind::Compare);
-    const bool unsignedOrder =
-        !isSigned || cmp == Mod::Lo || cmp == Mod::Ls || cmp == Mod::Hi || cmp == Mod::Hs;
     return each(1, [&](uint32_t t) -> std::optional<uint64_t> {
-      uint64_t a = arg(0, t), b = arg(1, t);
-      auto less = [&](uint64_t x, uint64_t y) {
-        return unsignedOrder ? x < y : signExtend(x, w) < signExtend(y, w);
-      };
-      switch (cmp) {
-      case Mod::Eq: return a == b;
-      case Mod::Ne: return a != b;
-      case Mod::Lt:
-      case Mod::Lo: return less(a, b);
-      case Mod::Le:
-      case Mod::Ls: return !less(b, a);
-      case Mod::Gt:
-      case Mod::Hi: return less(b, a);
-      case Mod::Ge:
-      case Mod::Hs: return !less(a, b);
-      default: return std::nullopt;
-      }
+      std::optional<bool> r = compareIntegers(cmp, src[0][t], src[1][t], w, isSigned);
+      if (!r) return std::nullopt;
+      return *r ? 1 : 0;
     });
   }
   case Opcode::Selp:
