@@ -253,6 +253,82 @@ DivergenceSolver::Operand DivergenceSolver::operand(uint32_t i, uint32_t positio
   return r;
 }
 
+ptx::Mod DivergenceSolver::spaceOf(ValueId v) {
+  using ptx::Mod;
+  if (space_of_.empty()) space_of_.assign(ssa_.values().size(), kSpaceUnknown);
+  uint16_t &memo = space_of_[v];
+  if (memo == kSpaceComputing) return Mod::Reg; // a cycle: adds nothing of its own
+  if (memo != kSpaceUnknown) return static_cast<Mod>(memo);
+  memo = kSpaceComputing;
+  Mod result = Mod::None;
+  const Value &val = ssa_.value(v);
+  auto sourceSpace = [&](uint32_t i, uint32_t position) {
+    auto uses = du_.uses(i);
+    for (size_t u = 0; u < uses.size(); ++u)
+      if (uses[u].operand == position && uses[u].role == UseRole::Source && ssa_.useValues(i)[u] != kNoValue)
+        return spaceOf(ssa_.useValues(i)[u]);
+    return Mod::None;
+  };
+  // Mod::Reg stands for "no space of its own" (an immediate offset, or a
+  // value on a cycle still being looked at); where an address has it, the
+  // space is unknown.
+  auto combine = [](Mod a, Mod b) {
+    if (a == Mod::Reg) return b;
+    if (b == Mod::Reg) return a;
+    return a == b ? a : Mod::None;
+  };
+  if (val.kind == ValueKind::Phi) {
+    result = Mod::Reg;
+    for (ValueId in : ssa_.incoming(val.index))
+      result = in == kNoValue ? Mod::None : combine(result, spaceOf(in));
+  } else if (val.kind == ValueKind::Def && du_.defs(val.index)[val.slot].registerIndex == 0 &&
+             !du_.defs(val.index)[val.slot].partial) {
+    const ptx::Instruction &in = fn_.instrs[val.index];
+    const ptx::InstrDesc &desc = m_.desc(in);
+    auto ops = fn_.operandsOf(in);
+    const Mod space = desc.firstOfKind(ptx::ModKind::Space);
+    const bool toGeneric = !desc.has(Mod::MemTo);
+    switch (in.opcode) {
+    case ptx::Opcode::Cvta:
+      if (toGeneric && (space == Mod::Shared || space == Mod::Global || space == Mod::Const)) result = space;
+      break;
+    case ptx::Opcode::Mov:
+      if (ops.size() == 2 && ops[1].kind == ptx::OperandKind::Register) result = sourceSpace(val.index, 1);
+      break;
+    case ptx::Opcode::Add:
+    case ptx::Opcode::Sub: {
+      // The pointer and an offset: the offset's own space is none.
+      if (ops.size() != 3 || desc.has(Mod::Cc)) break;
+      auto side = [&](uint32_t k) {
+        return ops[k].kind == ptx::OperandKind::Register ? sourceSpace(val.index, k) : Mod::Reg;
+      };
+      Mod a = side(1), b = in.opcode == ptx::Opcode::Add ? side(2) : Mod::Reg;
+      auto isSpace = [](Mod m) { return m != Mod::None && m != Mod::Reg; };
+      if (isSpace(a) && !isSpace(b))
+        result = a;
+      else if (isSpace(b) && !isSpace(a))
+        result = b;
+      else if (a == Mod::Reg && b == Mod::Reg)
+        result = Mod::Reg;
+      break;
+    }
+    case ptx::Opcode::Ld:
+      // A kernel's pointer parameters hold what the host passed: global
+      // memory (the host has no address of shared or local memory).
+      if (fn_.isKernel && (space == Mod::Param || space == Mod::ParamEntry) &&
+          ptx::bitWidth(desc.lastType()) == 64)
+        for (const ptx::Operand &op : ops)
+          if (op.kind == ptx::OperandKind::Address && op.base == ptx::AddressBase::Symbol)
+            for (const ptx::Variable &p : fn_.params)
+              if (p.name == op.id) result = Mod::Global;
+      break;
+    default: break;
+    }
+  }
+  memo = static_cast<uint16_t>(result);
+  return result;
+}
+
 std::pair<Uniformity, Affine> DivergenceSolver::loadRule(uint32_t i) {
   const ptx::InstrDesc &desc = m_.desc(fn_.instrs[i]);
   ptx::Mod space = desc.firstOfKind(ptx::ModKind::Space);
@@ -263,6 +339,14 @@ std::pair<Uniformity, Affine> DivergenceSolver::loadRule(uint32_t i) {
   Uniformity level = Uniformity::Divergent;
   bool localPlace = false;
   for (const Use &u : du_.uses(i)) localPlace |= u.role == UseRole::Memory;
+  if (space == ptx::Mod::None && !localPlace) {
+    // A generic address made from a shared or global one reads that space.
+    auto uses = du_.uses(i);
+    for (size_t u = 0; u < uses.size(); ++u)
+      if (uses[u].role == UseRole::Address && ssa_.useValues(i)[u] != kNoValue)
+        space = spaceOf(ssa_.useValues(i)[u]);
+    if (space == ptx::Mod::Reg) space = ptx::Mod::None; // no evidence of any space
+  }
   if (localPlace) {
     // A thread's own local memory: as uniform as what was stored at the
     // places it reads (their values flow through SSA like registers').

@@ -53,6 +53,10 @@ private:
   /// (uniformity, form) of one write of instruction i, before guards and floors.
   std::pair<Uniformity, Affine> transfer(uint32_t i, uint32_t slot);
   std::pair<Uniformity, Affine> loadRule(uint32_t i);
+  /// The space a generic address points into when it is made from a shared,
+  /// global or constant one (cvta, add/sub of an offset, a kernel's pointer
+  /// parameter); Mod::None when it may be anything, local memory included.
+  ptx::Mod spaceOf(ValueId v);
   Operand operand(uint32_t i, uint32_t position, unsigned width);
   Affine formOf(ValueId v, unsigned width) const;
   Uniformity useLevel(uint32_t i, UseRole role) const;
@@ -94,6 +98,8 @@ private:
   bool barriersAligned_ = true;
   std::vector<char> synchronizes_;   // per block: holds a barrier or a call
   std::vector<uint32_t> quietLoads_; // loads made CTA-uniform by phases_
+  static constexpr uint16_t kSpaceUnknown = 0xffff, kSpaceComputing = 0xfffe;
+  std::vector<uint16_t> space_of_; // per value: spaceOf's memo
   ThreadValues threads_;
   std::vector<char> evaluated_; // per instruction: evaluateForThreads ran
   std::optional<DominatorTree> dominators_;

@@ -260,7 +260,9 @@ TEST(Divergence, LoadsByStateSpaceAndAddress) {
   // (SharedBroadcastTest has the rest).
   EXPECT_EQ(k.at("ld.shared.u32 %r4"), U::CtaUniform);
   EXPECT_EQ(k.at("ld.global.u32 %r6"), U::Divergent);
-  EXPECT_EQ(k.at("ld.u32 %r7"), U::Divergent); // generic: may be local memory
+  // Generic, through the kernel's pointer parameter: global memory (the
+  // host has no local or shared address to pass).
+  EXPECT_EQ(k.at("ld.u32 %r7"), U::WarpUniform);
   EXPECT_EQ(k.at("ldu.global.u32 %r8"), U::CtaUniform);
   EXPECT_EQ(k.at("ld.global.nc.u32 %r10"), U::WarpUniform);
 }
@@ -316,6 +318,60 @@ TEST(Divergence, WarpCollectivesAreWarpUniform) {
 // bar.red gives every participant of a generation one result: without a
 // thread count that is every thread of the CTA; with one, the warps of one
 // generation, which other warps need not share.
+// A generic address made from a shared or global one (cvta, an offset
+// added, a pointer stepped around a loop, a kernel's pointer parameter)
+// reads that space: one address, one value per warp. One that may be local
+// (a call's result, cvta.local) may differ in every lane.
+TEST(Divergence, GenericLoadsReadTheSpaceTheirAddressCameFrom) {
+  Kernel k(R"(
+.func (.param .b64 r) any()
+{
+  .reg .b64 %rd<2>;
+  st.param.b64 [r], %rd1;
+  ret;
+}
+.visible .entry k(.param .u64 p)
+{
+  .shared .align 4 .b8 s[64];
+  .local .align 4 .b8 l[64];
+  .reg .pred %p<2>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<20>;
+  mov.u64 %rd1, s;
+  cvta.shared.u64 %rd2, %rd1;
+  ld.param.u64 %rd3, [p];
+  add.s64 %rd4, %rd2, 8;
+  mov.u32 %r1, %warpid;
+  mul.wide.u32 %rd5, %r1, 4;
+  add.s64 %rd6, %rd5, %rd4;
+  ld.u32 %r2, [%rd6];
+  mov.u64 %rd7, %rd3;
+LOOP:
+  ld.u32 %r3, [%rd7];
+  add.s64 %rd7, %rd7, 4;
+  setp.lt.u32 %p1, %r3, 7;
+  @%p1 bra LOOP;
+  {
+  .param .b64 retval0;
+  call.uni (retval0), any, ();
+  ld.param.b64 %rd8, [retval0];
+  }
+  ld.u32 %r4, [%rd8];
+  mov.u64 %rd9, l;
+  cvta.local.u64 %rd10, %rd9;
+  ld.param.u64 %rd11, [p];
+  ld.global.u64 %rd12, [%rd11];
+  add.s64 %rd13, %rd10, %rd12;
+  ld.u32 %r5, [%rd13];
+  ret;
+}
+)");
+  EXPECT_EQ(k.at("ld.u32 %r2"), U::WarpUniform);
+  EXPECT_EQ(k.at("ld.u32 %r3"), U::WarpUniform);
+  EXPECT_EQ(k.at("ld.u32 %r4"), U::Divergent);
+  EXPECT_EQ(k.at("ld.u32 %r5"), U::Divergent);
+}
+
 TEST(Divergence, BarrierReductionsOfTheWholeCtaAreCtaUniform) {
   Kernel k(R"(
 .visible .entry k()
