@@ -6,6 +6,7 @@
 #include "analysis/DivergenceSolver.h"
 
 #include <bitset>
+#include <limits>
 #include <optional>
 
 namespace analysis {
@@ -621,7 +622,7 @@ bool DivergenceSolver::evaluateThroughLocalMemory(uint32_t i) {
   const LocalSlots::Place &place = du_.localSlots().places()[access[0].first];
   // The same bits in and out: no sign or zero extension of a narrow type.
   if (desc.firstOfKind(ptx::ModKind::Vector) != ptx::Mod::None || width < 32 ||
-      static_cast<int64_t>(width / 8) != place.end - place.begin)
+      place.begin == std::numeric_limits<int64_t>::min() || static_cast<int64_t>(width / 8) != place.end - place.begin)
     return true;
   auto defs = du_.defs(i);
   auto uses = du_.uses(i);

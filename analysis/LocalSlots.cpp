@@ -60,6 +60,14 @@ int64_t accessBytes(const ptx::InstrDesc &desc) {
   return lanes * bits / 8;
 }
 
+/// a + b when both and the sum stay within a terabyte of the variable's
+/// start (an offset beyond is no place of a real frame: an unknown offset).
+std::optional<int64_t> addOffset(int64_t a, int64_t b) {
+  constexpr int64_t kFar = int64_t{1} << 40;
+  if (a < -kFar || a > kFar || b < -kFar || b > kFar) return std::nullopt;
+  return a + b;
+}
+
 template <class F> void forEachRegister(const ptx::Function &fn, const ptx::Operand &op, F f) {
   if (op.kind == OperandKind::Register) f(op);
   if (op.kind == OperandKind::Vector || op.kind == OperandKind::Pair)
@@ -125,8 +133,13 @@ LocalSlots::LocalSlots(const ptx::Module &m, const ptx::Function &fn) {
         const ptx::Operand &other = ops[3 - side];
         if (!p.points() || (in.opcode == Opcode::Sub && side == 2)) continue;
         if (other.kind == OperandKind::Int) {
-          if (p.state == Pointer::Known)
-            p.offset = in.opcode == Opcode::Add ? p.offset + other.value : p.offset - other.value;
+          if (p.state == Pointer::Known) {
+            const bool negate = in.opcode == Opcode::Sub && other.value != std::numeric_limits<int64_t>::min();
+            auto offset = addOffset(p.offset, negate ? -other.value : other.value);
+            if (in.opcode == Opcode::Sub && !negate) offset.reset();
+            if (!offset) return {Pointer::Unknown, p.symbol, 0};
+            p.offset = *offset;
+          }
           return p;
         }
         if (other.kind == OperandKind::Register && !ptr[other.id].points())
@@ -214,7 +227,7 @@ LocalSlots::LocalSlots(const ptx::Module &m, const ptx::Function &fn) {
         Raw r{i, j, !loadOnly, at->symbol, std::nullopt, accessBytes(desc)};
         // What a callee writes in a module-scope variable, its callers see.
         moduleWrite |= r.write && at->symbol >= firstModuleSymbol;
-        if (at->state == Pointer::Known && r.bytes > 0) r.begin = at->offset + op.value;
+        if (at->state == Pointer::Known && r.bytes > 0) r.begin = addOffset(at->offset, op.value);
         if (!r.begin) unknownAccess[at->symbol] = 1;
         raw.push_back(r);
         continue;
