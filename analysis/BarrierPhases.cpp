@@ -52,6 +52,12 @@ BarrierPhases::BarrierPhases(const ptx::Module &m, const Cfg &cfg) {
     const ptx::InstrDesc &desc = m.desc(in);
     const uint32_t flags = table.flags(in.opcode, desc.modifiers());
     if (writesAsynchronously(in.opcode)) usable_ = false;
+    // Other CTAs of a cluster write this CTA's shared memory in phases of
+    // their own: through shared::cluster addresses, or generic ones mapa
+    // made.
+    if (in.opcode == Opcode::Mapa || (desc.firstOfKind(ptx::ModKind::Space) == Mod::SharedCluster &&
+                                      (flags & (ptx::iflag::Store | ptx::iflag::Atomic))))
+      usable_ = false;
     writes[i] = mayWriteShared(desc, flags);
     const ptx::BarrierInfo &barrier = table.barrier(in.opcode);
     // Every thread of the CTA: no thread count (bar.sync a; bar.red d, a, c).

@@ -21,8 +21,9 @@ public:
   BarrierPhases(const ptx::Module &m, const Cfg &cfg);
 
   /// False when the function writes shared memory asynchronously (cp.async,
-  /// bulk copies, st.async, tcgen05), whose writes land in later phases: no
-  /// load is quiet then.
+  /// bulk copies, st.async, tcgen05), whose writes land in later phases, or
+  /// writes the shared memory of other CTAs of its cluster (shared::cluster,
+  /// mapa), which run phases of their own: no load is quiet then.
   bool usable() const { return usable_; }
   /// Whether no phase instruction `instr` can run in writes shared memory
   /// (stores, atomics, mbarrier operations, generic writes, calls).

@@ -70,6 +70,15 @@ TEST(SharedBroadcast, AsynchronousCopiesLandInLaterPhases) {
             U::WarpUniform);
 }
 
+// Another CTA of the cluster may write this CTA's shared memory whenever
+// its own phases say.
+TEST(SharedBroadcast, ClusterPeersWriteInPhasesOfTheirOwn) {
+  EXPECT_EQ(Kernel(kernel("", "bar.sync 0;", "mapa.u64 %rd3, %rd2, 1;"), "sm_90").at("ld.shared.u32 %r3"),
+            U::WarpUniform);
+  EXPECT_EQ(Kernel(kernel("st.shared::cluster.u32 [%r5], %r1;"), "sm_90").at("ld.shared.u32 %r3"),
+            U::WarpUniform);
+}
+
 // Warp-specialized code meets barriers at different instructions in
 // different warps: phases no longer line up.
 TEST(SharedBroadcast, BarriersUnderAWarpUniformBranchSayNothing) {
