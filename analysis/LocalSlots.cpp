@@ -103,13 +103,34 @@ LocalSlots::LocalSlots(const ptx::Module &m, const ptx::Function &fn) {
     return it == symbolOf.end() ? std::nullopt : std::optional(it->second);
   };
 
+  const ptx::InstrTable &table = ptx::InstrTable::get();
+  if (symbols_.empty()) {
+    // No local variable, so no pointer into one: every write to local or
+    // generic memory goes through an unknown pointer.
+    for (uint32_t i = 0; i < fn.instrs.size(); ++i) {
+      const ptx::Instruction &in = fn.instrs[i];
+      const ptx::InstrDesc &desc = m.desc(in);
+      const uint32_t flags = table.flags(in.opcode, desc.modifiers());
+      const Mod space = desc.firstOfKind(ptx::ModKind::Space);
+      if ((flags & ptx::iflag::Call) || (space != Mod::Local && space != Mod::None) ||
+          ((flags & ptx::iflag::Load) && !(flags & (ptx::iflag::Store | ptx::iflag::Atomic))))
+        continue;
+      for (const ptx::Operand &op : fn.operandsOf(in)) {
+        bool address = op.kind == OperandKind::Address;
+        if (op.kind == OperandKind::AddressList)
+          for (const ptx::Operand &c : fn.children(op)) address |= c.kind == OperandKind::Address;
+        unknownWrites_[i] |= address;
+      }
+    }
+    return;
+  }
+
   // Which registers point into which variable.
   std::vector<Pointer> ptr(fn.numRegisters);
   for (const ptx::Variable &p : fn.params)
     if (p.space == Mod::Reg)
       for (const ptx::RegisterDecl &d : fn.regDecls)
         if (d.name == p.name && d.count == 0) ptr[d.firstRegister].state = Pointer::Bad;
-  const ptx::InstrTable &table = ptx::InstrTable::get();
   // The pointer instruction i writes to its first operand, when it is a
   // derivation; Bad for every other write.
   auto derive = [&](const ptx::Instruction &in) -> Pointer {
@@ -134,7 +155,8 @@ LocalSlots::LocalSlots(const ptx::Module &m, const ptx::Function &fn) {
         if (!p.points() || (in.opcode == Opcode::Sub && side == 2)) continue;
         if (other.kind == OperandKind::Int) {
           if (p.state == Pointer::Known) {
-            const bool negate = in.opcode == Opcode::Sub && other.value != std::numeric_limits<int64_t>::min();
+            const bool negate =
+                in.opcode == Opcode::Sub && other.value != std::numeric_limits<int64_t>::min();
             auto offset = addOffset(p.offset, negate ? -other.value : other.value);
             if (in.opcode == Opcode::Sub && !negate) offset.reset();
             if (!offset) return {Pointer::Unknown, p.symbol, 0};
