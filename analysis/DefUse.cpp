@@ -77,13 +77,7 @@ uint32_t DefUse::internParam(ptx::Name name) {
 
 bool DefUse::coversParam(const ptx::Operand &address, const ptx::InstrDesc &store) const {
   if (address.value != 0) return false;
-  unsigned bits = ptx::bitWidth(store.lastType());
-  ptx::Mod vector = store.firstOfKind(ptx::ModKind::Vector);
-  uint64_t bytes = bits / 8 *
-                   (vector == ptx::Mod::V2   ? 2
-                    : vector == ptx::Mod::V4 ? 4
-                    : vector == ptx::Mod::V8 ? 8
-                                             : 1);
+  const auto bytes = static_cast<uint64_t>(accessBytes(store));
   // Every declaration of the name (each callseq declares its own param0).
   uint64_t declared = 0;
   for (const auto *list : {&fn_->locals, &fn_->params, &fn_->returns})

@@ -50,8 +50,8 @@ bool isScalarRegister(const ptx::Operand &op) {
   return op.kind == OperandKind::Register && op.selector == ptx::Selector::None;
 }
 
-/// Bytes one access moves: the type's size times the vector width; 0 when
-/// the form does not say.
+} // namespace
+
 int64_t accessBytes(const ptx::InstrDesc &desc) {
   unsigned bits = ptx::bitWidth(desc.lastType());
   if (bits == 0 || bits % 8) return 0;
@@ -59,6 +59,8 @@ int64_t accessBytes(const ptx::InstrDesc &desc) {
   int64_t lanes = vector == Mod::V2 ? 2 : vector == Mod::V4 ? 4 : vector == Mod::V8 ? 8 : 1;
   return lanes * bits / 8;
 }
+
+namespace {
 
 /// a + b when both and the sum stay within a terabyte of the variable's
 /// start (an offset beyond is no place of a real frame: an unknown offset).

@@ -22,6 +22,10 @@
 
 namespace analysis {
 
+/// Bytes one memory access moves: the type's size times the vector width;
+/// 0 when the form does not say.
+int64_t accessBytes(const ptx::InstrDesc &desc);
+
 class LocalSlots {
 public:
   LocalSlots(const ptx::Module &m, const ptx::Function &fn);
