@@ -70,6 +70,7 @@ bool parseRegAllocOptions(const PassOptions &in, RegAllocOptions &out, std::stri
               {{"linear-scan", Allocator::LinearScan}, {"graph-coloring", Allocator::GraphColoring}},
               out.allocator, error) ||
       !choose(in, "reload", {{"yes", true}, {"no", false}}, out.reload, error) ||
+      !choose(in, "split", {{"yes", true}, {"no", false}}, out.split, error) ||
       !choose(in, "maxnreg", {{"yes", true}, {"no", false}}, out.maxnreg, error))
     return false;
   return true;
@@ -185,7 +186,9 @@ void renameByPlace(ptx::Module &m, ptx::Function &fn, const Assignment &a) {
 /// own temporaries or the rounds do not settle.
 bool allocateRounds(ptx::Module &m, ptx::Function &fn, AnalysisManager &am, const RegAllocOptions &options,
                     SpillState &state, FunctionAllocation &result) {
-  constexpr unsigned kMaxRounds = 12;
+  // A spilled register's pieces can be spilled again, one loop level (then
+  // a block, then single instructions) deeper each round.
+  constexpr unsigned kMaxRounds = 48;
   for (unsigned round = 0; round < kMaxRounds; ++round) {
     result.rounds = round + 1;
     LiveIntervals live(fn, am, state.unspillable);
@@ -200,12 +203,13 @@ bool allocateRounds(ptx::Module &m, ptx::Function &fn, AnalysisManager &am, cons
       if (std::string conflict = checkAssignment(live, a, budget); !conflict.empty())
         throw std::logic_error("regalloc: " + std::string(allocatorName(options.allocator)) + " placed " +
                                conflict);
+      countSpillAccesses(fn, am, state);
       finishSpillAreas(m, fn, state);
       renameByPlace(m, fn, a);
       am.invalidate(fn, PreservedAnalyses::none());
       return true;
     }
-    insertSpillCode(m, fn, am, a.spilled, state);
+    insertSpillCode(m, fn, am, live, a.spilled, budget, state);
     am.invalidate(fn, PreservedAnalyses::none());
   }
   result.reason = "allocation did not settle in " + std::to_string(kMaxRounds) + " rounds";
@@ -242,6 +246,7 @@ FunctionAllocation allocateFunction(ptx::Module &m, ptx::Function &fn, AnalysisM
   auto attempt = [&](SpillMode mode, SpillState &state) {
     state.mode = mode;
     state.reload = options.reload;
+    state.split = options.split;
     state.maxWarps = (maxThreads(fn) + 31) / 32;
     // The shared spill areas share the SM with the kernel's own shared
     // memory at the occupancy K allows: 64K registers, 2048 threads and
@@ -386,7 +391,7 @@ PreservedAnalyses RegAllocPass::run(ptx::Module &m, AnalysisManager &am) {
 
 std::vector<PassStatistic> RegAllocPass::statistics() const {
   uint64_t changed = 0, unchanged = 0, pressure = 0, loads = 0, stores = 0, remats = 0, shared = 0, local = 0,
-           added = 0;
+           added = 0, pieces = 0, hoisted = 0;
   std::array<uint64_t, kSpillClasses> spilled{};
   for (const FunctionAllocation &f : functions_) {
     (f.changed ? changed : unchanged)++;
@@ -396,6 +401,8 @@ std::vector<PassStatistic> RegAllocPass::statistics() const {
     loads += f.spills.loads;
     stores += f.spills.stores;
     remats += f.spills.remats;
+    pieces += f.spills.pieces;
+    hoisted += f.spills.hoisted;
     shared += f.spills.ctaBytes + f.spills.warpSlotBytes * f.spills.maxWarps;
     local += f.spills.localBytes;
     added += f.instructionsAdded;
@@ -407,6 +414,8 @@ std::vector<PassStatistic> RegAllocPass::statistics() const {
   s.push_back({"spill loads", loads});
   s.push_back({"spill stores", stores});
   s.push_back({"rematerializations", remats});
+  s.push_back({"live-range pieces", pieces});
+  s.push_back({"reloads hoisted out of loops", hoisted});
   s.push_back({"shared bytes", shared});
   s.push_back({"local bytes", local});
   s.push_back({"instructions added", added});
@@ -427,6 +436,9 @@ std::vector<std::string> RegAllocPass::remarks() const {
           spills += (spills.empty() ? "" : ", ") + std::to_string(f.spills.spilled[c]) + " " +
                     std::string(spillClassName(static_cast<SpillClass>(c)));
       if (!spills.empty()) line += ", spilled " + spills;
+      if (f.spills.pieces)
+        line += ", " + std::to_string(f.spills.pieces) + " live-range piece(s), " +
+                std::to_string(f.spills.hoisted) + " reload(s) hoisted out of loops";
     }
     if (f.costLocal > 0)
       line += " (cost model: " + std::to_string(static_cast<uint64_t>(f.costLattice)) + " by the lattice, " +
@@ -456,6 +468,8 @@ void registerPasses() {
           {"spill=MODE", "divergence, local or auto (default: auto, the cost model decides)"},
           {"reserve=R", "leave R of the K registers to ptxas's own temporaries (default 0)"},
           {"allocator=NAME", "linear-scan (default) or graph-coloring"},
+          {"split=yes|no", "split spilled live ranges by loop and block, hoisting reloads out of loops "
+                           "(default yes; no: a load or store at every mention)"},
           {"reload=yes|no",
            "load read-only values (parameters, constants, ld.global.nc) again where read (default no)"},
           {"maxnreg=yes|no",

@@ -35,6 +35,10 @@ struct RegAllocOptions {
   /// pressure kernels 7% slower in geometric mean than spilling those values
   /// by the lattice (bench/results/README.md).
   bool reload = false;
+  /// Split spilled live ranges into pieces (per loop that only reads the
+  /// value, per block that names it more than once), each allocated in the
+  /// next round; else spill everywhere.
+  bool split = true;
   /// Give allocated kernels `.maxnreg K`, so that the driver's JIT keeps the
   /// budget too. Off by default: ptxas needs more than K for some
   /// instructions (mma.sync wants 28 registers on sm_80, and 24 is its floor),
@@ -43,7 +47,8 @@ struct RegAllocOptions {
 };
 
 /// From --max-registers=K, --spill=divergence|local|auto,
-/// --allocator=linear-scan|graph-coloring, --maxnreg=yes|no; false with
+/// --allocator=linear-scan|graph-coloring, --reload=yes|no, --split=yes|no,
+/// --maxnreg=yes|no; false with
 /// `error` for a bad value.
 bool parseRegAllocOptions(const analysis::PassOptions &in, RegAllocOptions &out, std::string &error);
 

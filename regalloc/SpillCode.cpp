@@ -26,19 +26,6 @@ std::string_view spillClassName(SpillClass c) {
 
 namespace {
 
-/// How a spilled register is kept: its class, its slot (byte offset in its
-/// area) and, for a recomputed value, the form to recompute.
-struct Placement {
-  SpillClass cls = SpillClass::Local;
-  uint32_t offset = 0;
-  int64_t constant = 0;           // Remat: c0
-  int64_t coefficient = 0;        // Remat: the tid coefficient
-  int tidComponent = -1;          // Remat: 0, 1, 2 for tid.x/y/z, -1 for none
-  uint32_t defInstr = UINT32_MAX; // Remat, Reload: the one write (erased when pure)
-  uint32_t loadDesc = 0;          // Reload: the load
-  ptx::Operand address;           // Reload: its address
-};
-
 ptx::Selector componentSelector(int c) {
   return c == 0 ? ptx::Selector::X : c == 1 ? ptx::Selector::Y : ptx::Selector::Z;
 }
@@ -190,75 +177,330 @@ void recordRegisterFacts(ptx::Function &fn, AnalysisManager &am, SpillState &sta
   }
 }
 
-void insertSpillCode(ptx::Module &m, ptx::Function &fn, AnalysisManager &am,
-                     std::span<const uint32_t> spilled, SpillState &state) {
+namespace {
+
+bool inMemory(SpillClass c) {
+  return c == SpillClass::Local || c == SpillClass::CtaShared || c == SpillClass::WarpShared;
+}
+
+ptx::Operand slotAddress(const Placement &p, const SpillState &state) {
+  switch (p.cls) {
+  case SpillClass::Local: return ptx::symbolAddress(state.localArea, p.offset);
+  case SpillClass::CtaShared: return ptx::symbolAddress(state.ctaArea, p.offset);
+  default: return ptx::registerAddress(state.warpBase, p.offset);
+  }
+}
+
+/// Whether `in` is spill code moving register `r` to or from the slot of
+/// `p`: a piece's own reload or store, which goes when the piece is spilled
+/// in turn (the value is in the slot already).
+bool movesSlot(const ptx::Function &fn, const ptx::Instruction &in, uint32_t r, const Placement &p,
+               const SpillState &state) {
+  if ((in.opcode != ptx::Opcode::Ld && in.opcode != ptx::Opcode::St) || in.numOperands != 2 || in.hasGuard)
+    return false;
+  auto ops = fn.operandsOf(in);
+  const bool load = in.opcode == ptx::Opcode::Ld;
+  const ptx::Operand &value = ops[load ? 0 : 1], &address = ops[load ? 1 : 0];
+  const ptx::Operand slot = slotAddress(p, state);
+  return value.kind == ptx::OperandKind::Register && value.id == r && value.selector == ptx::Selector::None &&
+         address.kind == ptx::OperandKind::Address && address.base == slot.base && address.id == slot.id &&
+         address.value == slot.value;
+}
+
+/// Where code that runs once before loop `l` goes: at the end of the one
+/// block that enters the loop from outside and leads only into it, before
+/// its branch or after its last instruction when it falls through. None
+/// (instr == kNone) when the loop has no such block or is irreducible.
+struct InsertPoint {
+  uint32_t instr = kNone;
+  bool after = false;
+};
+
+InsertPoint preheaderOf(const ptx::Function &fn, const Cfg &cfg, const LoopForest &loops, uint32_t l) {
+  const Loop &loop = loops.loop(l);
+  if (loop.irreducible()) return {};
+  const uint32_t header = loop.headers.front();
+  uint32_t outside = kNone;
+  for (uint32_t p : cfg.preds(header)) {
+    if (loops.contains(l, p) || p == outside) continue;
+    if (outside != kNone) return {};
+    outside = p;
+  }
+  if (outside == kNone || outside >= cfg.numBlocks() || !cfg.reachable(outside)) return {};
+  for (uint32_t s : cfg.succs(outside))
+    if (s != header) return {};
+  const uint32_t last = cfg.terminator(outside);
+  if (last == kNone) return {};
+  return {last, !ptx::InstrTable::get().has(fn.instrs[last].opcode, ptx::iflag::Terminator)};
+}
+
+/// A new placement for register `r`, spilled for the first time, chosen by
+/// the lattice (state.mode) and the room left in the shared areas.
+Placement choosePlacement(const ptx::Function &fn, uint32_t r, uint32_t writeCount, uint32_t firstWrite,
+                          std::span<const int32_t> index, SpillState &state) {
+  const ptx::RegisterDecl decl = fn.declOf(r);
+  const unsigned bytes = std::max(1u, ptx::bitWidth(decl.type) / 8);
+  const RegisterFacts facts = r < state.facts.size() ? state.facts[r] : RegisterFacts{};
+  Placement p;
+  if (state.mode == SpillMode::Divergence && facts.known && writeCount) {
+    if (facts.remat && writeCount == 1) {
+      p.cls = SpillClass::Remat;
+      p.constant = facts.constant;
+      p.tidComponent = facts.tidComponent;
+      p.coefficient = facts.coefficient;
+      p.defInstr = firstWrite;
+    } else if (state.reload && facts.reload && writeCount == 1 &&
+               (facts.address.base != ptx::AddressBase::Register ||
+                (index[facts.address.id] < 0 && !(facts.address.id < state.spilledBefore.size() &&
+                                                  state.spilledBefore[facts.address.id])))) {
+      p.cls = SpillClass::Reload;
+      p.loadDesc = facts.loadDesc;
+      p.address = facts.address;
+      p.defInstr = firstWrite;
+    } else if (fn.isKernel && facts.level != Uniformity::Divergent) {
+      // A CTA slot is shared by warps that run at their own pace: only a
+      // value written once per thread can live there.
+      const bool cta = facts.level == Uniformity::CtaUniform && !facts.inLoop;
+      const uint32_t need =
+          cta ? align(state.ctaBytes, bytes) + bytes
+              : state.ctaBytes + state.maxWarps * (align(state.warpSlotBytes, bytes) + bytes);
+      const uint32_t total = cta ? need + state.maxWarps * state.warpSlotBytes : need;
+      if (total <= state.sharedLimit) p.cls = cta ? SpillClass::CtaShared : SpillClass::WarpShared;
+    }
+  }
+  switch (p.cls) {
+  case SpillClass::Remat:
+  case SpillClass::Reload: break;
+  case SpillClass::CtaShared:
+    p.offset = align(state.ctaBytes, bytes);
+    state.ctaBytes = p.offset + bytes;
+    break;
+  case SpillClass::WarpShared:
+    p.offset = align(state.warpSlotBytes, bytes);
+    state.warpSlotBytes = p.offset + bytes;
+    break;
+  case SpillClass::Local:
+    p.offset = align(state.localBytes, bytes);
+    state.localBytes = p.offset + bytes;
+    break;
+  }
+  ++state.spilled[static_cast<size_t>(p.cls)];
+  return p;
+}
+
+/// One instruction's mention of a spilled register, and what the rewrite
+/// does there: name a piece (loading it before, storing it after), name a
+/// temporary of its own (piece == kNone), or erase the instruction.
+struct Mention {
+  uint32_t instr = 0;
+  bool reads = false, writes = false;
+};
+
+struct Action {
+  uint32_t reg = 0;
+  uint32_t piece = kNone;
+  bool load = false, store = false, erase = false;
+};
+
+} // namespace
+
+void insertSpillCode(ptx::Module &m, ptx::Function &fn, AnalysisManager &am, const LiveIntervals &live,
+                     std::span<const uint32_t> spilled, unsigned budget, SpillState &state) {
   const DefUse &du = am.get<DefUseAnalysis>(fn);
   const Cfg &cfg = am.get<CfgAnalysis>(fn);
   const LoopForest &loops = am.get<LoopAnalysis>(fn);
   const uint32_t numRegisters = fn.numRegisters;
   std::vector<int32_t> index(numRegisters, -1); // register -> position in `spilled`
   for (size_t k = 0; k < spilled.size(); ++k) index[spilled[k]] = static_cast<int32_t>(k);
+  state.placementOf.resize(numRegisters, -1);
+  state.regionOf.resize(numRegisters);
 
-  // Writes of each spilled register.
-  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> writes(spilled.size()); // (instr, def slot)
+  // Mentions of each spilled register, in instruction order.
+  std::vector<std::vector<Mention>> mentions(spilled.size());
+  auto mention = [&](uint32_t var, uint32_t i) -> Mention * {
+    if (var >= numRegisters || index[var] < 0) return nullptr;
+    std::vector<Mention> &list = mentions[index[var]];
+    if (list.empty() || list.back().instr != i) list.push_back({i});
+    return &list.back();
+  };
   for (uint32_t i = 0; i < fn.instrs.size(); ++i) {
-    auto defs = du.defs(i);
-    for (uint32_t d = 0; d < defs.size(); ++d)
-      if (defs[d].var < numRegisters && index[defs[d].var] >= 0)
-        writes[index[defs[d].var]].emplace_back(i, d);
+    for (const Use &u : du.uses(i))
+      if (Mention *x = mention(u.var, i)) x->reads = true;
+    for (const Def &d : du.defs(i))
+      if (Mention *x = mention(d.var, i)) {
+        x->writes = true;
+        x->reads |= d.partial;
+      }
   }
 
-  const ptx::InstrTable &table = ptx::InstrTable::get();
-  std::vector<Placement> place(spilled.size());
   for (size_t k = 0; k < spilled.size(); ++k) {
-    const ptx::RegisterDecl decl = fn.declOf(spilled[k]);
-    const unsigned bytes = std::max(1u, ptx::bitWidth(decl.type) / 8);
-    const RegisterFacts facts = spilled[k] < state.facts.size() ? state.facts[spilled[k]] : RegisterFacts{};
-    Placement &p = place[k];
-    p.cls = SpillClass::Local;
-    if (state.mode == SpillMode::Divergence && facts.known && !writes[k].empty()) {
-      if (facts.remat && writes[k].size() == 1) {
-        p.cls = SpillClass::Remat;
-        p.constant = facts.constant;
-        p.tidComponent = facts.tidComponent;
-        p.coefficient = facts.coefficient;
-        p.defInstr = writes[k].front().first;
-      } else if (state.reload && facts.reload && writes[k].size() == 1 &&
-                 (facts.address.base != ptx::AddressBase::Register ||
-                  (index[facts.address.id] < 0 && !(facts.address.id < state.spilledBefore.size() &&
-                                                    state.spilledBefore[facts.address.id])))) {
-        p.cls = SpillClass::Reload;
-        p.loadDesc = facts.loadDesc;
-        p.address = facts.address;
-        p.defInstr = writes[k].front().first;
-      } else if (fn.isKernel && facts.level != Uniformity::Divergent) {
-        // A CTA slot is shared by warps that run at their own pace: only a
-        // value written once per thread can live there.
-        const bool cta = facts.level == Uniformity::CtaUniform && !facts.inLoop;
-        const uint32_t need =
-            cta ? align(state.ctaBytes, bytes) + bytes
-                : state.ctaBytes + state.maxWarps * (align(state.warpSlotBytes, bytes) + bytes);
-        const uint32_t total = cta ? need + state.maxWarps * state.warpSlotBytes : need;
-        if (total <= state.sharedLimit) p.cls = cta ? SpillClass::CtaShared : SpillClass::WarpShared;
+    const uint32_t r = spilled[k];
+    if (state.placementOf[r] >= 0) continue; // a piece: its placement is its register's
+    uint32_t writeCount = 0, firstWrite = kNone;
+    for (const Mention &x : mentions[k])
+      if (x.writes) {
+        if (!writeCount++) firstWrite = x.instr;
       }
+    state.placementOf[r] = static_cast<int32_t>(state.placements.size());
+    state.placements.push_back(choosePlacement(fn, r, writeCount, firstWrite, index, state));
+  }
+
+  std::vector<InsertPoint> preheader(loops.loops().size());
+  for (uint32_t l = 0; l < preheader.size(); ++l) preheader[l] = preheaderOf(fn, cfg, loops, l);
+
+  // Units live at each position (LiveIntervals.h) once the spilled
+  // registers are gone, with a temporary at each of their mentions: a piece
+  // is made only where it fits beside them, so that it is smaller than what
+  // was spilled and the next round can keep it.
+  std::vector<int32_t> pressure;
+  if (state.split) {
+    std::vector<int32_t> diff(2 * fn.instrs.size() + 3, 0);
+    auto add = [&](uint32_t from, uint32_t to, int32_t units) {
+      diff[std::min<size_t>(from, diff.size() - 1)] += units;
+      diff[std::min<size_t>(to, diff.size() - 1)] -= units;
+    };
+    for (const LiveInterval &iv : live.intervals())
+      if (iv.units && !(iv.reg < numRegisters && index[iv.reg] >= 0))
+        for (const LiveRange &range : iv.ranges) add(range.start, range.end, iv.units);
+    for (size_t k = 0; k < spilled.size(); ++k)
+      for (const Mention &x : mentions[k])
+        add(2 * x.instr, 2 * x.instr + 2, static_cast<int32_t>(unitsOf(fn.declOf(spilled[k]))));
+    pressure.resize(diff.size());
+    int32_t running = 0;
+    for (size_t q = 0; q < diff.size(); ++q) pressure[q] = running += diff[q];
+  }
+  auto fits = [&](uint32_t from, uint32_t to, unsigned units) {
+    for (uint32_t q = from; q < to && q < pressure.size(); ++q)
+      if (pressure[q] + static_cast<int32_t>(units) > static_cast<int32_t>(budget)) return false;
+    return true;
+  };
+  auto occupy = [&](uint32_t from, uint32_t to, unsigned units) {
+    for (uint32_t q = from; q < to && q < pressure.size(); ++q) pressure[q] += static_cast<int32_t>(units);
+  };
+  // The positions a register loaded at the end of loop l's preheader and
+  // read in the loop is live at, in layout ranges.
+  auto loopSpan = [&](uint32_t l) {
+    std::vector<LiveRange> spans;
+    const uint32_t t = preheader[l].instr;
+    spans.push_back({2 * t, 2 * t + 2});
+    for (uint32_t b : loops.loop(l).blocks)
+      if (fn.blocks[b].numInstrs)
+        spans.push_back(
+            {2 * fn.blocks[b].firstInstr, 2 * (fn.blocks[b].firstInstr + fn.blocks[b].numInstrs)});
+    return spans;
+  };
+
+  // What the rewrite does at each mention: split into pieces by loop and
+  // block where the value lives in memory.
+  std::vector<std::vector<Action>> actions(fn.instrs.size());
+  struct HoistedLoad {
+    InsertPoint at;
+    uint32_t piece;
+  };
+  std::vector<HoistedLoad> hoisted;
+  std::vector<uint32_t> writtenIn(loops.loops().size(), 0); // stamp k+1: loop writes spilled[k]
+  auto newPiece = [&](uint32_t r, SpillRegion region) {
+    const uint32_t piece = newRegister(m, fn, fn.declOf(r), state);
+    state.unspillable[piece] = false;
+    state.placementOf.resize(fn.numRegisters, -1);
+    state.regionOf.resize(fn.numRegisters);
+    state.placementOf[piece] = state.placementOf[r];
+    state.regionOf[piece] = region;
+    return piece;
+  };
+  for (size_t k = 0; k < spilled.size(); ++k) {
+    const uint32_t r = spilled[k];
+    const Placement &p = state.placements[state.placementOf[r]];
+    const SpillRegion region = state.regionOf[r];
+    const std::vector<Mention> &list = mentions[k];
+    if (!state.split || !inMemory(p.cls)) {
+      for (const Mention &x : list) actions[x.instr].push_back({r});
+      continue;
     }
-    switch (p.cls) {
-    case SpillClass::Remat:
-    case SpillClass::Reload: break;
-    case SpillClass::CtaShared:
-      p.offset = align(state.ctaBytes, bytes);
-      state.ctaBytes = p.offset + bytes;
-      break;
-    case SpillClass::WarpShared:
-      p.offset = align(state.warpSlotBytes, bytes);
-      state.warpSlotBytes = p.offset + bytes;
-      break;
-    case SpillClass::Local:
-      p.offset = align(state.localBytes, bytes);
-      state.localBytes = p.offset + bytes;
-      break;
+    const auto stamp = static_cast<uint32_t>(k + 1);
+    for (const Mention &x : list) {
+      const uint32_t b = cfg.blockOf(x.instr);
+      if (x.writes && b < cfg.numBlocks())
+        for (uint32_t l = loops.loopOf(b); l != kNone; l = loops.loop(l).parent) writtenIn[l] = stamp;
     }
-    ++state.spilled[static_cast<size_t>(p.cls)];
+    const unsigned units = unitsOf(fn.declOf(r));
+    // The outermost loop inside the region that holds block b, reads r and
+    // does not write it, can be entered with r in a register and has room
+    // for it throughout.
+    std::vector<std::pair<uint32_t, uint32_t>> loopPieces; // (loop, piece)
+    std::vector<uint32_t> noRoom;
+    auto loopPieceFor = [&](uint32_t b) {
+      uint32_t best = kNone;
+      if (region.kind == SpillRegion::Block || b >= cfg.numBlocks() || !cfg.reachable(b)) return best;
+      for (uint32_t l = loops.loopOf(b); l != kNone; l = loops.loop(l).parent) {
+        if (region.kind == SpillRegion::Loop && l == region.id) break;
+        if (writtenIn[l] == stamp || preheader[l].instr == kNone) continue;
+        const bool made =
+            std::any_of(loopPieces.begin(), loopPieces.end(), [&](auto &e) { return e.first == l; });
+        if (!made && std::find(noRoom.begin(), noRoom.end(), l) == noRoom.end()) {
+          const std::vector<LiveRange> spans = loopSpan(l);
+          if (!std::all_of(spans.begin(), spans.end(),
+                           [&](const LiveRange &x) { return fits(x.start, x.end, units); })) {
+            noRoom.push_back(l);
+            continue;
+          }
+        } else if (!made) {
+          continue;
+        }
+        best = l;
+      }
+      return best;
+    };
+    for (size_t j = 0; j < list.size();) {
+      const Mention &x = list[j];
+      const uint32_t b = cfg.blockOf(x.instr);
+      if (region.kind != SpillRegion::Whole && movesSlot(fn, fn.instrs[x.instr], r, p, state)) {
+        actions[x.instr].push_back({r, kNone, false, false, true});
+        ++j;
+        continue;
+      }
+      if (const uint32_t l = loopPieceFor(b); l != kNone) {
+        auto it = std::find_if(loopPieces.begin(), loopPieces.end(), [&](auto &e) { return e.first == l; });
+        if (it == loopPieces.end()) {
+          for (const LiveRange &x : loopSpan(l)) occupy(x.start, x.end, units);
+          const uint32_t piece = newPiece(r, {SpillRegion::Loop, l});
+          loopPieces.emplace_back(l, piece);
+          hoisted.push_back({preheader[l], piece});
+          it = std::prev(loopPieces.end());
+        }
+        actions[x.instr].push_back({r, it->second});
+        ++j;
+        continue;
+      }
+      // The run of mentions in block b outside loop pieces.
+      size_t end = j + 1;
+      while (end < list.size() && cfg.blockOf(list[end].instr) == b &&
+             !movesSlot(fn, fn.instrs[list[end].instr], r, p, state))
+        ++end;
+      // Within it, a chain of mentions keeps r in one register while each
+      // gap between two of them has room for it.
+      for (size_t q = j + 1; q < end; ++q)
+        if (!fits(2 * list[q - 1].instr + 2, 2 * list[q].instr, units)) {
+          end = q;
+          break;
+        }
+      if (end - j < 2 || region.kind == SpillRegion::Block) {
+        actions[x.instr].push_back({r});
+        ++j;
+        continue;
+      }
+      occupy(2 * x.instr + 2, 2 * list[end - 1].instr, units);
+      const uint32_t piece = newPiece(r, {SpillRegion::Block, b});
+      size_t lastWrite = end;
+      for (size_t q = j; q < end; ++q)
+        if (list[q].writes) lastWrite = q;
+      bool loaded = false;
+      for (size_t q = j; q < end; ++q) {
+        actions[list[q].instr].push_back({r, piece, list[q].reads && !loaded, q == lastWrite});
+        loaded = true;
+      }
+      j = end;
+    }
   }
 
   Emitter emit(m, fn);
@@ -310,23 +552,42 @@ void insertSpillCode(ptx::Module &m, ptx::Function &fn, AnalysisManager &am,
       edit.insertAtEntry(emit("add.u32", {reg(w), reg(w), reg(t)}));
     }
   };
-  for (const Placement &p : place) needArea(p.cls);
+  for (uint32_t r : spilled) needArea(state.placements[state.placementOf[r]].cls);
 
-  std::vector<uint32_t> here;
+  const ptx::InstrTable &table = ptx::InstrTable::get();
+  auto spellingOf = [&](const Placement &p, uint32_t r) {
+    const std::string width = std::to_string(std::max(8u, ptx::bitWidth(fn.declOf(r).type)));
+    return (p.cls == SpillClass::Local ? ".local.b" : ".shared.b") + width;
+  };
+  auto load = [&](const Placement &p, uint32_t r) {
+    return emit("ld" + spellingOf(p, r), {ptx::registerOperand(r), slotAddress(p, state)});
+  };
+  auto store = [&](const Placement &p, uint32_t r) {
+    return emit("st" + spellingOf(p, r), {slotAddress(p, state), ptx::registerOperand(r)});
+  };
   for (uint32_t i = 0; i < fn.instrs.size(); ++i) {
-    here.clear();
     const uint32_t block = cfg.blockOf(i);
     const double frequency =
         block < cfg.numBlocks() && cfg.reachable(block) ? blockFrequency(loops, block) : 1;
     bool eraseDef = false;
-    for (const Use &u : du.uses(i))
-      if (u.var < numRegisters && index[u.var] >= 0) here.push_back(u.var);
-    for (const Def &d : du.defs(i))
-      if (d.var < numRegisters && index[d.var] >= 0) here.push_back(d.var);
-    std::sort(here.begin(), here.end());
-    here.erase(std::unique(here.begin(), here.end()), here.end());
-    for (uint32_t r : here) {
-      const Placement &p = place[index[r]];
+    for (const Action &action : actions[i]) {
+      const uint32_t r = action.reg;
+      const Placement &p = state.placements[state.placementOf[r]];
+      auto rename = [&](uint32_t to) {
+        ptx::forEachRegister(fn, fn.instrs[i], [&](uint32_t &reg) {
+          if (reg == r) reg = to;
+        });
+      };
+      if (action.erase) {
+        edit.erase(i);
+        continue;
+      }
+      if (action.piece != kNone) {
+        if (action.load) edit.insertBefore(i, load(p, action.piece));
+        rename(action.piece);
+        if (action.store) edit.insertAfter(i, store(p, action.piece));
+        continue;
+      }
       const ptx::RegisterDecl decl = fn.declOf(r);
       const std::string width = std::to_string(std::max(8u, ptx::bitWidth(decl.type)));
       bool reads = false, written = false, partial = false;
@@ -354,14 +615,6 @@ void insertSpillCode(ptx::Module &m, ptx::Function &fn, AnalysisManager &am,
         }
       }
       const uint32_t t = newRegister(m, fn, decl, state);
-      auto address = [&]() {
-        switch (p.cls) {
-        case SpillClass::Local: return ptx::symbolAddress(state.localArea, p.offset);
-        case SpillClass::CtaShared: return ptx::symbolAddress(state.ctaArea, p.offset);
-        default: return ptx::registerAddress(state.warpBase, p.offset);
-        }
-      };
-      const std::string space = p.cls == SpillClass::Local ? "local" : "shared";
       if (reads) {
         if (p.cls == SpillClass::Remat) {
           ++state.remats;
@@ -381,34 +634,63 @@ void insertSpillCode(ptx::Module &m, ptx::Function &fn, AnalysisManager &am,
         } else if (p.cls == SpillClass::Reload) {
           ++state.loads;
           state.reloadOps += frequency;
-          ptx::Instruction load = fn.instrs[p.defInstr];
+          ptx::Instruction reload = fn.instrs[p.defInstr];
           const ptx::Operand ops[] = {ptx::registerOperand(t), p.address};
-          load.firstOperand = static_cast<uint32_t>(fn.operands.size());
-          load.numOperands = 2;
-          load.hasGuard = false;
+          reload.firstOperand = static_cast<uint32_t>(fn.operands.size());
+          reload.numOperands = 2;
+          reload.hasGuard = false;
           fn.operands.insert(fn.operands.end(), std::begin(ops), std::end(ops));
-          edit.insertBefore(i, load);
+          edit.insertBefore(i, reload);
         } else {
-          ++state.loads;
-          (p.cls == SpillClass::Local ? state.localOps : state.sharedOps) += frequency;
-          edit.insertBefore(i, emit("ld." + space + ".b" + width, {ptx::registerOperand(t), address()}));
+          edit.insertBefore(i, load(p, t));
         }
       }
-      if (written && p.cls != SpillClass::Remat && p.cls != SpillClass::Reload) {
-        ++state.stores;
-        (p.cls == SpillClass::Local ? state.localOps : state.sharedOps) += frequency;
-        edit.insertAfter(i, emit("st." + space + ".b" + width, {address(), ptx::registerOperand(t)}));
-      }
-      // Every mention of r in the instruction names t.
-      ptx::forEachRegister(fn, fn.instrs[i], [&](uint32_t &reg) {
-        if (reg == r) reg = t;
-      });
+      if (written && inMemory(p.cls)) edit.insertAfter(i, store(p, t));
+      rename(t);
     }
     if (eraseDef) edit.erase(i);
+  }
+  // Reloads hoisted out of loops go last: a store at the same place (the
+  // value written at the end of the loop's preheader) must come first.
+  for (const HoistedLoad &h : hoisted) {
+    const Placement &p = state.placements[state.placementOf[h.piece]];
+    if (h.at.after)
+      edit.insertAfter(h.at.instr, load(p, h.piece));
+    else
+      edit.insertBefore(h.at.instr, load(p, h.piece));
   }
   edit.apply();
   state.spilledBefore.resize(fn.numRegisters, false);
   for (uint32_t r : spilled) state.spilledBefore[r] = true;
+}
+
+void countSpillAccesses(const ptx::Function &fn, AnalysisManager &am, SpillState &state) {
+  // The pieces that kept a register (the others were split again).
+  state.pieces = state.hoisted = 0;
+  for (uint32_t r = 0; r < state.regionOf.size(); ++r)
+    if (state.regionOf[r].kind != SpillRegion::Whole &&
+        !(r < state.spilledBefore.size() && state.spilledBefore[r])) {
+      ++state.pieces;
+      state.hoisted += state.regionOf[r].kind == SpillRegion::Loop;
+    }
+  const Cfg &cfg = am.get<CfgAnalysis>(fn);
+  const LoopForest &loops = am.get<LoopAnalysis>(fn);
+  for (uint32_t i = 0; i < fn.instrs.size(); ++i) {
+    const ptx::Instruction &in = fn.instrs[i];
+    if ((in.opcode != ptx::Opcode::Ld && in.opcode != ptx::Opcode::St) || in.numOperands != 2) continue;
+    const bool isLoad = in.opcode == ptx::Opcode::Ld;
+    const ptx::Operand &address = fn.operandsOf(in)[isLoad ? 1 : 0];
+    if (address.kind != ptx::OperandKind::Address) continue;
+    const bool symbol = address.base == ptx::AddressBase::Symbol;
+    const bool local = symbol && state.localArea && address.id == state.localArea;
+    const bool shared = (symbol && state.ctaArea && address.id == state.ctaArea) ||
+                        (address.base == ptx::AddressBase::Register && address.id == state.warpBase);
+    if (!local && !shared) continue;
+    const uint32_t block = cfg.blockOf(i);
+    ++(isLoad ? state.loads : state.stores);
+    (local ? state.localOps : state.sharedOps) +=
+        block < cfg.numBlocks() && cfg.reachable(block) ? blockFrequency(loops, block) : 1;
+  }
 }
 
 void finishSpillAreas(ptx::Module &m, ptx::Function &fn, SpillState &state) {

@@ -4,13 +4,20 @@
 // constant memory, ld.global.nc) is loaded again where it is read, as ptxas
 // does; a warp-uniform value takes one slot per warp in shared memory, a
 // CTA-uniform one written once per thread one slot per CTA; the rest goes to
-// local memory. The rewrite gives every instruction that names a spilled
-// register a short temporary: loaded (or recomputed) before, stored after.
+// local memory. The rewrite splits the live range of a spilled register: a
+// loop that only reads it gets one register loaded before the loop (the
+// reload hoisted out of it), a block that names it more than once one
+// register for those mentions, and any other instruction a short temporary,
+// loaded (or recomputed) before and stored after. Such pieces compete for
+// registers in the next round like any register; a piece spilled there is
+// split again over smaller regions, in the same slot (second-chance
+// allocation, as in Traub, Holloway and Smith's binpacking).
 #pragma once
 
 #include "analysis/PassManager.h"
 #include "analysis/Uniformity.h"
 #include "ptx/IR.h"
+#include "regalloc/LiveIntervals.h"
 
 #include <array>
 #include <cstdint>
@@ -46,9 +53,32 @@ struct RegisterFacts {
   ptx::Operand address;  // its address operand
 };
 
+/// How a spilled register is kept: its class, its slot (byte offset in its
+/// area) and, for a recomputed value, the form to recompute. The pieces split
+/// from a spilled register share its placement.
+struct Placement {
+  SpillClass cls = SpillClass::Local;
+  uint32_t offset = 0;
+  int64_t constant = 0;           // Remat: c0
+  int64_t coefficient = 0;        // Remat: the tid coefficient
+  int tidComponent = -1;          // Remat: 0, 1, 2 for tid.x/y/z, -1 for none
+  uint32_t defInstr = UINT32_MAX; // Remat, Reload: the one write (erased when pure)
+  uint32_t loadDesc = 0;          // Reload: the load
+  ptx::Operand address;           // Reload: its address
+};
+
+/// The part of a function a piece of a spilled register covers.
+struct SpillRegion {
+  enum Kind : uint8_t { Whole, Loop, Block } kind = Whole;
+  uint32_t id = 0; // the loop (analysis::LoopForest) or block
+};
+
 /// What the spill code of one function holds across allocation rounds.
 struct SpillState {
   SpillMode mode = SpillMode::Divergence;
+  /// Split spilled live ranges into pieces by loop and block (else every
+  /// mention gets a temporary of its own: spill everywhere).
+  bool split = true;
   /// Load read-only values again where they are read (SpillClass::Reload).
   bool reload = false;
   /// Bytes of shared memory the spill areas may take (per CTA).
@@ -61,6 +91,11 @@ struct SpillState {
   std::vector<RegisterFacts> facts;
   /// Per register: spilled in an earlier round (its name is gone from the code).
   std::vector<bool> spilledBefore;
+  /// Where spilled values live; per register, its placement (a spilled
+  /// register or a piece of one) or -1, and the region a piece covers.
+  std::vector<Placement> placements;
+  std::vector<int32_t> placementOf;
+  std::vector<SpillRegion> regionOf;
   uint32_t localBytes = 0, warpSlotBytes = 0, ctaBytes = 0;
   ptx::Name localArea = ptx::kNoName, warpArea = ptx::kNoName, ctaArea = ptx::kNoName;
   /// The register holding this warp's slot base in the warp area, and the
@@ -68,9 +103,12 @@ struct SpillState {
   /// the per-warp bytes, patched once they are known.
   uint32_t warpBase = UINT32_MAX;
   uint32_t strideOperand = UINT32_MAX;
-  /// Registers spilled per class; instructions added.
+  /// Registers spilled per class (pieces not counted again); instructions
+  /// added; pieces that kept a register, those of them loaded before a loop
+  /// (reloads hoisted out of it).
   std::array<uint64_t, kSpillClasses> spilled{};
   uint64_t loads = 0, stores = 0, remats = 0;
+  uint64_t pieces = 0, hoisted = 0;
   /// The same instructions weighted by 10^loop depth (at most 10^4), the
   /// cost model's inputs: memory operations per space, recomputations.
   double localOps = 0, sharedOps = 0, rematOps = 0, reloadOps = 0;
@@ -80,10 +118,19 @@ struct SpillState {
 /// spill code).
 void recordRegisterFacts(ptx::Function &fn, analysis::AnalysisManager &am, SpillState &state);
 
-/// Rewrites `spilled` registers of `fn` through temporaries, each placed by
-/// state.mode; the caller drops the analyses of `fn` afterwards.
+/// Rewrites `spilled` registers of `fn` through pieces and temporaries,
+/// each placed by state.mode; pieces only where the registers `live` holds
+/// besides leave room within `budget`. The caller drops the analyses of
+/// `fn` afterwards.
 void insertSpillCode(ptx::Module &m, ptx::Function &fn, analysis::AnalysisManager &am,
-                     std::span<const uint32_t> spilled, SpillState &state);
+                     const LiveIntervals &live, std::span<const uint32_t> spilled, unsigned budget,
+                     SpillState &state);
+
+/// Counts the loads and stores of the spill areas in `fn` once every round
+/// is done (later rounds erase some that earlier ones wrote), weighted by
+/// block frequency into state.localOps and state.sharedOps, and the pieces
+/// that kept a register.
+void countSpillAccesses(const ptx::Function &fn, analysis::AnalysisManager &am, SpillState &state);
 
 /// Declares the spill areas (sized now that every round is done) and
 /// patches the warp base computation.

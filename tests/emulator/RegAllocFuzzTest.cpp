@@ -156,15 +156,20 @@ TEST(RegAllocFuzz, RandomProgramsComputeTheSameAfterAllocation) {
     ASSERT_TRUE(want.result.ok) << "seed " << seed << ": the original does not run\n" << ptx;
     for (const char *k : {"8", "10", "12", "16", "24"})
       for (const char *allocator : {"linear-scan", "graph-coloring"})
-        for (const char *mode : {"divergence", "local", "auto", "reload"}) {
-          const std::string spill = std::string(mode) == "reload" ? "divergence" : mode;
-          const std::string reload = std::string(mode) == "reload" ? "yes" : "no";
-          SCOPED_TRACE("seed " + std::to_string(seed) + " --max-registers=" + k +
-                       " --allocator=" + allocator + " --spill=" + spill + " --reload=" + reload);
+        for (const std::string mode : {"divergence", "local", "auto", "reload", "spill-everywhere"}) {
+          const std::string spill = mode == "reload" || mode == "spill-everywhere" ? "divergence" : mode;
+          const std::string reload = mode == "reload" ? "yes" : "no";
+          const std::string split = mode == "spill-everywhere" ? "no" : "yes";
+          SCOPED_TRACE("seed " + std::to_string(seed) + " --max-registers=" + k + " --allocator=" +
+                       allocator + " --spill=" + spill + " --reload=" + reload + " --split=" + split);
           std::string problem;
-          const std::string allocated = allocate(
-              ptx, {{"max-registers", k}, {"allocator", allocator}, {"spill", spill}, {"reload", reload}},
-              problem);
+          const std::string allocated = allocate(ptx,
+                                                 {{"max-registers", k},
+                                                  {"allocator", allocator},
+                                                  {"spill", spill},
+                                                  {"reload", reload},
+                                                  {"split", split}},
+                                                 problem);
           if (spill != "auto") {
             ASSERT_EQ(problem, "") << ptx;
           }
