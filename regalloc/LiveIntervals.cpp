@@ -53,8 +53,8 @@ double LiveInterval::weight() const {
   return spillCost / static_cast<double>(std::max<uint64_t>(length, 1));
 }
 
-LiveIntervals::LiveIntervals(const ptx::Function &fn, AnalysisManager &am,
-                             const std::vector<bool> &unspillable)
+LiveIntervals::LiveIntervals(const ptx::Function &fn, AnalysisManager &am, const std::vector<bool> &unspillable,
+                             const std::vector<bool> &yielding)
     : fn_(&fn), index_(fn.numRegisters, UINT32_MAX) {
   const Cfg &cfg = am.get<CfgAnalysis>(fn);
   const DefUse &du = am.get<DefUseAnalysis>(fn);
@@ -119,7 +119,7 @@ LiveIntervals::LiveIntervals(const ptx::Function &fn, AnalysisManager &am,
     LiveInterval iv;
     iv.reg = reg;
     iv.units = units[reg];
-    iv.spillCost = cost[reg];
+    iv.spillCost = reg < yielding.size() && yielding[reg] ? cost[reg] / 1024 : cost[reg];
     iv.unspillable = reg < unspillable.size() && unspillable[reg];
     std::vector<LiveRange> &r = ranges[reg];
     std::sort(r.begin(), r.end(), [](const LiveRange &a, const LiveRange &b) { return a.start < b.start; });

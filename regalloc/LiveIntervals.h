@@ -52,8 +52,11 @@ class LiveIntervals {
 public:
   /// The intervals of every register of `fn` that units() allocates;
   /// `unspillable` (indexed by register, may be shorter) marks spill
-  /// temporaries.
-  LiveIntervals(const ptx::Function &fn, analysis::AnalysisManager &am, const std::vector<bool> &unspillable);
+  /// temporaries, `yielding` the pieces of spilled registers (SpillCode.h):
+  /// a register there for the second time gives way to any register of
+  /// the code, so its spill cost counts for 1/1024.
+  LiveIntervals(const ptx::Function &fn, analysis::AnalysisManager &am, const std::vector<bool> &unspillable,
+                const std::vector<bool> &yielding = {});
 
   std::span<const LiveInterval> intervals() const { return intervals_; }
   /// The interval of `reg`, or nullptr when it is not allocated.

@@ -191,7 +191,9 @@ bool allocateRounds(ptx::Module &m, ptx::Function &fn, AnalysisManager &am, cons
   constexpr unsigned kMaxRounds = 48;
   for (unsigned round = 0; round < kMaxRounds; ++round) {
     result.rounds = round + 1;
-    LiveIntervals live(fn, am, state.unspillable);
+    std::vector<bool> pieces(state.regionOf.size());
+    for (uint32_t r = 0; r < pieces.size(); ++r) pieces[r] = state.regionOf[r].kind != SpillRegion::Whole;
+    LiveIntervals live(fn, am, state.unspillable, pieces);
     if (round == 0) result.pressure = live.maxPressure();
     const unsigned budget = options.maxRegisters - options.reserve;
     Assignment a = allocate(options.allocator, live, fn.numRegisters, budget);
