@@ -6,6 +6,8 @@
 #   a      the original PTX with .maxnreg K            (= ptxas -maxrregcount=K)
 #   b      regalloc --spill=local, .maxnreg K          (every spill in local memory)
 #   c      regalloc --spill=divergence, .maxnreg K     (spills placed by the lattice)
+#   b-ns   b with --split=no                           (spill everywhere: no live-range splitting)
+#   c-ns   c with --split=no
 #   c-gc   c with --allocator=graph-coloring          (Chaitin-Briggs instead of linear scan)
 #   c-rl   c with --reload=yes                         (read-only values loaded again where read)
 #   c-r8   c allocated into K-8, .maxnreg K            (8 registers left to ptxas)
@@ -43,6 +45,8 @@ variant_flags() { # variant K
   a) echo "--passes=maxnreg --max-registers=$2" ;;
   b) echo "--passes=regalloc,verify --max-registers=$2 --spill=local --maxnreg=yes" ;;
   c) echo "--passes=regalloc,verify --max-registers=$2 --spill=divergence --maxnreg=yes" ;;
+  b-ns) echo "--passes=regalloc,verify --max-registers=$2 --spill=local --split=no --maxnreg=yes" ;;
+  c-ns) echo "--passes=regalloc,verify --max-registers=$2 --spill=divergence --split=no --maxnreg=yes" ;;
   c-gc) echo "--passes=regalloc,verify --max-registers=$2 --spill=divergence --allocator=graph-coloring --maxnreg=yes" ;;
   c-rl) echo "--passes=regalloc,verify --max-registers=$2 --spill=divergence --reload=yes --maxnreg=yes" ;;
   c-r8) echo "--passes=regalloc,verify --max-registers=$2 --reserve=8 --spill=divergence --maxnreg=yes" ;;
