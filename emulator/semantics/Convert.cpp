@@ -193,6 +193,57 @@ template <bool Relu, bool SatFinite> void cvt(Exec &x, const DInstr &in) {
   forLanes(x.mask, [&](unsigned l) { writeOperand(x, d, l, convert(p, readOperand(x, a, l))); });
 }
 
+/// cvt{.rnd}{.ftz}{.sat}.f32.f32: the value is exact in its own format, so
+/// only .ftz, the canonical NaN and .sat change it. convert()'s result, 32
+/// lanes at a time (expf and logf use it to clamp).
+template <bool Ftz, bool Sat> void cvtF32ToF32(Exec &x, const DInstr &in) {
+  const Kernel &k = x.kernel();
+  uint32_t a[32], out[32];
+  gather(x, k.op(in, 1), a);
+  for (unsigned l = 0; l < 32; ++l) {
+    uint32_t v = a[l];
+    const uint32_t magnitude = v & 0x7FFFFFFFu;
+    if (Ftz && magnitude < 0x00800000u) v &= 0x80000000u; // a subnormal: a zero of its sign
+    if (magnitude > 0x7F800000u) v = 0x7FFFFFFFu;         // NaN: the canonical one
+    // .sat: NaN and everything with the sign bit (-0 too) lie above +inf's
+    // bits and become +0; positive values order as their bits, so 1.0
+    // caps them (+inf included).
+    if (Sat) v = v > 0x7F800000u ? 0u : std::min(v, 0x3F800000u);
+    out[l] = v;
+  }
+  scatter(x, k.op(in, 0), out);
+}
+
+/// cvt.rn{.sat}.f32.(s32|u32): the host's conversion rounds to nearest even,
+/// as PTX's .rn does; .sat clamps to [0, 1] (integers give no NaN).
+template <bool Signed, bool Sat> void cvtF32FromInt(Exec &x, const DInstr &in) {
+  const Kernel &k = x.kernel();
+  uint32_t a[32];
+  float out[32];
+  gather(x, k.op(in, 1), a);
+  for (unsigned l = 0; l < 32; ++l) {
+    float v = Signed ? static_cast<float>(static_cast<int32_t>(a[l])) : static_cast<float>(a[l]);
+    if (Sat) v = std::clamp(v, 0.0f, 1.0f);
+    out[l] = v;
+  }
+  scatter(x, k.op(in, 0), out);
+}
+
+/// The handlers above for the conversions they serve, else null.
+Handler fastCvt(const DInstr &in, bool relu, bool satfinite) {
+  if (relu || satfinite || in.numOps != 2 || in.type0 != Type::F32) return nullptr;
+  const bool sat = in.sat;
+  if (in.type == Type::F32 && !isIntegerRounding(in.rounding)) {
+    if (in.ftz) return sat ? cvtF32ToF32<true, true> : cvtF32ToF32<true, false>;
+    return sat ? cvtF32ToF32<false, true> : cvtF32ToF32<false, false>;
+  }
+  if ((in.type == Type::S32 || in.type == Type::U32) && in.rounding == Mod::Rn) {
+    if (in.type == Type::S32) return sat ? cvtF32FromInt<true, true> : cvtF32FromInt<true, false>;
+    return sat ? cvtF32FromInt<false, true> : cvtF32FromInt<false, false>;
+  }
+  return nullptr;
+}
+
 /// cvt.frnd{.relu}{.satfinite}.(f16x2|bf16x2).f32 d, a, b: a converted into
 /// the upper half, b into the lower.
 template <bool Relu, bool SatFinite> void cvtPack(Exec &x, const DInstr &in) {
@@ -291,6 +342,7 @@ Handler pickCvt(const DInstr &in) {
              in.rounding != Mod::Rm && in.rounding != Mod::Rp) {
     return nullptr; // .rna and .rs: only the formats of ConvertNarrow.cpp
   }
+  if (Handler fast = fastCvt(in, relu, satfinite)) return fast;
   return PTXVM_BY_MODES(cvt);
 }
 #undef PTXVM_BY_MODES

@@ -267,22 +267,22 @@ template <typename T> struct F {
   // abs and neg change the sign bit. A NaN gives the canonical NaN for f32,
   // and stays as it is for f64 (both measured on H100).
   static U nanResult(U a) { return std::is_same_v<T, float> ? U(Bits<T>::kCanonicalNaN) : a; }
-  static void abs(Exec &x, const DInstr &in) {
-    const DOp &d = x.kernel().op(in, 0);
-    forLanes(x.mask, [&](unsigned l) {
-      T v = flush(arg<T>(x, in, 1, l), in.ftz);
-      U a = bitsOf<T>(v);
-      writeOperand(x, d, l, v != v ? nanResult(a) : U(a & (std::numeric_limits<U>::max() >> 1)));
-    });
+  /// abs clears the sign bit, neg flips it: 32 lanes at a time.
+  template <bool IsAbs> static void signOp(Exec &x, const DInstr &in) {
+    const Kernel &k = x.kernel();
+    T a[32];
+    U out[32];
+    gather(x, k.op(in, 1), a);
+    const U signBit = U(1) << (sizeof(T) * 8 - 1);
+    for (unsigned l = 0; l < 32; ++l) {
+      T v = flush(a[l], in.ftz);
+      U b = U(bitsOf<T>(v));
+      out[l] = v != v ? nanResult(b) : IsAbs ? U(b & ~signBit) : U(b ^ signBit);
+    }
+    scatter(x, k.op(in, 0), out);
   }
-  static void neg(Exec &x, const DInstr &in) {
-    const DOp &d = x.kernel().op(in, 0);
-    forLanes(x.mask, [&](unsigned l) {
-      T v = flush(arg<T>(x, in, 1, l), in.ftz);
-      U a = bitsOf<T>(v);
-      writeOperand(x, d, l, v != v ? nanResult(a) : U(a ^ (U(1) << (sizeof(T) * 8 - 1))));
-    });
-  }
+  static void abs(Exec &x, const DInstr &in) { signOp<true>(x, in); }
+  static void neg(Exec &x, const DInstr &in) { signOp<false>(x, in); }
   /// min/max{.ftz}{.NaN}{.xorsign.abs}{.abs} d, a, b{, c}.
   template <bool IsMax, bool NaNMode, bool XorSign, bool Abs> static void minmax(Exec &x, const DInstr &in) {
     const DOp &d = x.kernel().op(in, 0);

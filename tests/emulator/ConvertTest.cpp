@@ -232,6 +232,8 @@ template <typename T> std::vector<uint64_t> floatInputs(size_t n, uint32_t seed)
                       -L::min(),
                       L::denorm_min(),
                       -L::denorm_min(),
+                      L::min() - L::denorm_min(), // the largest subnormal
+                      -(L::min() - L::denorm_min()),
                       L::max(),
                       -L::max(),
                       T(65504),
@@ -412,6 +414,20 @@ TEST(EmulatorConvert, IntegerToFloatInEveryRoundingMode) {
           ASSERT_EQ(out[i], refToFloat(d, intValue(s, a[i]), modeChar(m)))
               << instr << " a=" << std::hex << a[i];
       }
+  // .sat clamps the converted value to [0, 1].
+  for (const Ty &s : {S32, U32}) {
+    const std::string instr = std::string("cvt.rn.sat.f32.") + s.name + " %d, %a;";
+    std::vector<uint64_t> a(in.size());
+    for (size_t i = 0; i < in.size(); ++i) a[i] = in[i] & maskOf(s.bits);
+    auto out = launch(s, F32, instr, a);
+    for (size_t i = 0; i < a.size(); ++i) {
+      const double v = static_cast<double>(intValue(s, a[i]));
+      const float r = v < 0 ? 0.0f : v > 1 ? 1.0f : static_cast<float>(v);
+      uint32_t want;
+      std::memcpy(&want, &r, 4);
+      ASSERT_EQ(out[i], want) << instr << " a=" << std::hex << a[i];
+    }
+  }
 }
 
 TEST(EmulatorConvert, FloatToFloatInEveryRoundingMode) {
@@ -485,6 +501,14 @@ TEST(EmulatorConvert, RoundToIntegralSatAndFtzInTheSameFormat) {
     uint32_t want;
     std::memcpy(&want, &r, 4);
     if (std::isnan(r)) want = 0x7FFFFFFF;
+    ASSERT_EQ(out[i], want) << std::hex << a32[i];
+  }
+  out = launch(F32, F32, "cvt.ftz.sat.f32.f32 %d, %a;", a32);
+  for (size_t i = 0; i < a32.size(); ++i) {
+    float v = float(floatValue(F32, a32[i], true));
+    float r = !(v > 0) ? 0.0f : v > 1 ? 1.0f : v;
+    uint32_t want;
+    std::memcpy(&want, &r, 4);
     ASSERT_EQ(out[i], want) << std::hex << a32[i];
   }
   out = launch(F64, F32, "cvt.rn.sat.f32.f64 %d, %a;", a64);
