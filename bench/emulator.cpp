@@ -1,7 +1,8 @@
 // bench_emulator: the SIMT emulator on corpus kernels (kernels/algorithms.cu,
 // kernels/named_barriers.cu as compiled by nvcc for sm_80): vector add, a
 // shared-memory reduction with shuffles and barriers, a tiled SGEMM,
-// Mandelbrot (divergent) and a warp-specialized producer/consumer pipeline.
+// Mandelbrot (divergent), Black-Scholes (expf, logf, sqrtf, divisions) and a
+// warp-specialized producer/consumer pipeline.
 // For each it checks the result against the same algorithm in plain C++
 // (compiled -O3), and prints thread-instructions per second on the
 // interpreter and on compiled code (translator/, what --device cpu runs),
@@ -75,6 +76,27 @@ int mandel(int px, int py) {
     ++i;
   }
   return 255 * i / kIter;
+}
+
+// Black-Scholes inputs and the host's prices (the kernel's formula).
+constexpr int kOptions = 1 << 18;
+constexpr float kRate = 0.02f, kVolatility = 0.3f;
+std::vector<float> Spot(kOptions), Strike(kOptions), Years(kOptions), Call(kOptions), Put(kOptions);
+
+float cumulativeNormal(float d) {
+  const float k = 1.0f / (1.0f + 0.2316419f * std::fabs(d));
+  const float poly =
+      k * (0.31938153f + k * (-0.356563782f + k * (1.781477937f + k * (-1.821255978f + k * 1.330274429f))));
+  const float tail = 0.39894228040143267794f * std::exp(-0.5f * d * d) * poly;
+  return d > 0 ? 1.0f - tail : tail;
+}
+
+void blackScholes(int i) {
+  const float s = Spot[i], x = Strike[i], t = Years[i], sqrtT = std::sqrt(t);
+  const float d1 = (std::log(s / x) + (kRate + 0.5f * kVolatility * kVolatility) * t) / (kVolatility * sqrtT);
+  const float d2 = d1 - kVolatility * sqrtT, discount = x * std::exp(-kRate * t);
+  Call[i] = s * cumulativeNormal(d1) - discount * cumulativeNormal(d2);
+  Put[i] = discount * (1.0f - cumulativeNormal(d2)) - s * (1.0f - cumulativeNormal(d1));
 }
 
 std::vector<Case> cases() {
@@ -168,6 +190,33 @@ std::vector<Case> cases() {
                    for (int y = 0; y < kH; ++y)
                      for (int x = 0; x < kW; ++x) img[y * kW + x] = static_cast<unsigned char>(mandel(x, y));
                    sink = img[100];
+                 }});
+  out.push_back({"Black-Scholes",
+                 "algorithms",
+                 "black_scholes",
+                 {kOptions / 256, 1},
+                 {256, 1},
+                 [](Device &d, std::vector<uint8_t> &p, const Kernel &k) {
+                   uint64_t call = upload(d, std::vector<float>(kOptions)),
+                            put = upload(d, std::vector<float>(kOptions));
+                   param(p, k, 0, call), param(p, k, 1, put), param(p, k, 2, upload(d, Spot));
+                   param(p, k, 3, upload(d, Strike)), param(p, k, 4, upload(d, Years));
+                   param(p, k, 5, kRate), param(p, k, 6, kVolatility), param(p, k, 7, kOptions);
+                   return std::function<bool(Device &)>([call, put](Device &d) {
+                     auto c = download<float>(d, call, kOptions), q = download<float>(d, put, kOptions);
+                     for (int i = 0; i < kOptions; ++i) {
+                       blackScholes(i);
+                       // expf/logf on the GPU are within 2 ulp of the host's.
+                       if (std::fabs(c[i] - Call[i]) > 1e-4f * std::max(1.0f, std::fabs(Call[i])) ||
+                           std::fabs(q[i] - Put[i]) > 1e-4f * std::max(1.0f, std::fabs(Put[i])))
+                         return false;
+                     }
+                     return true;
+                   });
+                 },
+                 [] {
+                   for (int i = 0; i < kOptions; ++i) blackScholes(i);
+                   sink = Call[7] + Put[7];
                  }});
   // 32 CTAs of 3 compute + 2 DMA warps, 64 tiles of 512 floats each: a
   // 3-point circular stencil per tile, double-buffered through named barriers.
@@ -281,6 +330,11 @@ int main(int argc, char **argv) {
   for (int i = 0; i < kN; ++i) A[i] = static_cast<float>(i % 1000) * 0.5f, B[i] = static_cast<float>(i % 77);
   for (int i = 0; i < kM * kM; ++i)
     G1[i] = static_cast<float>(i % 13) * 0.25f, G2[i] = static_cast<float>(i % 7);
+  for (int i = 0; i < kOptions; ++i) {
+    Spot[i] = 5.0f + static_cast<float>(i % 251) * 0.1f;
+    Strike[i] = 1.0f + static_cast<float>(i % 997) * 0.1f;
+    Years[i] = 0.25f + static_cast<float>(i % 113) * 0.08f;
+  }
   unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   std::printf("%-26s %14s %11s %11s %11s %11s %9s %9s %9s %9s %9s\n", "kernel", "thread-instrs", "interp 1t",
               "cpu 1t", "interp all", "cpu all", "cpu/intrp", "intrp/nat", "cpu/nat", "compile", "facts");

@@ -143,6 +143,31 @@ extern "C" __global__ void mandelbrot(unsigned char *img, int w, int h, int max_
     img[py * w + px] = (unsigned char)(255 * it / max_iter);
 }
 
+// Black-Scholes call and put prices, one option per thread: expf, logf, sqrtf and divisions, the
+// arithmetic of long programs of many short launches (bench_emulator, issue 14).
+__device__ inline float cumulative_normal(float d)
+{
+    const float k = 1.0f / (1.0f + 0.2316419f * fabsf(d));
+    const float poly =
+        k * (0.31938153f + k * (-0.356563782f + k * (1.781477937f + k * (-1.821255978f + k * 1.330274429f))));
+    const float tail = 0.39894228040143267794f * expf(-0.5f * d * d) * poly;
+    return d > 0 ? 1.0f - tail : tail;
+}
+
+extern "C" __global__ void black_scholes(float *call, float *put, const float *spot, const float *strike,
+                                         const float *years, float rate, float volatility, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    float s = spot[i], x = strike[i], t = years[i], sqrt_t = sqrtf(t);
+    float d1 = (logf(s / x) + (rate + 0.5f * volatility * volatility) * t) / (volatility * sqrt_t);
+    float d2 = d1 - volatility * sqrt_t;
+    float discount = x * expf(-rate * t);
+    call[i] = s * cumulative_normal(d1) - discount * cumulative_normal(d2);
+    put[i] = discount * (1.0f - cumulative_normal(d2)) - s * (1.0f - cumulative_normal(d1));
+}
+
 // One explicit-Euler N-body step; bodies are float4 (x, y, z, mass), tiled through shared memory.
 extern "C" __global__ void nbody_step(const float4 *pos, float4 *vel, float4 *npos, int n, float dt)
 {
