@@ -159,6 +159,30 @@ inline void lanes(Exec &x, const DInstr &in, bool ftz, bool sat, F f) {
   if constexpr (N > 1) gather(x, k.op(in, 2), b);
   if constexpr (N > 2) gather(x, k.op(in, 3), c);
   uint64_t out[32];
+  if constexpr (std::is_same_v<T, float>) {
+    if (ftz && !sat) {
+      // .ftz (all of fast-math code's f32 arithmetic): inputs and results
+      // flushed branch-free, in a loop the compiler vectorizes. A NaN, or a
+      // result of exactly ±FLT_MIN (tiny before rounding, perhaps), takes
+      // the general loop below.
+      auto flushed = [](float v) {
+        return std::fabs(v) < std::numeric_limits<float>::min() ? std::copysign(0.0f, v) : v;
+      };
+      bool special = false;
+      for (unsigned l = 0; l < 32; ++l) {
+        float r;
+        if constexpr (N == 1)
+          r = f(flushed(a[l]));
+        else if constexpr (N == 2)
+          r = f(flushed(a[l]), flushed(b[l]));
+        else
+          r = f(flushed(a[l]), flushed(b[l]), flushed(c[l]));
+        special |= (r != r) | (std::fabs(r) == std::numeric_limits<float>::min());
+        out[l] = bitsOf<float>(flushed(r));
+      }
+      if (!special) return scatter(x, k.op(in, 0), out);
+    }
+  }
   if (!ftz && !sat) {
     // The common case, without .ftz or .sat: a loop the compiler vectorizes.
     // Only a NaN result needs more (its canonical or propagated bits), and

@@ -347,9 +347,10 @@ template <typename T> Handler setpFor(const DInstr &in) {
     PTXVM_CMP(Eq)
     PTXVM_CMP(Ne)
     PTXVM_CMP(Lt)
-    PTXVM_CMP(Lo) PTXVM_CMP(Le) PTXVM_CMP(Ls) PTXVM_CMP(Gt) PTXVM_CMP(Hi) PTXVM_CMP(Ge) PTXVM_CMP(Hs)
-        PTXVM_CMP(Equ) PTXVM_CMP(Neu) PTXVM_CMP(Ltu) PTXVM_CMP(Leu) PTXVM_CMP(Gtu) PTXVM_CMP(Geu)
-            PTXVM_CMP(Num) PTXVM_CMP(Nan)
+    PTXVM_CMP(Lo)
+    PTXVM_CMP(Le) PTXVM_CMP(Ls) PTXVM_CMP(Gt) PTXVM_CMP(Hi) PTXVM_CMP(Ge) PTXVM_CMP(Hs) PTXVM_CMP(Equ)
+        PTXVM_CMP(Neu) PTXVM_CMP(Ltu) PTXVM_CMP(Leu) PTXVM_CMP(Gtu) PTXVM_CMP(Geu) PTXVM_CMP(Num)
+            PTXVM_CMP(Nan)
 #undef PTXVM_CMP
                 default : return &setp<T>;
   }
