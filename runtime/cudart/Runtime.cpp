@@ -164,9 +164,23 @@ unsigned &apiDepth() {
 }
 } // namespace
 
+namespace {
+/// Spins for up to 50 microseconds until `ready` holds: a short job or the
+/// next launch usually comes sooner than a sleeping thread wakes up. The
+/// caller checks its condition again under the lock either way.
+template <class F> void spinBriefly(F ready) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
+  while (!ready()) {
+    for (int i = 0; i < 64 && !ready(); ++i) std::atomic_signal_fence(std::memory_order_seq_cst);
+    if (std::chrono::steady_clock::now() > until) return;
+  }
+}
+} // namespace
+
 void Runtime::enqueue(std::function<void()> job) {
   std::lock_guard lock(queueMutex_);
   queue_.push_back(std::move(job));
+  jobsQueued_.fetch_add(1, std::memory_order_release);
   if (!workerStarted_) {
     workerStarted_ = true;
     // Detached: the process may exit with a launch running, and the
@@ -174,6 +188,12 @@ void Runtime::enqueue(std::function<void()> job) {
     std::thread([this] {
       std::unique_lock lock(queueMutex_);
       for (;;) {
+        if (queue_.empty()) {
+          lock.unlock();
+          const uint64_t done = jobsDone_.load(std::memory_order_relaxed);
+          spinBriefly([&] { return jobsQueued_.load(std::memory_order_acquire) != done; });
+          lock.lock();
+        }
         queueChanged_.wait(lock, [this] { return !queue_.empty(); });
         std::function<void()> next = std::move(queue_.front());
         queue_.pop_front();
@@ -182,6 +202,7 @@ void Runtime::enqueue(std::function<void()> job) {
         next();
         lock.lock();
         jobRunning_ = false;
+        jobsDone_.fetch_add(1, std::memory_order_release);
         queueChanged_.notify_all();
       }
     }).detach();
@@ -195,6 +216,9 @@ bool Runtime::drainFor(std::chrono::milliseconds limit) {
 }
 
 void Runtime::drain() {
+  spinBriefly([this] {
+    return jobsDone_.load(std::memory_order_acquire) == jobsQueued_.load(std::memory_order_acquire);
+  });
   std::unique_lock lock(queueMutex_);
   queueChanged_.wait(lock, [this] { return queue_.empty() && !jobRunning_; });
 }

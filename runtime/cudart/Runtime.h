@@ -14,6 +14,7 @@
 
 #include <boost/json/object.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -192,6 +193,10 @@ private:
   std::condition_variable queueChanged_;
   std::deque<std::function<void()>> queue_;
   bool jobRunning_ = false, workerStarted_ = false;
+  /// Jobs queued and jobs finished, written under queueMutex_: the worker
+  /// and drain() spin on them briefly before sleeping on queueChanged_, so
+  /// that back-to-back launches do not pay two thread wake-ups each.
+  std::atomic<uint64_t> jobsQueued_{0}, jobsDone_{0};
 };
 
 /// Makes fatal signals (where the program keeps their default action) flush
