@@ -53,8 +53,8 @@ double LiveInterval::weight() const {
   return spillCost / static_cast<double>(std::max<uint64_t>(length, 1));
 }
 
-LiveIntervals::LiveIntervals(const ptx::Function &fn, AnalysisManager &am, const std::vector<bool> &unspillable,
-                             const std::vector<bool> &yielding)
+LiveIntervals::LiveIntervals(const ptx::Function &fn, AnalysisManager &am,
+                             const std::vector<bool> &unspillable, const std::vector<bool> &yielding)
     : fn_(&fn), index_(fn.numRegisters, UINT32_MAX) {
   const Cfg &cfg = am.get<CfgAnalysis>(fn);
   const DefUse &du = am.get<DefUseAnalysis>(fn);

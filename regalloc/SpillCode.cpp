@@ -377,8 +377,25 @@ void insertSpillCode(ptx::Module &m, ptx::Function &fn, AnalysisManager &am, con
   auto occupy = [&](uint32_t from, uint32_t to, unsigned units) {
     for (uint32_t q = from; q < to && q < pressure.size(); ++q) pressure[q] += static_cast<int32_t>(units);
   };
-  // The positions a register loaded at the end of loop l's preheader and
-  // read in the loop is live at, in layout ranges.
+  // Where a value the loop writes is stored once the loop is left: the
+  // first instruction of each block it exits to, when only the loop enters
+  // that block (leaving the function needs no store). Empty when some exit
+  // has no such place: then the loop gets no piece for values it writes.
+  std::vector<std::vector<uint32_t>> exitStores(loops.loops().size());
+  std::vector<bool> dedicatedExits(loops.loops().size(), false);
+  for (uint32_t l = 0; l < exitStores.size(); ++l) {
+    bool ok = preheader[l].instr != kNone;
+    for (uint32_t e : loops.loop(l).exitBlocks) {
+      if (!ok || e == cfg.exit()) continue;
+      for (uint32_t pred : cfg.preds(e)) ok &= loops.contains(l, pred);
+      ok &= fn.blocks[e].numInstrs > 0;
+      if (ok) exitStores[l].push_back(fn.blocks[e].firstInstr);
+    }
+    dedicatedExits[l] = ok;
+    if (!ok) exitStores[l].clear();
+  }
+  // The positions a register loaded at the end of loop l's preheader, used
+  // in the loop and stored at its exits is live at, in layout ranges.
   auto loopSpan = [&](uint32_t l) {
     std::vector<LiveRange> spans;
     const uint32_t t = preheader[l].instr;
@@ -387,6 +404,7 @@ void insertSpillCode(ptx::Module &m, ptx::Function &fn, AnalysisManager &am, con
       if (fn.blocks[b].numInstrs)
         spans.push_back(
             {2 * fn.blocks[b].firstInstr, 2 * (fn.blocks[b].firstInstr + fn.blocks[b].numInstrs)});
+    for (uint32_t i : exitStores[l]) spans.push_back({2 * i, 2 * i + 2});
     return spans;
   };
 
@@ -397,7 +415,7 @@ void insertSpillCode(ptx::Module &m, ptx::Function &fn, AnalysisManager &am, con
     InsertPoint at;
     uint32_t piece;
   };
-  std::vector<HoistedLoad> hoisted;
+  std::vector<HoistedLoad> hoisted, sunk;                   // loads before loops, stores after them
   std::vector<uint32_t> writtenIn(loops.loops().size(), 0); // stamp k+1: loop writes spilled[k]
   auto newPiece = [&](uint32_t r, SpillRegion region) {
     const uint32_t piece = newRegister(m, fn, fn.declOf(r), state);
@@ -424,9 +442,9 @@ void insertSpillCode(ptx::Module &m, ptx::Function &fn, AnalysisManager &am, con
         for (uint32_t l = loops.loopOf(b); l != kNone; l = loops.loop(l).parent) writtenIn[l] = stamp;
     }
     const unsigned units = unitsOf(fn.declOf(r));
-    // The outermost loop inside the region that holds block b, reads r and
-    // does not write it, can be entered with r in a register and has room
-    // for it throughout.
+    // The outermost loop inside the region that holds block b, can be
+    // entered with r in a register (and left with it, when the loop writes
+    // r) and has room for it throughout.
     std::vector<std::pair<uint32_t, uint32_t>> loopPieces; // (loop, piece)
     std::vector<uint32_t> noRoom;
     auto loopPieceFor = [&](uint32_t b) {
@@ -434,7 +452,7 @@ void insertSpillCode(ptx::Module &m, ptx::Function &fn, AnalysisManager &am, con
       if (region.kind == SpillRegion::Block || b >= cfg.numBlocks() || !cfg.reachable(b)) return best;
       for (uint32_t l = loops.loopOf(b); l != kNone; l = loops.loop(l).parent) {
         if (region.kind == SpillRegion::Loop && l == region.id) break;
-        if (writtenIn[l] == stamp || preheader[l].instr == kNone) continue;
+        if (preheader[l].instr == kNone || (writtenIn[l] == stamp && !dedicatedExits[l])) continue;
         const bool made =
             std::any_of(loopPieces.begin(), loopPieces.end(), [&](auto &e) { return e.first == l; });
         if (!made && std::find(noRoom.begin(), noRoom.end(), l) == noRoom.end()) {
@@ -466,6 +484,8 @@ void insertSpillCode(ptx::Module &m, ptx::Function &fn, AnalysisManager &am, con
           const uint32_t piece = newPiece(r, {SpillRegion::Loop, l});
           loopPieces.emplace_back(l, piece);
           hoisted.push_back({preheader[l], piece});
+          if (writtenIn[l] == stamp)
+            for (uint32_t i : exitStores[l]) sunk.push_back({{i, false}, piece});
           it = std::prev(loopPieces.end());
         }
         actions[x.instr].push_back({r, it->second});
@@ -565,6 +585,10 @@ void insertSpillCode(ptx::Module &m, ptx::Function &fn, AnalysisManager &am, con
   auto store = [&](const Placement &p, uint32_t r) {
     return emit("st" + spellingOf(p, r), {slotAddress(p, state), ptx::registerOperand(r)});
   };
+  // Stores sunk out of loops go first: a load of the same slot for the
+  // exit block's first instruction must read what the loop wrote.
+  for (const HoistedLoad &h : sunk)
+    edit.insertBefore(h.at.instr, store(state.placements[state.placementOf[h.piece]], h.piece));
   for (uint32_t i = 0; i < fn.instrs.size(); ++i) {
     const uint32_t block = cfg.blockOf(i);
     const double frequency =

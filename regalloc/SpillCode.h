@@ -5,8 +5,9 @@
 // does; a warp-uniform value takes one slot per warp in shared memory, a
 // CTA-uniform one written once per thread one slot per CTA; the rest goes to
 // local memory. The rewrite splits the live range of a spilled register: a
-// loop that only reads it gets one register loaded before the loop (the
-// reload hoisted out of it), a block that names it more than once one
+// loop that names it gets one register loaded before the loop (the reload
+// hoisted out of it) and, when the loop writes it, stored where the loop is
+// left (the store sunk out of it); a block that names it more than once one
 // register for those mentions, and any other instruction a short temporary,
 // loaded (or recomputed) before and stored after. Such pieces compete for
 // registers in the next round like any register; a piece spilled there is
