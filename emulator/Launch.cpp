@@ -11,6 +11,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -239,45 +240,34 @@ LaunchResult Device::launch(const Kernel &k, const LaunchConfig &config, ptx::Di
   }
   if (clustered)
     threads = static_cast<unsigned>(std::min<uint64_t>(threads, std::max<uint64_t>(clusters.count(), 1)));
-  auto runCta = [&](uint64_t i) {
-    std::unique_ptr<Cta> cta = makeCta(i);
-    if (!cta->run()) failed = true;
-    collect(*cta);
-  };
-  auto worker = [&] {
-    if (clustered) return clusterWorker();
-    if (config.cooperative) return cooperativeWorker();
+  // Independent CTAs: the calling thread runs them itself and starts the
+  // other host threads only once the launch has run for a while with CTAs
+  // left. A program of many short launches (a scan's, a solver's) then pays
+  // no thread start-up per launch; a long launch loses a fraction of a
+  // millisecond of parallelism.
+  constexpr auto kAlone = std::chrono::microseconds(200);
+  std::vector<std::thread> pool;
+  std::function<void(bool)> ctaWorker = [&](bool lead) {
     for (;;) {
       uint64_t i = next.fetch_add(1);
       if (i >= numCtas || failed.load()) return;
-      runCta(i);
+      std::unique_ptr<Cta> cta = makeCta(i);
+      if (!cta->run()) failed = true;
+      collect(*cta);
+      if (lead && pool.empty() && next.load() < numCtas && std::chrono::steady_clock::now() - start > kAlone)
+        for (unsigned t = 1; t < threads; ++t) pool.emplace_back(ctaWorker, false);
     }
   };
   for (LaunchObserver *o : observers) o->launchStarted(k, config);
-  if (threads <= 1) {
-    worker();
-  } else if (clustered || config.cooperative) {
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
-    for (std::thread &t : pool) t.join();
+  if (clustered || config.cooperative) {
+    // Co-scheduled CTAs: every host thread from the start.
+    auto worker = [&] { return clustered ? clusterWorker() : cooperativeWorker(); };
+    if (threads <= 1) worker();
+    for (unsigned t = 0; threads > 1 && t < threads; ++t) pool.emplace_back(worker);
   } else {
-    // The calling thread runs CTAs itself and starts the other host threads
-    // only once the launch has run for a while with CTAs left: a program of
-    // many short launches (a scan's, a solver's) then pays no thread
-    // start-up per launch, and a long launch loses a fraction of a
-    // millisecond of parallelism.
-    constexpr auto kAlone = std::chrono::microseconds(200);
-    const auto start = std::chrono::steady_clock::now();
-    std::vector<std::thread> pool;
-    for (;;) {
-      uint64_t i = next.fetch_add(1);
-      if (i >= numCtas || failed.load()) break;
-      runCta(i);
-      if (pool.empty() && next.load() < numCtas && std::chrono::steady_clock::now() - start > kAlone)
-        for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
-    }
-    for (std::thread &t : pool) t.join();
+    ctaWorker(threads > 1);
   }
+  for (std::thread &t : pool) t.join();
   if (workspace) global.free(workspace);
   size_t added = 0;
   bool faulted = false;

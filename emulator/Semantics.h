@@ -7,7 +7,9 @@
 #include "emulator/Cta.h"
 
 #include <bit>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <span>
 #include <string>
@@ -37,6 +39,13 @@ uint64_t readOperand(Exec &x, const DOp &op, unsigned lane);
 /// A source operand in all 32 lanes (special registers computed once per
 /// warp, not once per lane).
 void readOperandLanes(Exec &x, const DOp &op, uint64_t (&out)[32]);
+/// .ftz: a subnormal f32 becomes a zero of the same sign (f64 has no .ftz
+/// forms, except the .approx.ftz.f64 ones, which flush as well).
+/// Branch-free (a zero is its own flush), so lane loops using it vectorize.
+template <typename T> inline T flush(T v, bool ftz) {
+  return ftz && std::fabs(v) < std::numeric_limits<T>::min() ? std::copysign(T(0), v) : v;
+}
+
 /// Writes a destination register (a sink discards).
 inline void writeOperand(Exec &x, const DOp &op, unsigned lane, uint64_t bits) {
   if (op.kind == DOp::Reg) x.reg(op.reg, lane) = bits;

@@ -288,14 +288,15 @@ Placement choosePlacement(const ptx::Function &fn, uint32_t r, uint32_t writeCou
   return p;
 }
 
-/// One instruction's mention of a spilled register, and what the rewrite
-/// does there: name a piece (loading it before, storing it after), name a
-/// temporary of its own (piece == kNone), or erase the instruction.
+/// One instruction's mention of a spilled register (a partial write reads).
 struct Mention {
   uint32_t instr = 0;
   bool reads = false, writes = false;
 };
 
+/// What the rewrite does at a mention: name a piece (loading it before,
+/// storing it after), name a temporary of its own (piece == kNone), or erase
+/// the instruction (a spilled piece's own load or store).
 struct Action {
   uint32_t reg = 0;
   uint32_t piece = kNone;
@@ -411,11 +412,11 @@ void insertSpillCode(ptx::Module &m, ptx::Function &fn, AnalysisManager &am, con
   // What the rewrite does at each mention: split into pieces by loop and
   // block where the value lives in memory.
   std::vector<std::vector<Action>> actions(fn.instrs.size());
-  struct HoistedLoad {
+  struct PieceCode { // a piece's load before its loop, or store where the loop is left
     InsertPoint at;
     uint32_t piece;
   };
-  std::vector<HoistedLoad> hoisted, sunk;                   // loads before loops, stores after them
+  std::vector<PieceCode> hoisted, sunk;                     // loads before loops, stores after them
   std::vector<uint32_t> writtenIn(loops.loops().size(), 0); // stamp k+1: loop writes spilled[k]
   auto newPiece = [&](uint32_t r, SpillRegion region) {
     const uint32_t piece = newRegister(m, fn, fn.declOf(r), state);
@@ -587,7 +588,7 @@ void insertSpillCode(ptx::Module &m, ptx::Function &fn, AnalysisManager &am, con
   };
   // Stores sunk out of loops go first: a load of the same slot for the
   // exit block's first instruction must read what the loop wrote.
-  for (const HoistedLoad &h : sunk)
+  for (const PieceCode &h : sunk)
     edit.insertBefore(h.at.instr, store(state.placements[state.placementOf[h.piece]], h.piece));
   for (uint32_t i = 0; i < fn.instrs.size(); ++i) {
     const uint32_t block = cfg.blockOf(i);
@@ -676,7 +677,7 @@ void insertSpillCode(ptx::Module &m, ptx::Function &fn, AnalysisManager &am, con
   }
   // Reloads hoisted out of loops go last: a store at the same place (the
   // value written at the end of the loop's preheader) must come first.
-  for (const HoistedLoad &h : hoisted) {
+  for (const PieceCode &h : hoisted) {
     const Placement &p = state.placements[state.placementOf[h.piece]];
     if (h.at.after)
       edit.insertAfter(h.at.instr, load(p, h.piece));

@@ -5,6 +5,7 @@
 // source and destination type.
 #include "emulator/Semantics.h"
 #include "emulator/semantics/Fp.h"
+#include "emulator/semantics/Integer.h"
 
 #include <cmath>
 
@@ -67,29 +68,28 @@ Value valueOf(uint64_t bits, const Source &s, bool ftz) {
   return v;
 }
 
-inline bool compareFloats(Mod op, double x, double y) {
-  bool unordered = x != x || y != y;
-  switch (op) {
-  case Mod::Eq: return !unordered && x == y;
-  case Mod::Ne: return !unordered && x != y;
-  case Mod::Lt: return !unordered && x < y;
-  case Mod::Le: return !unordered && x <= y;
-  case Mod::Gt: return !unordered && x > y;
-  case Mod::Ge: return !unordered && x >= y;
-  case Mod::Equ: return unordered || x == y;
-  case Mod::Neu: return unordered || x != y;
-  case Mod::Ltu: return unordered || x < y;
-  case Mod::Leu: return unordered || x <= y;
-  case Mod::Gtu: return unordered || x > y;
-  case Mod::Geu: return unordered || x >= y;
-  case Mod::Num: return !unordered;
-  case Mod::Nan: return unordered;
-  default: return false;
-  }
-}
-
 bool compare(Mod op, const Value &a, const Value &b, Source::Kind kind) {
-  if (kind == Source::Float) return compareFloats(op, a.f, b.f);
+  if (kind == Source::Float) {
+    double x = a.f, y = b.f;
+    bool unordered = x != x || y != y;
+    switch (op) {
+    case Mod::Eq: return !unordered && x == y;
+    case Mod::Ne: return !unordered && x != y;
+    case Mod::Lt: return !unordered && x < y;
+    case Mod::Le: return !unordered && x <= y;
+    case Mod::Gt: return !unordered && x > y;
+    case Mod::Ge: return !unordered && x >= y;
+    case Mod::Equ: return unordered || x == y;
+    case Mod::Neu: return unordered || x != y;
+    case Mod::Ltu: return unordered || x < y;
+    case Mod::Leu: return unordered || x <= y;
+    case Mod::Gtu: return unordered || x > y;
+    case Mod::Geu: return unordered || x >= y;
+    case Mod::Num: return !unordered;
+    case Mod::Nan: return unordered;
+    default: return false;
+    }
+  }
   // .lo/.ls/.hi/.hs compare unsigned; .lt... compare in the type's signedness.
   bool sgn = kind == Source::Signed;
   switch (op) {
@@ -189,47 +189,10 @@ Handler pickSet(const DInstr &in) {
   if (sourceOf(in.type).bits == 0) return nullptr;
   return isPacked(in.type) ? set<true> : set<false>;
 }
-/// setp.cmp.ftz.f32 p, a, b, the form of fast-math code: subnormal inputs
-/// compare as zero; the comparison is a template argument and the lanes go
-/// 32 at a time.
-template <Mod Cmp> void setpFtzF32(Exec &x, const DInstr &in) {
-  const Kernel &k = x.kernel();
-  float a[32], b[32];
-  uint64_t p[32];
-  gather(x, k.op(in, 1), a);
-  gather(x, k.op(in, 2), b);
-  auto flushed = [](float v) { return std::fabs(v) < 0x1p-126f ? 0.0f : v; };
-  for (unsigned l = 0; l < 32; ++l) p[l] = compareFloats(Cmp, flushed(a[l]), flushed(b[l]));
-  scatter(x, k.op(in, 0), p);
-}
-
-Handler setpFtzF32For(Mod op) {
-  switch (op) {
-#define PTXVM_CMP(M)                                                                                         \
-  case Mod::M: return &setpFtzF32<Mod::M>;
-    PTXVM_CMP(Eq)
-    PTXVM_CMP(Ne)
-    PTXVM_CMP(Lt)
-    PTXVM_CMP(Le)
-    PTXVM_CMP(Gt)
-    PTXVM_CMP(Ge)
-    PTXVM_CMP(Equ)
-    PTXVM_CMP(Neu)
-    PTXVM_CMP(Ltu)
-    PTXVM_CMP(Leu)
-    PTXVM_CMP(Gtu)
-    PTXVM_CMP(Geu)
-    PTXVM_CMP(Num)
-    PTXVM_CMP(Nan)
-#undef PTXVM_CMP
-  default: return nullptr;
-  }
-}
-
 Handler pickSetp(const DInstr &in) {
   if (sourceOf(in.type).bits == 0) return nullptr;
-  if (in.type == Type::F32 && in.ftz && in.numOps == 3 && in.op2 == Mod::None)
-    if (Handler fast = setpFtzF32For(in.op)) return fast;
+  // setp.ftz.f32: the vectorised setp, flushing its inputs.
+  if (in.type == Type::F32) return selectVectorSetp(in);
   return isPacked(in.type) ? setp<true> : setp<false>;
 }
 

@@ -101,13 +101,6 @@ inline uint64_t nanOf64(std::initializer_list<double> operands, int first = -1) 
   return r;
 }
 
-/// .ftz: a subnormal f32 becomes a zero of the same sign (f64 has no .ftz
-/// forms, except the .approx.ftz.f64 ones, which flush as well).
-template <typename T> inline T flush(T v, bool ftz) {
-  if (ftz && v != 0 && std::fabs(v) < std::numeric_limits<T>::min()) return std::copysign(T(0), v);
-  return v;
-}
-
 /// The register bits of a result: .ftz, then .sat (clamp to [0, 1], NaN to
 /// +0), and NaN made canonical.
 template <typename T> inline uint64_t result(T r, bool ftz, bool sat) {
@@ -165,20 +158,17 @@ inline void lanes(Exec &x, const DInstr &in, bool ftz, bool sat, F f) {
       // flushed branch-free, in a loop the compiler vectorizes. A NaN, or a
       // result of exactly ±FLT_MIN (tiny before rounding, perhaps), takes
       // the general loop below.
-      auto flushed = [](float v) {
-        return std::fabs(v) < std::numeric_limits<float>::min() ? std::copysign(0.0f, v) : v;
-      };
       bool special = false;
       for (unsigned l = 0; l < 32; ++l) {
         float r;
         if constexpr (N == 1)
-          r = f(flushed(a[l]));
+          r = f(flush(a[l], true));
         else if constexpr (N == 2)
-          r = f(flushed(a[l]), flushed(b[l]));
+          r = f(flush(a[l], true), flush(b[l], true));
         else
-          r = f(flushed(a[l]), flushed(b[l]), flushed(c[l]));
+          r = f(flush(a[l], true), flush(b[l], true), flush(c[l], true));
         special |= (r != r) | (std::fabs(r) == std::numeric_limits<float>::min());
-        out[l] = bitsOf<float>(flushed(r));
+        out[l] = bitsOf<float>(flush(r, true));
       }
       if (!special) return scatter(x, k.op(in, 0), out);
     }

@@ -1,8 +1,8 @@
 // Integer arithmetic, logic, shifts, comparisons and selection (add, sub,
 // mul, mad, div, rem, min, max, abs, neg, and, or, xor, not, shl, shr, popc,
-// clz, brev, setp, selp), for every integer width; setp on f32/f64 without
-// .ftz; mov of every type but .b128. Predicate logic is in Misc.cpp.
-#include "emulator/Semantics.h"
+// clz, brev, setp, selp), for every integer width; setp on f32/f64 (.ftz
+// included); mov of every type but .b128. Predicate logic is in Misc.cpp.
+#include "emulator/semantics/Integer.h"
 
 #include <cmath>
 #include <limits>
@@ -252,7 +252,14 @@ bool combine(ptx::Mod op, bool r, bool c) {
   }
 }
 
-/// setp.cmp{.bool}.T p{|q}, a, b{, c}: operands are p, [q], a, b, [c].
+/// setp.ftz.f32 compares subnormal inputs as zeros (f64 has no .ftz form).
+template <typename T> void flushInputs(const DInstr &in, T (&a)[32], T (&b)[32]) {
+  if constexpr (std::is_same_v<T, float>)
+    if (in.ftz)
+      for (unsigned l = 0; l < 32; ++l) a[l] = flush(a[l], true), b[l] = flush(b[l], true);
+}
+
+/// setp.cmp{.ftz}{.bool}.T p{|q}, a, b{, c}: operands are p, [q], a, b, [c].
 template <typename T> void setp(Exec &x, const DInstr &in) {
   const Kernel &k = x.kernel();
   // With a pair the decoder flattened `p|q` into two destinations.
@@ -261,6 +268,7 @@ template <typename T> void setp(Exec &x, const DInstr &in) {
   T av[32], bv[32];
   gather(x, k.op(in, a), av);
   gather(x, k.op(in, a + 1), bv);
+  flushInputs(in, av, bv);
   uint64_t cv[32];
   const DOp *c = in.numOps > a + 2 ? &k.op(in, a + 2) : nullptr;
   if (c) {
@@ -326,7 +334,7 @@ PTXVM_PICK(PickMov, mov)
 PTXVM_PICK(PickSelp, selp)
 #undef PTXVM_PICK
 
-/// setp.cmp.T p, a, b, the common form: the comparison is a template
+/// setp.cmp{.ftz}.T p, a, b, the common form: the comparison is a template
 /// argument, so the lane loop has no switch in it.
 template <typename T, ptx::Mod Cmp> void setpPlain(Exec &x, const DInstr &in) {
   const Kernel &k = x.kernel();
@@ -334,6 +342,7 @@ template <typename T, ptx::Mod Cmp> void setpPlain(Exec &x, const DInstr &in) {
   uint64_t p[32];
   gather(x, k.op(in, 1), a);
   gather(x, k.op(in, 2), b);
+  flushInputs(in, a, b);
   for (unsigned l = 0; l < 32; ++l) p[l] = compare<T>(Cmp, a[l], b[l]);
   scatter(x, k.op(in, 0), p);
 }
@@ -418,6 +427,8 @@ constexpr HandlerRow kRows[] = {
 };
 
 } // namespace
+
+Handler selectVectorSetp(const DInstr &in) { return pickSetp(in); }
 
 std::span<const HandlerRow> integerHandlers() { return kRows; }
 
