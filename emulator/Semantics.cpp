@@ -104,6 +104,7 @@ const HandlerRegistry &HandlerRegistry::get() {
     r.add("Misc", miscHandlers());
     r.add("Async", asyncHandlers());
     r.add("Wide", wideHandlers());
+    r.add("Tensor", tensorHandlers());
     return r;
   }();
   return registry;

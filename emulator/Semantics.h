@@ -266,5 +266,6 @@ std::span<const HandlerRow> warpHandlers();
 std::span<const HandlerRow> miscHandlers();
 std::span<const HandlerRow> asyncHandlers();
 std::span<const HandlerRow> wideHandlers();
+std::span<const HandlerRow> tensorHandlers();
 
 } // namespace emu

@@ -236,18 +236,6 @@ const std::map<std::string, std::string> kBenignRaces = {
 };
 
 const std::map<std::string, Unsupported> kUnsupportedCases = {
-    // Tensor cores: wmma.* and mma.sync / ldmatrix have no semantics in the
-    // emulator yet.
-    {"tc_wmma_f16_f32", {"tensor cores (wmma.load/mma/store)"}},
-    {"tc_wmma_f16_f16", {"tensor cores (wmma.load/mma/store)"}},
-    {"tc_wmma_shapes", {"tensor cores (wmma m32n8k16 / m8n32k16)"}},
-    {"tc_wmma_s8_s32", {"tensor cores (wmma s8 -> s32)"}},
-    {"tc_wmma_bf16_f32", {"tensor cores (wmma bf16)"}},
-    {"tc_wmma_tf32_f32", {"tensor cores (wmma tf32)"}},
-    {"tc_wmma_f64", {"tensor cores (wmma f64 m8n8k4)"}},
-    {"tc_mma_sync_raw", {"tensor cores (ldmatrix, mma.sync m16n8k8 / m16n8k16)"}},
-    // stmatrix (sm_90) has no semantics yet.
-    {"sm90_misc", {"stmatrix.sync.aligned.m8n8 (sm_90)"}},
     // Texture and surface objects: the emulator has no texture unit and the
     // harness no way to create the objects the case passes.
     {"mem_texture", {"texture and surface objects (tex, suld, sust)", true}},

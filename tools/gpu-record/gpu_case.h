@@ -189,9 +189,9 @@ inline bool parseReal(const std::string &s, double &v) {
 // ---- the case description --------------------------------------------------------------
 // How a buffer starts out:
 //   zeros | const V | iota START STEP | random SEED | random SEED MIN MAX |
-//   randint SEED MIN MAX | values V1 V2 ... [then INIT...]
+//   randint SEED MIN MAX | lograndom SEED EMIN EMAX | values V1 V2 ... [then INIT...]
 struct Init {
-  enum Kind { Zeros, Const, Iota, Random, RandomRange, RandInt, Values } kind = Zeros;
+  enum Kind { Zeros, Const, Iota, Random, RandomRange, RandInt, LogRandom, Values } kind = Zeros;
   std::vector<std::string> args;
   // `values V... then INIT`: the elements after the listed ones come from this
   // initializer (its element 0 is the first one after the values). Empty or one entry.
@@ -330,6 +330,8 @@ inline std::string parseInit(const std::vector<std::string> &words, Type type, u
     init.kind = Init::RandomRange;
   else if (kind == "randint" && na == 3)
     init.kind = Init::RandInt;
+  else if (kind == "lograndom" && na == 3 && isFloat(type))
+    init.kind = Init::LogRandom;
   else if (kind == "values" && na >= 1 && na <= count && (tail.empty() || na < count))
     init.kind = Init::Values;
   else
@@ -340,8 +342,8 @@ inline std::string parseInit(const std::vector<std::string> &words, Type type, u
     int64_t iv;
     double dv;
     // seeds and randint bounds are integers; other values follow the element type
-    bool seed =
-        i == 0 && (init.kind == Init::Random || init.kind == Init::RandomRange || init.kind == Init::RandInt);
+    bool seed = i == 0 && (init.kind == Init::Random || init.kind == Init::RandomRange ||
+                           init.kind == Init::RandInt || init.kind == Init::LogRandom);
     bool realArg = isFloat(type) && !seed && init.kind != Init::RandInt;
     if (realArg ? !parseReal(args[i], dv) : !parseInt(args[i], iv)) return "bad number '" + args[i] + "'";
   }
@@ -533,6 +535,8 @@ inline Case parseCase(const std::string &path) {
 //   random SEED A B  floats: A + (B-A) * u_k with u_k = (x_k >> 11) * 2^-53 in double, then
 //                    rounded to the element type; integers: A + x_k mod (B-A+1)
 //   randint SEED A B A + x_k mod (B-A+1) as an integer, converted to the element type
+//   lograndom SEED E F  floats: (-1)^(x_k & 1) * 2^(E + (F-E) * u_k), u_k as for random,
+//                    then rounded: magnitudes spread evenly over the binades from 2^E to 2^F
 //   values V...      the listed values, remaining elements 0
 //   values V... then INIT   the listed values, then the elements of INIT (its element 0 first)
 // x_k is the k-th output (k = 0, 1, ...) of a splitmix64 generator seeded with SEED.
@@ -582,7 +586,8 @@ inline std::vector<uint8_t> fillBuffer(Type type, uint64_t count, const Init &in
     default: break;
     }
   }
-  if (init.kind == Init::Random || init.kind == Init::RandomRange || init.kind == Init::RandInt) {
+  if (init.kind == Init::Random || init.kind == Init::RandomRange || init.kind == Init::RandInt ||
+      init.kind == Init::LogRandom) {
     SplitMix64 g((uint64_t)intAt(0));
     for (uint64_t k = 0; k < count; ++k) {
       uint8_t *p = buf.data() + k * es;
@@ -590,6 +595,10 @@ inline std::vector<uint8_t> fillBuffer(Type type, uint64_t count, const Init &in
         storeInt(p, type, g.next());
       } else if (init.kind == Init::RandInt) {
         storeValueInt(p, type, intRange(g, intAt(1), intAt(2)));
+      } else if (init.kind == Init::LogRandom) {
+        uint64_t x = g.next();
+        double e = realAt(1) + (realAt(2) - realAt(1)) * ((double)(x >> 11) * 0x1p-53);
+        storeReal(p, type, (x & 1) ? -std::exp2(e) : std::exp2(e));
       } else if (isFloat(type)) {
         double lo = realAt(1), hi = realAt(2);
         double u = (double)(g.next() >> 11) * 0x1p-53;

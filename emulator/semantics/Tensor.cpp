@@ -1,0 +1,651 @@
+// Tensor cores, functionally: mma.sync, wmma.load/store/mma, ldmatrix,
+// stmatrix and movmatrix. A warp's fragments are gathered into dense
+// matrices (TensorLayout.h says which register element is which matrix
+// element), multiplied, and scattered back.
+//
+// Arithmetic, as measured on Hopper (tests/gpu/cases/tr_mma_*, tc_wmma_*_log;
+// bit-exact on every recorded output): integer forms are exact (s32 wraps, or
+// clamps with .satfinite). For f16, bf16 and tf32 inputs the tensor core adds
+// c and all K products of one instruction in one fused step: each product is
+// exact, its exponent taken as the sum of its factors' exponents; every term
+// is truncated toward zero 25 bits below the largest such exponent; the sum
+// is exact and rounded toward zero to f32 (and from there to nearest f16 for
+// an f16 accumulator). tf32 operands ignore their 13 low bits. A NaN, an
+// infinity times zero, or infinities of both signs give the canonical NaN.
+// f64 is a chain of IEEE fma in k order.
+#include "emulator/Semantics.h"
+#include "emulator/semantics/Fp.h"
+#include "emulator/semantics/TensorLayout.h"
+#include "ptx/Writer.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+
+namespace emu {
+namespace {
+
+using ptx::Mod;
+using ptx::Opcode;
+using ptx::Type;
+using tensor::accFragment;
+using tensor::colFragment;
+using tensor::Fragment;
+using tensor::rowFragment;
+
+const DOp &opnd(const Exec &x, const DInstr &in, unsigned i) { return x.kernel().op(in, i); }
+
+/// What the modifiers of a tensor instruction say, read from its descriptor.
+struct Config {
+  unsigned m = 0, n = 0, k = 0;
+  bool rowA = true, rowB = false; // mma: .row.col; wmma.mma: as written
+  bool row = true;                // wmma.load/store: the memory layout
+  Type types[4] = {Type::None, Type::None, Type::None, Type::None};
+  unsigned numTypes = 0;
+  bool bitAnd = false; // b1: .and.popc (else .xor.popc)
+  bool trans = false;
+  unsigned count = 1; // ldmatrix/stmatrix .x1/.x2/.x4
+  bool m8n8 = false;  // ldmatrix/stmatrix/movmatrix .m8n8
+};
+
+bool shapeOf(Mod s, Config &c) {
+  struct S {
+    Mod mod;
+    uint16_t m, n, k;
+  };
+  static constexpr S kShapes[] = {
+      {Mod::TenM8N8K4, 8, 8, 4},       {Mod::TenM8N8K16, 8, 8, 16},     {Mod::TenM8N8K32, 8, 8, 32},
+      {Mod::TenM8N8K128, 8, 8, 128},   {Mod::TenM16N8K4, 16, 8, 4},     {Mod::TenM16N8K8, 16, 8, 8},
+      {Mod::TenM16N8K16, 16, 8, 16},   {Mod::TenM16N8K32, 16, 8, 32},   {Mod::TenM16N8K64, 16, 8, 64},
+      {Mod::TenM16N8K128, 16, 8, 128}, {Mod::TenM16N8K256, 16, 8, 256}, {Mod::TenM16N16K16, 16, 16, 16},
+      {Mod::TenM8N32K16, 8, 32, 16},   {Mod::TenM32N8K16, 32, 8, 16},   {Mod::TenM16N16K8, 16, 16, 8},
+  };
+  for (const S &x : kShapes)
+    if (x.mod == s) {
+      c.m = x.m, c.n = x.n, c.k = x.k;
+      return true;
+    }
+  return false;
+}
+
+Config configOf(const Exec &x, const DInstr &in) {
+  Config c;
+  const ptx::InstrDesc &d = x.kernel().desc(in);
+  unsigned layouts = 0;
+  for (Mod mod : d.modifiers()) {
+    if (mod == Mod::TenRow || mod == Mod::TenCol) {
+      bool row = mod == Mod::TenRow;
+      if (layouts == 0)
+        c.row = c.rowA = row;
+      else
+        c.rowB = row;
+      ++layouts;
+    } else if (mod == Mod::TenTrans) {
+      c.trans = true;
+    } else if (mod == Mod::And) {
+      c.bitAnd = true;
+    } else if (mod == Mod::TenX1 || mod == Mod::TenX2 || mod == Mod::TenX4) {
+      c.count = mod == Mod::TenX1 ? 1 : mod == Mod::TenX2 ? 2 : 4;
+    } else if (mod == Mod::TenM8N8) {
+      c.m8n8 = true;
+    } else {
+      shapeOf(mod, c);
+    }
+  }
+  for (unsigned i = 0; i < 4; ++i) {
+    Type t = d.type(i);
+    if (t == Type::None) break;
+    c.types[c.numTypes++] = t;
+  }
+  return c;
+}
+
+unsigned elementBits(Type t) {
+  switch (t) {
+  case Type::B1: return 1;
+  case Type::S4:
+  case Type::U4: return 4;
+  case Type::S8:
+  case Type::U8: return 8;
+  case Type::F16:
+  case Type::BF16: return 16;
+  case Type::F64: return 64;
+  default: return 32; // tf32, f32, s32
+  }
+}
+
+// ---- layouts ----------------------------------------------------------------------------
+
+using Steps = uint8_t[][2];
+
+/// mma.sync fragments (PTX ISA, "Matrix fragments for mma.m*n*k*").
+bool mmaFragments(const Config &c, Type ab, Fragment &a, Fragment &b, Fragment &acc) {
+  unsigned bits = elementBits(ab);
+  unsigned w = bits >= 32 ? 1 : 32 / bits; // A/B elements per register
+  static constexpr uint8_t kRows8[1][2] = {{8, 0}}, kNone[1][2] = {{0, 0}};
+  // C/D: 16x8 (two row halves) or 8x8.
+  if (c.m == 16)
+    acc = accFragment(16, 8, 32, kRows8);
+  else
+    acc = accFragment(8, 8, 32, kNone), acc.numSteps = 1;
+  if (c.n != 8 || (c.m != 16 && c.m != 8)) return false;
+  // A is m x k: lane groups along rows, w elements per register along k,
+  // then the second row half (m = 16), then further k blocks of 4w.
+  unsigned kPerQuad = 4 * w; // k covered by the four lanes of a group in one register
+  if (c.k % kPerQuad != 0) return false;
+  uint8_t aSteps[4][2] = {}, bSteps[4][2] = {};
+  unsigned na = 0, nb = 0;
+  // Register order of A: for tf32 and f64 with k > 4 the row half comes
+  // first, then the k block; for the packed types the same.
+  if (c.m == 16) aSteps[na][0] = 8, aSteps[na][1] = 0, ++na;
+  for (unsigned kb = kPerQuad; kb < c.k; kb *= 2) {
+    aSteps[na][0] = 0, aSteps[na][1] = static_cast<uint8_t>(kb), ++na;
+    bSteps[nb][0] = static_cast<uint8_t>(kb), bSteps[nb][1] = 0, ++nb;
+  }
+  auto build = [&](bool isA) {
+    Fragment f = isA ? rowFragment(c.m, c.k, bits) : colFragment(c.k, c.n, bits);
+    const uint8_t(*steps)[2] = isA ? aSteps : bSteps;
+    unsigned count = isA ? na : nb;
+    for (unsigned i = 0; i < count; ++i) {
+      f.step[f.numSteps][0] = steps[i][0], f.step[f.numSteps][1] = steps[i][1];
+      ++f.numSteps;
+    }
+    return f;
+  };
+  a = build(true);
+  b = build(false);
+  // 8-bit and 16-bit m16 A fragments hold the row half right after the
+  // first register's elements, except that packed types with k beyond one
+  // register per lane place the k block first for 16-bit (f16/bf16
+  // m16n8k16: a0,a1 row g; a2,a3 row g+8; a4..a7 columns +8): the order
+  // above (row half, then k blocks) is the ISA's for every type.
+  return true;
+}
+
+/// wmma fragments as the H200 lays them out (tr_wmma_ld* probes).
+bool wmmaFragment(char matrix, const Config &c, Type t, Fragment &f) {
+  unsigned bits = elementBits(t);
+  if (matrix == 'c') {
+    static constexpr uint8_t k16[2][2] = {{8, 0}, {0, 8}}, k32x8[2][2] = {{8, 0}, {16, 0}},
+                             k8x8[1][2] = {{0, 0}};
+    if (c.m == 16 && c.n == 16)
+      f = accFragment(16, 16, bits, k16);
+    else if (c.m == 32)
+      f = accFragment(32, 8, bits, k32x8);
+    else if (c.m == 8 && c.n == 32) {
+      // the transpose of m32n8's: base (2t, g), then one row, then columns +8, +16
+      static constexpr uint8_t k8x32[2][2] = {{0, 8}, {0, 16}};
+      f = accFragment(8, 32, bits, k8x32);
+      f.rowG = 0, f.rowT = 2, f.colG = 1, f.colT = 0;
+      f.step[0][0] = 1, f.step[0][1] = 0;
+    } else if (c.m == 8 && c.n == 8) {
+      f = accFragment(8, 8, bits, k8x8);
+      f.numSteps = 1;
+    } else {
+      return false;
+    }
+    return true;
+  }
+  bool a = matrix == 'a';
+  unsigned rows = a ? c.m : c.k, cols = a ? c.k : c.n;
+  // Extra steps after the in-register ones, per (type width, shape, matrix).
+  uint8_t s[4][2] = {};
+  unsigned ns = 0;
+  auto add = [&](unsigned dr, unsigned dc) {
+    s[ns][0] = static_cast<uint8_t>(dr), s[ns][1] = static_cast<uint8_t>(dc), ++ns;
+  };
+  if (bits == 16) {
+    if (a) {
+      if (c.m == 16)
+        add(8, 0), add(0, 8);
+      else if (c.m == 32)
+        add(8, 0), add(0, 8), add(16, 0);
+      else
+        add(0, 8);
+    } else {
+      if (c.n == 16)
+        add(8, 0), add(0, 8);
+      else if (c.n == 8)
+        add(8, 0);
+      else
+        add(0, 8), add(8, 0), add(0, 16);
+    }
+    // f16 fragments always hold 16 elements: the rest repeat
+    if (t == Type::F16)
+      while (ns < 3) add(0, 0);
+  } else if (bits == 8) {
+    if (a) {
+      if (c.m == 16)
+        add(8, 0);
+      else if (c.m == 32)
+        add(8, 0), add(16, 0);
+    } else {
+      if (c.n == 16)
+        add(0, 8);
+      else if (c.n == 32)
+        add(0, 8), add(0, 16);
+    }
+  } else if (bits == 32) { // tf32 m16n16k8
+    if (a)
+      add(8, 0), add(0, 4);
+    else
+      add(4, 0), add(0, 8);
+  } // f64 m8n8k4, s4/u4 m8n8k32, b1 m8n8k128: one step pattern each, none extra
+  if (rows == 0 || cols == 0) return false;
+  if (bits == 64 || bits <= 4) {
+    f = a ? rowFragment(rows, cols, bits) : colFragment(rows, cols, bits);
+    return true;
+  }
+  uint8_t more[4][2] = {};
+  for (unsigned i = 0; i < ns; ++i) more[i][0] = s[i][0], more[i][1] = s[i][1];
+  f = a ? rowFragment(rows, cols, bits, more) : colFragment(rows, cols, bits, more);
+  f.numSteps = static_cast<uint8_t>(f.numSteps - (4 - ns));
+  return true;
+}
+
+// ---- register access ----------------------------------------------------------------------
+
+/// Element e of lane l of a fragment held in the vector operand `v`.
+uint64_t readElement(Exec &x, const DOp &v, const Fragment &f, unsigned lane, unsigned e) {
+  unsigned per = f.perRegister();
+  const DOp &r = v.kind == DOp::Vec ? x.kernel().ops[v.reg + e / per] : v;
+  uint64_t bits = readOperand(x, r, lane);
+  if (per == 1) return f.elemBits == 64 ? bits : bits & 0xFFFFFFFFu;
+  return bits >> ((e % per) * f.elemBits) & ((1ull << f.elemBits) - 1);
+}
+
+/// Writes whole registers of lane l from its elements.
+void writeElements(Exec &x, const DOp &v, const Fragment &f, unsigned lane, const uint64_t *elems) {
+  unsigned per = f.perRegister();
+  for (unsigned r = 0; r < f.registers(); ++r) {
+    uint64_t word = 0;
+    if (per == 1) {
+      word = elems[r];
+    } else {
+      for (unsigned i = 0; i < per; ++i)
+        word |= (elems[r * per + i] & ((1ull << f.elemBits) - 1)) << (i * f.elemBits);
+    }
+    const DOp &d = v.kind == DOp::Vec ? x.kernel().ops[v.reg + r] : v;
+    writeOperand(x, d, lane, word);
+  }
+}
+
+/// Checks that a fragment operand has the registers its layout needs.
+bool enoughRegisters(const DOp &v, const Fragment &f) {
+  return (v.kind == DOp::Vec ? v.count : 1u) >= f.registers();
+}
+
+/// The warp-wide tensor instructions need every lane of the warp.
+bool wholeWarp(Exec &x, const DInstr &in) {
+  if (x.mask == 0xFFFFFFFFu) return true;
+  x.cta.report(ptx::DiagKind::WarpSyncMismatch, ptx::Severity::Error, x.pc, x.warp, x.mask,
+               "'" + ptx::instructionName(*x.kernel().module, x.kernel().instr(in)) +
+                   "' is executed by a warp with inactive or exited lanes: .sync.aligned tensor-core "
+                   "instructions need all 32");
+  return false;
+}
+
+void unsupported(Exec &x, const DInstr &in, const std::string &why) {
+  x.cta.report(ptx::DiagKind::Unsupported, ptx::Severity::Error, x.pc, x.warp, x.mask,
+               "the emulator cannot execute '" +
+                   ptx::instructionName(*x.kernel().module, x.kernel().instr(in)) + "': " + why);
+}
+
+/// Gathers a whole matrix from the warp's fragments (rows*cols raw elements).
+void gatherMatrix(Exec &x, const DOp &v, const Fragment &f, std::vector<uint64_t> &m) {
+  m.assign(size_t(f.rows) * f.cols, 0);
+  for (unsigned lane = 0; lane < 32; ++lane)
+    for (unsigned e = 0; e < f.elements(); ++e) {
+      unsigned r, c;
+      f.position(lane, e, r, c);
+      m[size_t(r) * f.cols + c] = readElement(x, v, f, lane, e);
+    }
+}
+
+void scatterMatrix(Exec &x, const DOp &v, const Fragment &f, const std::vector<uint64_t> &m) {
+  uint64_t elems[128];
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    for (unsigned e = 0; e < f.elements(); ++e) {
+      unsigned r, c;
+      f.position(lane, e, r, c);
+      elems[e] = m[size_t(r) * f.cols + c];
+    }
+    writeElements(x, v, f, lane, elems);
+  }
+}
+
+// ---- arithmetic ---------------------------------------------------------------------------
+
+double floatValue(uint64_t bits, Type t) {
+  switch (t) {
+  case Type::F16: return fp::toDouble(bits, fp::kF16);
+  case Type::BF16: return fp::toDouble(bits, fp::kBF16);
+  case Type::TF32: return fp::toDouble(bits & 0xFFFFE000u, fp::kF32); // the low 13 bits are ignored
+  case Type::F64: return as<double>(bits);
+  default: return as<float>(bits);
+  }
+}
+
+int64_t intValue(uint64_t bits, Type t) {
+  switch (t) {
+  case Type::S4: return static_cast<int64_t>(bits << 60) >> 60;
+  case Type::S8: return static_cast<int8_t>(bits);
+  case Type::S32: return static_cast<int32_t>(bits);
+  default: return static_cast<int64_t>(bits); // u4, u8, b1
+  }
+}
+
+int exponentOf(double v) { return std::ilogb(v); }
+
+/// c + sum(a[i]*b[i]) as Hopper's tensor core computes it for f16, bf16 and
+/// tf32 inputs (see the top of this file), as f32 bits.
+uint32_t fusedDotF32(const double *a, const double *b, unsigned k, double c) {
+  bool nan = std::isnan(c), posInf = std::isinf(c) && c > 0, negInf = std::isinf(c) && c < 0;
+  int emax = INT_MIN;
+  bool allZero = c == 0;
+  double zeroSum = c;
+  if (c != 0 && std::isfinite(c)) emax = exponentOf(c);
+  for (unsigned i = 0; i < k; ++i) {
+    double p = a[i] * b[i];
+    if (std::isnan(p))
+      nan = true; // NaN input, or inf * 0
+    else if (std::isinf(p))
+      (p > 0 ? posInf : negInf) = true;
+    else if (p != 0)
+      emax = std::max(emax, exponentOf(a[i]) + exponentOf(b[i])), allZero = false;
+    else
+      zeroSum += p;
+  }
+  if (nan || (posInf && negInf)) return 0x7FFFFFFFu;
+  if (posInf || negInf) return posInf ? 0x7F800000u : 0xFF800000u;
+  if (allZero) return static_cast<uint32_t>(bitsOf<float>(static_cast<float>(zeroSum)));
+  const int unitExp = emax - 25;
+  auto units = [&](double v) { return static_cast<int64_t>(std::trunc(std::ldexp(v, -unitExp))); };
+  int64_t sum = units(c);
+  for (unsigned i = 0; i < k; ++i) sum += units(a[i] * b[i]);
+  if (sum == 0) return 0; // exact cancellation: +0
+  bool neg = sum < 0;
+  return static_cast<uint32_t>(
+      fp::roundBits(neg, static_cast<uint64_t>(neg ? -sum : sum), unitExp, false, fp::kF32, fp::Round::Zero));
+}
+
+/// One step of the f64 chain: IEEE fma; a NaN result is the addend's NaN,
+/// else b's, else a's (quieted), else the default NaN of an invalid
+/// operation (tests/gpu/cases/tr_mma_f64_*_special).
+double fma64(double a, double b, double acc) {
+  double r = std::fma(a, b, acc);
+  if (r == r) return r;
+  uint64_t bits = 0xFFF8000000000000ull;
+  if (acc != acc)
+    bits = bitsOf<double>(acc);
+  else if (b != b)
+    bits = bitsOf<double>(b);
+  else if (a != a)
+    bits = bitsOf<double>(a);
+  return as<double>(bits | 0x0008000000000000ull);
+}
+
+/// D = A*B + C over dense matrices of raw elements.
+void multiply(const Config &c, Type ta, Type tb, Type tc, Type td, bool satfinite, unsigned block,
+              const std::vector<uint64_t> &A, const std::vector<uint64_t> &B, const std::vector<uint64_t> &C,
+              std::vector<uint64_t> &D) {
+  const unsigned M = c.m, N = c.n, K = c.k;
+  D.assign(size_t(M) * N, 0);
+  bool isFloat = ta == Type::F16 || ta == Type::BF16 || ta == Type::TF32 || ta == Type::F64;
+  std::vector<double> fa, fb;
+  if (isFloat) {
+    fa.resize(A.size()), fb.resize(B.size());
+    for (size_t i = 0; i < A.size(); ++i) fa[i] = floatValue(A[i], ta);
+    for (size_t i = 0; i < B.size(); ++i) fb[i] = floatValue(B[i], tb);
+  }
+  std::vector<double> row(K), col(K);
+  for (unsigned i = 0; i < M; ++i)
+    for (unsigned j = 0; j < N; ++j) {
+      uint64_t cij = C[size_t(i) * N + j];
+      uint64_t &dij = D[size_t(i) * N + j];
+      if (ta == Type::F64) {
+        double acc = as<double>(cij);
+        for (unsigned kk = 0; kk < K; ++kk) acc = fma64(fa[size_t(i) * K + kk], fb[size_t(kk) * N + j], acc);
+        dij = bitsOf<double>(acc);
+      } else if (isFloat) {
+        for (unsigned kk = 0; kk < K; ++kk)
+          row[kk] = fa[size_t(i) * K + kk], col[kk] = fb[size_t(kk) * N + j];
+        double cv = tc == Type::F16 ? fp::toDouble(cij, fp::kF16) : as<float>(cij);
+        uint32_t r = 0;
+        for (unsigned k0 = 0; k0 < K; k0 += block) {
+          r = fusedDotF32(row.data() + k0, col.data() + k0, std::min(block, K - k0), cv);
+          cv = as<float>(r);
+        }
+        if (td == Type::F16)
+          dij = r == 0x7FFFFFFFu ? 0x7FFFu : fp::fromDouble(as<float>(r), fp::kF16, fp::Round::Nearest);
+        else
+          dij = r;
+      } else {
+        int64_t acc = intValue(cij, Type::S32);
+        for (unsigned kk = 0; kk < K; ++kk) {
+          uint64_t av = A[size_t(i) * K + kk], bv = B[size_t(kk) * N + j];
+          if (ta == Type::B1)
+            acc += c.bitAnd ? (av & bv & 1) : ((av ^ bv) & 1);
+          else
+            acc += intValue(av, ta) * intValue(bv, tb);
+        }
+        if (satfinite) acc = std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX);
+        dij = static_cast<uint32_t>(acc);
+      }
+    }
+}
+
+// ---- mma.sync ---------------------------------------------------------------------------
+
+/// mma.sync.aligned.shape.row.col{.satfinite}.dtype.atype.btype.ctype d, a, b, c
+/// (b1: .s32.b1.b1.s32.{xor,and}.popc).
+void mma(Exec &x, const DInstr &in) {
+  if (!wholeWarp(x, in)) return;
+  Config c = configOf(x, in);
+  if (c.numTypes < 4) return unsupported(x, in, "its types are not d.a.b.c");
+  Type td = c.types[0], ta = c.types[1], tb = c.types[2], tc = c.types[3];
+  Fragment fa, fb, fc;
+  if (!mmaFragments(c, ta, fa, fb, fc))
+    return unsupported(x, in, "this shape (the m8n8k4 quad-pair forms of sm_70)");
+  Fragment fcIn = fc, fd = fc;
+  fcIn.elemBits = static_cast<uint8_t>(elementBits(tc));
+  fd.elemBits = static_cast<uint8_t>(elementBits(td));
+  const DOp &d = opnd(x, in, 0), &a = opnd(x, in, 1), &b = opnd(x, in, 2), &cc = opnd(x, in, 3);
+  if (!enoughRegisters(a, fa) || !enoughRegisters(b, fb) || !enoughRegisters(cc, fcIn) ||
+      !enoughRegisters(d, fd))
+    return unsupported(x, in, "a fragment has fewer registers than its layout");
+  std::vector<uint64_t> A, B, C, D;
+  gatherMatrix(x, a, fa, A);
+  gatherMatrix(x, b, fb, B);
+  gatherMatrix(x, cc, fcIn, C);
+  multiply(c, ta, tb, tc, td, in.mods & dmod::SatFinite, c.k, A, B, C, D);
+  scatterMatrix(x, d, fd, D);
+}
+
+// ---- wmma ---------------------------------------------------------------------------------
+
+/// Byte address and bit offset of element (r, c) of a matrix in memory.
+void elementAddress(uint64_t base, uint64_t stride, bool rowMajor, unsigned r, unsigned c, unsigned bits,
+                    uint64_t &byte, unsigned &shift) {
+  uint64_t index = rowMajor ? uint64_t(r) * stride + c : uint64_t(c) * stride + r;
+  uint64_t bit = index * bits;
+  byte = base + bit / 8;
+  shift = static_cast<unsigned>(bit % 8);
+}
+
+bool wmmaSetup(Exec &x, const DInstr &in, char matrix, Config &c, Fragment &f, Type &t) {
+  if (!wholeWarp(x, in)) return false;
+  c = configOf(x, in);
+  t = c.numTypes ? c.types[c.numTypes - 1] : Type::None;
+  if (!wmmaFragment(matrix, c, t, f)) {
+    unsupported(x, in, "unknown wmma shape");
+    return false;
+  }
+  return true;
+}
+
+/// wmma.load.{a,b,c}.sync.aligned.layout.shape{.ss}.type r, [p]{, stride}
+template <char Matrix> void wmmaLoad(Exec &x, const DInstr &in) {
+  Config c;
+  Fragment f;
+  Type t;
+  if (!wmmaSetup(x, in, Matrix, c, f, t)) return;
+  const DOp &r = opnd(x, in, 0), &addr = opnd(x, in, 1);
+  if (!enoughRegisters(r, f)) return unsupported(x, in, "a fragment has fewer registers than its layout");
+  Space space = accessSpace(in, addr);
+  unsigned bits = f.elemBits, bytes = bits >= 8 ? bits / 8 : 1;
+  uint64_t elems[128];
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    uint64_t base = effectiveAddress(x, addr, lane);
+    uint64_t stride =
+        in.numOps > 2 ? readOperand(x, opnd(x, in, 2), lane) & 0xFFFFFFFFu : (c.row ? f.cols : f.rows);
+    for (unsigned e = 0; e < f.elements(); ++e) {
+      unsigned row, col, shift;
+      f.position(lane, e, row, col);
+      uint64_t at;
+      elementAddress(base, stride, c.row, row, col, bits, at, shift);
+      uint64_t v = 0;
+      if (!loadBytes(x, space, at, bytes, lane, &v)) return;
+      elems[e] = bits >= 8 ? v : (v >> shift) & ((1u << bits) - 1);
+    }
+    writeElements(x, r, f, lane, elems);
+  }
+}
+
+/// wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r{, stride}
+void wmmaStore(Exec &x, const DInstr &in) {
+  Config c;
+  Fragment f;
+  Type t;
+  if (!wmmaSetup(x, in, 'c', c, f, t)) return;
+  const DOp &addr = opnd(x, in, 0), &r = opnd(x, in, 1);
+  if (!enoughRegisters(r, f)) return unsupported(x, in, "a fragment has fewer registers than its layout");
+  Space space = accessSpace(in, addr);
+  unsigned bytes = f.elemBits / 8;
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    uint64_t base = effectiveAddress(x, addr, lane);
+    uint64_t stride =
+        in.numOps > 2 ? readOperand(x, opnd(x, in, 2), lane) & 0xFFFFFFFFu : (c.row ? f.cols : f.rows);
+    for (unsigned e = 0; e < f.elements(); ++e) {
+      unsigned row, col, shift;
+      f.position(lane, e, row, col);
+      uint64_t at;
+      elementAddress(base, stride, c.row, row, col, f.elemBits, at, shift);
+      uint64_t v = readElement(x, r, f, lane, e);
+      if (!storeBytes(x, space, at, bytes, lane, &v)) return;
+    }
+  }
+}
+
+/// wmma.mma.sync.aligned.alayout.blayout.shape{.rnd}.dtype{.atype.btype}.ctype{.satfinite} d, a, b, c
+void wmmaMma(Exec &x, const DInstr &in) {
+  if (!wholeWarp(x, in)) return;
+  Config c = configOf(x, in);
+  Type td, ta, tb, tc;
+  if (c.numTypes == 2) { // f16 forms: .dtype.ctype
+    td = c.types[0], tc = c.types[1], ta = tb = Type::F16;
+  } else if (c.numTypes == 4) {
+    td = c.types[0], ta = c.types[1], tb = c.types[2], tc = c.types[3];
+  } else {
+    return unsupported(x, in, "its types");
+  }
+  Fragment fa, fb, fc, fd;
+  if (!wmmaFragment('a', c, ta, fa) || !wmmaFragment('b', c, tb, fb) || !wmmaFragment('c', c, tc, fc) ||
+      !wmmaFragment('c', c, td, fd))
+    return unsupported(x, in, "unknown wmma shape");
+  const DOp &d = opnd(x, in, 0), &a = opnd(x, in, 1), &b = opnd(x, in, 2), &cc = opnd(x, in, 3);
+  if (!enoughRegisters(a, fa) || !enoughRegisters(b, fb) || !enoughRegisters(cc, fc) ||
+      !enoughRegisters(d, fd))
+    return unsupported(x, in, "a fragment has fewer registers than its layout");
+  std::vector<uint64_t> A, B, C, D;
+  gatherMatrix(x, a, fa, A);
+  gatherMatrix(x, b, fb, B);
+  gatherMatrix(x, cc, fc, C);
+  // m16n16k16 and the other wmma shapes run as m16n8-wide tensor-core
+  // steps over the instruction's whole K, so one fused step per element.
+  multiply(c, ta, tb, tc, td, in.mods & dmod::SatFinite, ta == Type::TF32 ? 4 : c.k, A, B, C, D);
+  scatterMatrix(x, d, fd, D);
+}
+
+// ---- ldmatrix / stmatrix / movmatrix ---------------------------------------------------------
+// Matrix i of an .x1/.x2/.x4 access is 8 rows of 8 b16 elements; lanes 8i..8i+7
+// give its row addresses. Register i of lane l holds row l/4, columns 2(l%4)
+// and 2(l%4)+1 of matrix i (.trans: column l/4, rows 2(l%4) and 2(l%4)+1).
+
+void ldmatrix(Exec &x, const DInstr &in) {
+  if (!wholeWarp(x, in)) return;
+  Config c = configOf(x, in);
+  if (c.types[0] != Type::B16 || !c.m8n8) return unsupported(x, in, "only the .m8n8 .b16 forms are modelled");
+  const DOp &d = opnd(x, in, 0), &addr = opnd(x, in, 1);
+  Space space = accessSpace(in, addr);
+  uint16_t m[4][8][8];
+  for (unsigned i = 0; i < c.count; ++i)
+    for (unsigned row = 0; row < 8; ++row) {
+      unsigned lane = 8 * i + row;
+      if (!loadBytes(x, space, effectiveAddress(x, addr, lane), 16, lane, m[i][row], 16)) return;
+    }
+  for (unsigned lane = 0; lane < 32; ++lane)
+    for (unsigned i = 0; i < c.count; ++i) {
+      unsigned g = lane / 4, t = lane % 4;
+      uint32_t lo = c.trans ? m[i][2 * t][g] : m[i][g][2 * t],
+               hi = c.trans ? m[i][2 * t + 1][g] : m[i][g][2 * t + 1];
+      const DOp &r = d.kind == DOp::Vec ? x.kernel().ops[d.reg + i] : d;
+      writeOperand(x, r, lane, lo | hi << 16);
+    }
+}
+
+void stmatrix(Exec &x, const DInstr &in) {
+  if (!wholeWarp(x, in)) return;
+  Config c = configOf(x, in);
+  if (c.types[0] != Type::B16 || !c.m8n8) return unsupported(x, in, "only the .m8n8 .b16 forms are modelled");
+  const DOp &addr = opnd(x, in, 0), &v = opnd(x, in, 1);
+  Space space = accessSpace(in, addr);
+  uint16_t m[4][8][8];
+  for (unsigned lane = 0; lane < 32; ++lane)
+    for (unsigned i = 0; i < c.count; ++i) {
+      const DOp &r = v.kind == DOp::Vec ? x.kernel().ops[v.reg + i] : v;
+      uint32_t w = static_cast<uint32_t>(readOperand(x, r, lane));
+      unsigned g = lane / 4, t = lane % 4;
+      (c.trans ? m[i][2 * t][g] : m[i][g][2 * t]) = static_cast<uint16_t>(w);
+      (c.trans ? m[i][2 * t + 1][g] : m[i][g][2 * t + 1]) = static_cast<uint16_t>(w >> 16);
+    }
+  for (unsigned i = 0; i < c.count; ++i)
+    for (unsigned row = 0; row < 8; ++row) {
+      unsigned lane = 8 * i + row;
+      if (!storeBytes(x, space, effectiveAddress(x, addr, lane), 16, lane, m[i][row], 16)) return;
+    }
+}
+
+/// movmatrix.sync.aligned.m8n8.trans.b16 d, a: the transpose of the 8x8
+/// matrix the warp holds in ldmatrix's layout.
+void movmatrix(Exec &x, const DInstr &in) {
+  if (!wholeWarp(x, in)) return;
+  uint16_t m[8][8];
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    uint32_t w = static_cast<uint32_t>(readOperand(x, opnd(x, in, 1), lane));
+    m[lane / 4][2 * (lane % 4)] = static_cast<uint16_t>(w);
+    m[lane / 4][2 * (lane % 4) + 1] = static_cast<uint16_t>(w >> 16);
+  }
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    unsigned g = lane / 4, t = lane % 4;
+    writeOperand(x, opnd(x, in, 0), lane, uint32_t(m[2 * t][g]) | uint32_t(m[2 * t + 1][g]) << 16);
+  }
+}
+
+constexpr HandlerRow kRows[] = {
+    row(Opcode::Mma, tclass::All, mma),
+    row(Opcode::WmmaLoadA, tclass::All, wmmaLoad<'a'>),
+    row(Opcode::WmmaLoadB, tclass::All, wmmaLoad<'b'>),
+    row(Opcode::WmmaLoadC, tclass::All, wmmaLoad<'c'>),
+    row(Opcode::WmmaStoreD, tclass::All, wmmaStore),
+    row(Opcode::WmmaMma, tclass::All, wmmaMma),
+    row(Opcode::Ldmatrix, tclass::All, ldmatrix),
+    row(Opcode::Stmatrix, tclass::All, stmatrix),
+    row(Opcode::Movmatrix, tclass::All, movmatrix),
+};
+
+} // namespace
+
+std::span<const HandlerRow> tensorHandlers() { return kRows; }
+
+} // namespace emu
