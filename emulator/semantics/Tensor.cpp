@@ -116,8 +116,6 @@ unsigned elementBits(Type t) {
 
 // ---- layouts ----------------------------------------------------------------------------
 
-using Steps = uint8_t[][2];
-
 /// mma.sync fragments (PTX ISA, "Matrix fragments for mma.m*n*k*").
 bool mmaFragments(const Config &c, Type ab, Fragment &a, Fragment &b, Fragment &acc) {
   unsigned bits = elementBits(ab);
@@ -135,8 +133,8 @@ bool mmaFragments(const Config &c, Type ab, Fragment &a, Fragment &b, Fragment &
   if (c.k % kPerQuad != 0) return false;
   uint8_t aSteps[4][2] = {}, bSteps[4][2] = {};
   unsigned na = 0, nb = 0;
-  // Register order of A: for tf32 and f64 with k > 4 the row half comes
-  // first, then the k block; for the packed types the same.
+  // Every type orders A the same way: the row half first, then the k blocks
+  // (f16 m16n8k16: a0,a1 row g; a2,a3 row g+8; a4..a7 the same, k + 8).
   if (c.m == 16) aSteps[na][0] = 8, aSteps[na][1] = 0, ++na;
   for (unsigned kb = kPerQuad; kb < c.k; kb *= 2) {
     aSteps[na][0] = 0, aSteps[na][1] = static_cast<uint8_t>(kb), ++na;
@@ -154,11 +152,6 @@ bool mmaFragments(const Config &c, Type ab, Fragment &a, Fragment &b, Fragment &
   };
   a = build(true);
   b = build(false);
-  // 8-bit and 16-bit m16 A fragments hold the row half right after the
-  // first register's elements, except that packed types with k beyond one
-  // register per lane place the k block first for 16-bit (f16/bf16
-  // m16n8k16: a0,a1 row g; a2,a3 row g+8; a4..a7 columns +8): the order
-  // above (row half, then k blocks) is the ISA's for every type.
   return true;
 }
 
