@@ -1,0 +1,316 @@
+// The pieces of tensor-core semantics that mma, wmma and wgmma share: the
+// modifiers of an instruction, mma fragment layouts, moving fragments between
+// registers and dense matrices, and the arithmetic (see TensorCore.h).
+#include "emulator/semantics/TensorCore.h"
+#include "emulator/semantics/Fp.h"
+#include "ptx/Writer.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+
+namespace emu::tensor {
+
+using ptx::Mod;
+using ptx::Type;
+
+static bool shapeOf(Mod s, Config &c) {
+  struct S {
+    Mod mod;
+    uint16_t m, n, k;
+  };
+  static constexpr S kShapes[] = {
+      {Mod::TenM8N8K4, 8, 8, 4},       {Mod::TenM8N8K16, 8, 8, 16},     {Mod::TenM8N8K32, 8, 8, 32},
+      {Mod::TenM8N8K128, 8, 8, 128},   {Mod::TenM16N8K4, 16, 8, 4},     {Mod::TenM16N8K8, 16, 8, 8},
+      {Mod::TenM16N8K16, 16, 8, 16},   {Mod::TenM16N8K32, 16, 8, 32},   {Mod::TenM16N8K64, 16, 8, 64},
+      {Mod::TenM16N8K128, 16, 8, 128}, {Mod::TenM16N8K256, 16, 8, 256}, {Mod::TenM16N16K16, 16, 16, 16},
+      {Mod::TenM8N32K16, 8, 32, 16},   {Mod::TenM32N8K16, 32, 8, 16},   {Mod::TenM16N16K8, 16, 16, 8},
+  };
+  for (const S &x : kShapes)
+    if (x.mod == s) {
+      c.m = x.m, c.n = x.n, c.k = x.k;
+      return true;
+    }
+  return false;
+}
+
+Config configOf(const Exec &x, const DInstr &in) {
+  Config c;
+  const ptx::InstrDesc &d = x.kernel().desc(in);
+  unsigned layouts = 0;
+  for (Mod mod : d.modifiers()) {
+    if (mod == Mod::TenRow || mod == Mod::TenCol) {
+      bool row = mod == Mod::TenRow;
+      if (layouts == 0)
+        c.row = c.rowA = row;
+      else
+        c.rowB = row;
+      ++layouts;
+    } else if (mod == Mod::TenTrans) {
+      c.trans = true;
+    } else if (mod == Mod::And) {
+      c.bitAnd = true;
+    } else if (mod == Mod::TenX1 || mod == Mod::TenX2 || mod == Mod::TenX4) {
+      c.count = mod == Mod::TenX1 ? 1 : mod == Mod::TenX2 ? 2 : 4;
+    } else if (mod == Mod::TenM8N8) {
+      c.m8n8 = true;
+    } else {
+      shapeOf(mod, c);
+    }
+  }
+  for (unsigned i = 0; i < 4; ++i) {
+    Type t = d.type(i);
+    if (t == Type::None) break;
+    c.types[c.numTypes++] = t;
+  }
+  return c;
+}
+
+unsigned elementBits(Type t) {
+  switch (t) {
+  case Type::B1: return 1;
+  case Type::S4:
+  case Type::U4: return 4;
+  case Type::S8:
+  case Type::U8: return 8;
+  case Type::F16:
+  case Type::BF16: return 16;
+  case Type::F64: return 64;
+  default: return 32; // tf32, f32, s32
+  }
+}
+
+// ---- layouts ----------------------------------------------------------------------------
+
+/// mma.sync fragments (PTX ISA, "Matrix fragments for mma.m*n*k*").
+bool mmaFragments(const Config &c, Type ab, Fragment &a, Fragment &b, Fragment &acc) {
+  unsigned bits = elementBits(ab);
+  unsigned w = bits >= 32 ? 1 : 32 / bits; // A/B elements per register
+  static constexpr uint8_t kRows8[1][2] = {{8, 0}}, kNone[1][2] = {{0, 0}};
+  // C/D: 16x8 (two row halves) or 8x8.
+  if (c.m == 16)
+    acc = accFragment(16, 8, 32, kRows8);
+  else
+    acc = accFragment(8, 8, 32, kNone), acc.numSteps = 1;
+  if (c.n != 8 || (c.m != 16 && c.m != 8)) return false;
+  // A is m x k: lane groups along rows, w elements per register along k,
+  // then the second row half (m = 16), then further k blocks of 4w.
+  unsigned kPerQuad = 4 * w; // k covered by the four lanes of a group in one register
+  if (c.k % kPerQuad != 0) return false;
+  uint8_t aSteps[4][2] = {}, bSteps[4][2] = {};
+  unsigned na = 0, nb = 0;
+  // Every type orders A the same way: the row half first, then the k blocks
+  // (f16 m16n8k16: a0,a1 row g; a2,a3 row g+8; a4..a7 the same, k + 8).
+  if (c.m == 16) aSteps[na][0] = 8, aSteps[na][1] = 0, ++na;
+  for (unsigned kb = kPerQuad; kb < c.k; kb *= 2) {
+    aSteps[na][0] = 0, aSteps[na][1] = static_cast<uint8_t>(kb), ++na;
+    bSteps[nb][0] = static_cast<uint8_t>(kb), bSteps[nb][1] = 0, ++nb;
+  }
+  auto build = [&](bool isA) {
+    Fragment f = isA ? rowFragment(c.m, c.k, bits) : colFragment(c.k, c.n, bits);
+    const uint8_t(*steps)[2] = isA ? aSteps : bSteps;
+    unsigned count = isA ? na : nb;
+    for (unsigned i = 0; i < count; ++i) {
+      f.step[f.numSteps][0] = steps[i][0], f.step[f.numSteps][1] = steps[i][1];
+      ++f.numSteps;
+    }
+    return f;
+  };
+  a = build(true);
+  b = build(false);
+  return true;
+}
+
+// ---- register access ----------------------------------------------------------------------
+
+/// Element e of lane l of a fragment held in the vector operand `v`.
+uint64_t readElement(Exec &x, const DOp &v, const Fragment &f, unsigned lane, unsigned e) {
+  unsigned per = f.perRegister();
+  const DOp &r = v.kind == DOp::Vec ? x.kernel().ops[v.reg + e / per] : v;
+  uint64_t bits = readOperand(x, r, lane);
+  if (per == 1) return f.elemBits == 64 ? bits : bits & 0xFFFFFFFFu;
+  return bits >> ((e % per) * f.elemBits) & ((1ull << f.elemBits) - 1);
+}
+
+/// Writes whole registers of lane l from its elements.
+void writeElements(Exec &x, const DOp &v, const Fragment &f, unsigned lane, const uint64_t *elems) {
+  unsigned per = f.perRegister();
+  for (unsigned r = 0; r < f.registers(); ++r) {
+    uint64_t word = 0;
+    if (per == 1) {
+      word = elems[r];
+    } else {
+      for (unsigned i = 0; i < per; ++i)
+        word |= (elems[r * per + i] & ((1ull << f.elemBits) - 1)) << (i * f.elemBits);
+    }
+    const DOp &d = v.kind == DOp::Vec ? x.kernel().ops[v.reg + r] : v;
+    writeOperand(x, d, lane, word);
+  }
+}
+
+/// Checks that a fragment operand has the registers its layout needs.
+bool enoughRegisters(const DOp &v, const Fragment &f) {
+  return (v.kind == DOp::Vec ? v.count : 1u) >= f.registers();
+}
+
+/// The warp-wide tensor instructions need every lane of the warp.
+bool wholeWarp(Exec &x, const DInstr &in) {
+  if (x.mask == 0xFFFFFFFFu) return true;
+  x.cta.report(ptx::DiagKind::WarpSyncMismatch, ptx::Severity::Error, x.pc, x.warp, x.mask,
+               "'" + ptx::instructionName(*x.kernel().module, x.kernel().instr(in)) +
+                   "' is executed by a warp with inactive or exited lanes: .sync.aligned tensor-core "
+                   "instructions need all 32");
+  return false;
+}
+
+void unsupported(Exec &x, const DInstr &in, const std::string &why) {
+  x.cta.report(ptx::DiagKind::Unsupported, ptx::Severity::Error, x.pc, x.warp, x.mask,
+               "the emulator cannot execute '" +
+                   ptx::instructionName(*x.kernel().module, x.kernel().instr(in)) + "': " + why);
+}
+
+/// Gathers a whole matrix from the warp's fragments (rows*cols raw elements).
+void gatherMatrix(Exec &x, const DOp &v, const Fragment &f, std::vector<uint64_t> &m) {
+  m.assign(size_t(f.rows) * f.cols, 0);
+  for (unsigned lane = 0; lane < 32; ++lane)
+    for (unsigned e = 0; e < f.elements(); ++e) {
+      unsigned r, c;
+      f.position(lane, e, r, c);
+      m[size_t(r) * f.cols + c] = readElement(x, v, f, lane, e);
+    }
+}
+
+void scatterMatrix(Exec &x, const DOp &v, const Fragment &f, const std::vector<uint64_t> &m) {
+  uint64_t elems[128];
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    for (unsigned e = 0; e < f.elements(); ++e) {
+      unsigned r, c;
+      f.position(lane, e, r, c);
+      elems[e] = m[size_t(r) * f.cols + c];
+    }
+    writeElements(x, v, f, lane, elems);
+  }
+}
+
+// ---- arithmetic ---------------------------------------------------------------------------
+
+double floatValue(uint64_t bits, Type t) {
+  switch (t) {
+  case Type::F16: return fp::toDouble(bits, fp::kF16);
+  case Type::BF16: return fp::toDouble(bits, fp::kBF16);
+  case Type::TF32: return fp::toDouble(bits & 0xFFFFE000u, fp::kF32); // the low 13 bits are ignored
+  case Type::F64: return as<double>(bits);
+  default: return as<float>(bits);
+  }
+}
+
+static int64_t intValue(uint64_t bits, Type t) {
+  switch (t) {
+  case Type::S4: return static_cast<int64_t>(bits << 60) >> 60;
+  case Type::S8: return static_cast<int8_t>(bits);
+  case Type::S32: return static_cast<int32_t>(bits);
+  default: return static_cast<int64_t>(bits); // u4, u8, b1
+  }
+}
+
+static int exponentOf(double v) { return std::ilogb(v); }
+
+/// c + sum(a[i]*b[i]) as Hopper's tensor core computes it for f16, bf16 and
+/// tf32 inputs (see the top of this file), as f32 bits.
+static uint32_t fusedDotF32(const double *a, const double *b, unsigned k, double c) {
+  bool nan = std::isnan(c), posInf = std::isinf(c) && c > 0, negInf = std::isinf(c) && c < 0;
+  int emax = INT_MIN;
+  bool allZero = c == 0;
+  double zeroSum = c;
+  if (c != 0 && std::isfinite(c)) emax = exponentOf(c);
+  for (unsigned i = 0; i < k; ++i) {
+    double p = a[i] * b[i];
+    if (std::isnan(p))
+      nan = true; // NaN input, or inf * 0
+    else if (std::isinf(p))
+      (p > 0 ? posInf : negInf) = true;
+    else if (p != 0)
+      emax = std::max(emax, exponentOf(a[i]) + exponentOf(b[i])), allZero = false;
+    else
+      zeroSum += p;
+  }
+  if (nan || (posInf && negInf)) return 0x7FFFFFFFu;
+  if (posInf || negInf) return posInf ? 0x7F800000u : 0xFF800000u;
+  if (allZero) return static_cast<uint32_t>(bitsOf<float>(static_cast<float>(zeroSum)));
+  const int unitExp = emax - 25;
+  auto units = [&](double v) { return static_cast<int64_t>(std::trunc(std::ldexp(v, -unitExp))); };
+  int64_t sum = units(c);
+  for (unsigned i = 0; i < k; ++i) sum += units(a[i] * b[i]);
+  if (sum == 0) return 0; // exact cancellation: +0
+  bool neg = sum < 0;
+  return static_cast<uint32_t>(
+      fp::roundBits(neg, static_cast<uint64_t>(neg ? -sum : sum), unitExp, false, fp::kF32, fp::Round::Zero));
+}
+
+/// One step of the f64 chain: IEEE fma; a NaN result is the addend's NaN,
+/// else b's, else a's (quieted), else the default NaN of an invalid
+/// operation (tests/gpu/cases/tr_mma_f64_*_special).
+static double fma64(double a, double b, double acc) {
+  double r = std::fma(a, b, acc);
+  if (r == r) return r;
+  uint64_t bits = 0xFFF8000000000000ull;
+  if (acc != acc)
+    bits = bitsOf<double>(acc);
+  else if (b != b)
+    bits = bitsOf<double>(b);
+  else if (a != a)
+    bits = bitsOf<double>(a);
+  return as<double>(bits | 0x0008000000000000ull);
+}
+
+/// D = A*B + C over dense matrices of raw elements.
+void multiply(const Config &c, Type ta, Type tb, Type tc, Type td, bool satfinite, unsigned block,
+              const std::vector<uint64_t> &A, const std::vector<uint64_t> &B, const std::vector<uint64_t> &C,
+              std::vector<uint64_t> &D) {
+  const unsigned M = c.m, N = c.n, K = c.k;
+  D.assign(size_t(M) * N, 0);
+  bool isFloat = ta == Type::F16 || ta == Type::BF16 || ta == Type::TF32 || ta == Type::F64;
+  std::vector<double> fa, fb;
+  if (isFloat) {
+    fa.resize(A.size()), fb.resize(B.size());
+    for (size_t i = 0; i < A.size(); ++i) fa[i] = floatValue(A[i], ta);
+    for (size_t i = 0; i < B.size(); ++i) fb[i] = floatValue(B[i], tb);
+  }
+  std::vector<double> row(K), col(K);
+  for (unsigned i = 0; i < M; ++i)
+    for (unsigned j = 0; j < N; ++j) {
+      uint64_t cij = C[size_t(i) * N + j];
+      uint64_t &dij = D[size_t(i) * N + j];
+      if (ta == Type::F64) {
+        double acc = as<double>(cij);
+        for (unsigned kk = 0; kk < K; ++kk) acc = fma64(fa[size_t(i) * K + kk], fb[size_t(kk) * N + j], acc);
+        dij = bitsOf<double>(acc);
+      } else if (isFloat) {
+        for (unsigned kk = 0; kk < K; ++kk)
+          row[kk] = fa[size_t(i) * K + kk], col[kk] = fb[size_t(kk) * N + j];
+        double cv = tc == Type::F16 ? fp::toDouble(cij, fp::kF16) : as<float>(cij);
+        uint32_t r = 0;
+        for (unsigned k0 = 0; k0 < K; k0 += block) {
+          r = fusedDotF32(row.data() + k0, col.data() + k0, std::min(block, K - k0), cv);
+          cv = as<float>(r);
+        }
+        if (td == Type::F16)
+          dij = r == 0x7FFFFFFFu ? 0x7FFFu : fp::fromDouble(as<float>(r), fp::kF16, fp::Round::Nearest);
+        else
+          dij = r;
+      } else {
+        int64_t acc = intValue(cij, Type::S32);
+        for (unsigned kk = 0; kk < K; ++kk) {
+          uint64_t av = A[size_t(i) * K + kk], bv = B[size_t(kk) * N + j];
+          if (ta == Type::B1)
+            acc += c.bitAnd ? (av & bv & 1) : ((av ^ bv) & 1);
+          else
+            acc += intValue(av, ta) * intValue(bv, tb);
+        }
+        if (satfinite) acc = std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX);
+        dij = static_cast<uint32_t>(acc);
+      }
+    }
+}
+
+} // namespace emu::tensor
