@@ -105,6 +105,7 @@ const HandlerRegistry &HandlerRegistry::get() {
     r.add("Async", asyncHandlers());
     r.add("Wide", wideHandlers());
     r.add("Tensor", tensorHandlers());
+    r.add("Wgmma", wgmmaHandlers());
     return r;
   }();
   return registry;

@@ -267,5 +267,6 @@ std::span<const HandlerRow> miscHandlers();
 std::span<const HandlerRow> asyncHandlers();
 std::span<const HandlerRow> wideHandlers();
 std::span<const HandlerRow> tensorHandlers();
+std::span<const HandlerRow> wgmmaHandlers();
 
 } // namespace emu

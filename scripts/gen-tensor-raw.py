@@ -71,6 +71,8 @@ class Kernel:
         self.name, self.params, self.body = name, params, []
         self.regs = {"b32": 0, "f32": 0, "f64": 0, "b64": 0}
         self.shared = 0  # bytes of a .shared array named NAME_s, declared first
+        self.preds = 0
+        self.align = 16
 
     def reg(self, t):
         self.regs[t] += 1
@@ -84,8 +86,10 @@ class Kernel:
         params = ",\n".join(f"\t.param .u64 {self.name}_{p}" for p in self.params)
         decls = "".join(f"\t.reg .{t} {dict(b32='%r', f32='%f', f64='%fd', b64='%rd')[t]}<{n + 1}>;\n"
                         for t, n in self.regs.items() if n)
+        if self.preds:
+            decls += f"\t.reg .pred %p<{self.preds + 1}>;\n"
         if self.shared:
-            decls += f"\t.shared .align 16 .b8 {self.name}_s[{self.shared}];\n"
+            decls += f"\t.shared .align {self.align} .b8 {self.name}_s[{self.shared}];\n"
         return f".visible .entry {self.name}(\n{params}\n)\n{{\n{decls}" + "\n".join(self.body) + "\n\tret;\n}\n"
 
 
@@ -245,6 +249,100 @@ def wmma_c_kernel(t, shp, nc):
     return k, len(out)
 
 
+# ---- wgmma (sm_90a): one warpgroup; 16 KiB of shared memory filled from buffer `s`; descriptors
+# from scalars whose address field holds a byte offset into that memory (the kernel adds the
+# shared base); A from raw registers (word tid*4+i of `a`) or a descriptor; D loaded from `d`,
+# accumulated into when `scaled` != 0, and stored back.
+WGMMA = [
+    # name, instruction prefix (before operands), A from registers?, D regs per thread, D reg type, trans imms?, scale imms?
+    ("f16_n32", "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16", 16, "f32", True, True),
+    ("f16f16_n32", "wgmma.mma_async.sync.aligned.m64n32k16.f16.f16.f16", 8, "b32", True, True),
+    ("bf16_n32", "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16", 16, "f32", True, True),
+    ("tf32_n32", "wgmma.mma_async.sync.aligned.m64n32k8.f32.tf32.tf32", 16, "f32", False, True),
+    ("e4m3_n32", "wgmma.mma_async.sync.aligned.m64n32k32.f32.e4m3.e4m3", 16, "f32", False, True),
+    ("e5m2_n32", "wgmma.mma_async.sync.aligned.m64n32k32.f32.e5m2.e5m2", 16, "f32", False, True),
+    ("s8_n32", "wgmma.mma_async.sync.aligned.m64n32k32.s32.s8.s8", 16, "b32", False, False),
+    ("u8s8_n32", "wgmma.mma_async.sync.aligned.m64n32k32.s32.u8.s8", 16, "b32", False, False),
+    ("f16_n256", "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16", 128, "f32", True, True),
+]
+
+
+def wgmma_kernel(name, instr, nd, dt, trans, scale, a_regs, trans_a, trans_b):
+    k = Kernel(f"wgmma_{name}_{'r' if a_regs else 'd'}{'' if not trans else f'_t{trans_a}{trans_b}'}",
+               ["a", "src", "d", "desca", "descb", "scaled"])
+    k.shared, k.align = 16384, 1024
+    tid, s = k.reg("b32"), k.reg("b32")
+    k.emit(f"mov.u32 {tid}, %tid.x;")
+    k.emit(f"mov.u32 {s}, {k.name}_s;")
+    p, g = k.reg("b64"), k.reg("b64")
+    k.emit(f"ld.param.u64 {p}, [{k.name}_src];")
+    k.emit(f"cvta.to.global.u64 {g}, {p};")
+    for chunk in range(8):
+        off, ga, sa = k.reg("b32"), k.reg("b64"), k.reg("b32")
+        k.emit(f"mad.lo.u32 {off}, {tid}, 16, {chunk * 2048};")
+        k.emit(f"cvt.u64.u32 {ga}, {off};")
+        k.emit(f"add.s64 {ga}, {g}, {ga};")
+        k.emit(f"add.u32 {sa}, {s}, {off};")
+        v = [k.reg("b32") for _ in range(4)]
+        k.emit(f"ld.global.v4.b32 {{{', '.join(v)}}}, [{ga}];")
+        k.emit(f"st.shared.v4.b32 [{sa}], {{{', '.join(v)}}};")
+    k.emit("bar.sync 0;")
+    k.emit("fence.proxy.async.shared::cta;")
+
+    def thread_base(param, words, size):
+        q, base, off = k.reg("b64"), k.reg("b64"), k.reg("b64")
+        k.emit(f"ld.param.u64 {q}, [{k.name}_{param}];")
+        k.emit(f"cvta.to.global.u64 {base}, {q};")
+        k.emit(f"mul.wide.u32 {off}, {tid}, {words * size};")
+        k.emit(f"add.s64 {base}, {base}, {off};")
+        return base
+
+    sb = k.reg("b64")
+    k.emit(f"cvt.u64.u32 {sb}, {s};")
+    k.emit(f"shr.u64 {sb}, {sb}, 4;")
+    descs = {}
+    for which in ("desca", "descb"):
+        dr = k.reg("b64")
+        k.emit(f"ld.param.u64 {dr}, [{k.name}_{which}];")
+        k.emit(f"add.s64 {dr}, {dr}, {sb};")
+        descs[which] = dr
+    if a_regs:
+        base = thread_base("a", 4, 4)
+        a = [k.reg("b32") for _ in range(4)]
+        for i, r in enumerate(a):
+            k.emit(f"ld.global.b32 {r}, [{base}+{i * 4}];")
+        a_op = "{" + ", ".join(a) + "}"
+    else:
+        a_op = descs["desca"]
+    base = thread_base("d", nd, 4)
+    d = [k.reg(dt) for _ in range(nd)]
+    op = "f32" if dt == "f32" else "b32"
+    for i, r in enumerate(d):
+        k.emit(f"ld.global.{op} {r}, [{base}+{i * 4}];")
+    sc, pr = k.reg("b32"), "%p1"
+    k.emit(f"ld.param.u32 {sc}, [{k.name}_scaled];")
+    k.emit(f"setp.ne.u32 {pr}, {sc}, 0;")
+    imms = []
+    if scale:
+        imms += ["1", "1"]
+    if trans:
+        imms += ([str(trans_a)] if not a_regs else []) + [str(trans_b)]
+    k.emit("wgmma.fence.sync.aligned;")
+    k.emit(f"{instr} {{{', '.join(d)}}}, {a_op}, {descs['descb']}, {pr}{''.join(', ' + i for i in imms)};")
+    k.emit("wgmma.commit_group.sync.aligned;")
+    k.emit("wgmma.wait_group.sync.aligned 0;")
+    for i, r in enumerate(d):
+        k.emit(f"st.global.{op} [{base}+{i * 4}], {r};")
+    k.preds = 1
+    return k
+
+
+def desc(offset, lbo, sbo, swizzle):
+    """A descriptor template: address field = byte offset into the kernel's shared memory."""
+    mode = {0: 0, 128: 1, 64: 2, 32: 3}[swizzle]
+    return (offset >> 4) | (lbo >> 4) << 16 | (sbo >> 4) << 32 | mode << 62
+
+
 def header(target, version):
     return (f"// ptxas-arch: {target}\n"
             "// Generated by scripts/gen-tensor-raw.py: tensor-core probe kernels (one warp each) that move\n"
@@ -303,6 +401,111 @@ def int_cases(fname, ptx, counts, seed):
         case(f"tr_mma_{fname}_edge", ptx, kern,
              bufs(f"values 2147483647 -2147483648 2147483600 -2147483600 then randint {seed + 3} -2147483648 2147483647"),
              ["accumulators at the ends of the s32 range: .satfinite clamps, the plain form wraps"])
+
+
+def one_hot_a():
+    """A registers (m16n8k16 f16 fragment per warp) holding A[m][k] = (k == m mod 16)."""
+    vals = []
+    for tid in range(128):
+        g, t = (tid % 32) // 4, tid % 4
+        for e in range(8):
+            row = g + 8 * ((e >> 1) & 1)
+            col = 2 * t + (e & 1) + 8 * (e >> 2)
+            vals.append("1" if col == row else "0")
+    return "values " + " ".join(vals)
+
+
+def one_hot_a8(one):
+    """8-bit A registers (m16n8k32 fragment per warp) holding A[m][k] = (k == m mod 32)."""
+    vals = []
+    for tid in range(128):
+        w, g, t = tid // 32, (tid % 32) // 4, tid % 4
+        for e in range(16):
+            row = g + 8 * ((e >> 2) & 1)
+            col = 4 * t + (e & 3) + 16 * (e >> 3)
+            vals.append(str(one) if col == row + 16 * (w % 2) else "0")
+    return "values " + " ".join(vals)
+
+
+def wgmma_cases():
+    ptx = "tests/gpu/ptx/tensor_raw_sm90a.handwritten.ptx"
+    kernels = {}
+
+    def kernel(name, a_regs, ta=0, tb=0):
+        spec = next(w for w in WGMMA if w[0] == name)
+        k = wgmma_kernel(name, spec[1], spec[2], spec[3], spec[4], spec[5], a_regs, ta, tb)
+        kernels.setdefault(k.name, k)
+        return k.name, spec
+
+    def wcase(cname, kname, spec, a_init, s_init, da, db, scaled, notes):
+        nd = spec[2]
+        dtype = "s32" if spec[3] == "b32" and "s8" in spec[0] else ("f32" if spec[3] == "f32" else "f16")
+        dcount = 128 * nd * (2 if dtype == "f16" else 1)
+        dinit = {"f32": "lograndom 8100 -4 8", "s32": "randint 8101 -100000 100000",
+                 "f16": "lograndom 8102 -2 4"}[dtype] if scaled else "zeros"
+        case(cname, ptx, kname, [f"a {a_init}", f"src {s_init}", f"d {dtype} {dcount} {dinit} dump"], notes)
+        CASES[cname] = CASES[cname].replace("block 32", "block 128")
+        CASES[cname] += f"scalar desca u64 {da:#x}\nscalar descb u64 {db:#x}\nscalar scaled u32 {scaled}\n"
+
+    iota = "f16 8192 iota -4096 1"  # shared byte 8192 + 2i holds the f16 value i (exact to 2048)
+    probe = ["A = one-hot (A[m][k] = 1 when k = m mod 16), so D[m][n] = B[m mod 16][n]: the dump shows which "
+             "shared element the descriptor's layout puts at each (k, n)"]
+    # K-major B (imm-trans-b 0) and MN-major B (1): no swizzle with two LBO/SBO choices, then each swizzle
+    layouts = [("t0_none_l128_s256", 0, desc(8192, 128, 256, 0)), ("t0_none_l512_s128", 0, desc(8192, 512, 128, 0)),
+               ("t0_sw128", 0, desc(8192, 16, 1024, 128)), ("t0_sw128_k1", 0, desc(8192 + 32, 16, 1024, 128)),
+               ("t0_sw64", 0, desc(8192, 16, 512, 64)), ("t0_sw32", 0, desc(8192, 16, 256, 32)),
+               ("t1_none_l128_s256", 1, desc(8192, 128, 256, 0)), ("t1_none_l256_s128", 1, desc(8192, 256, 128, 0)),
+               ("t1_sw128_l1024_s2048", 1, desc(8192, 1024, 2048, 128)),
+               ("t1_sw128_l2048_s1024", 1, desc(8192, 2048, 1024, 128)),
+               ("t1_sw64_l512_s1024", 1, desc(8192, 512, 1024, 64)), ("t1_sw32_l256_s512", 1, desc(8192, 256, 512, 32))]
+    for lname, tb, db in layouts:
+        kname, spec = kernel("f16_n32", True, 0, tb)
+        wcase(f"tr_wgmma_layout_b_{lname}", kname, spec, "f16 1024 " + one_hot_a(), iota, 0, db, 0, probe)
+    # arithmetic and the A descriptor, on random data
+    rnd = ["random inputs; D accumulates into random values: layouts, the A descriptor and the arithmetic together"]
+    f16s = "f16 8192 lograndom 8200 -6 6"
+    runs = [("f16_n32", True, 0, 0, "f16 1024 lograndom 8201 -6 6", f16s, desc(0, 128, 256, 0), desc(8192, 128, 256, 0)),
+            ("f16_n32", False, 0, 0, "f16 1024 zeros", f16s, desc(0, 16, 1024, 128), desc(8192, 16, 1024, 128)),
+            ("f16_n32", False, 1, 1, "f16 1024 zeros", f16s, desc(0, 128, 256, 0), desc(8192, 128, 256, 0)),
+            ("f16_n32", False, 0, 1, "f16 1024 zeros", f16s, desc(0, 16, 512, 64), desc(8192, 1024, 2048, 128)),
+            ("f16f16_n32", True, 0, 0, "f16 1024 lograndom 8202 -3 3", "f16 8192 lograndom 8203 -3 3",
+             desc(0, 128, 256, 0), desc(8192, 128, 256, 0)),
+            ("bf16_n32", False, 0, 0, "bf16 1024 zeros", "bf16 8192 lograndom 8204 -20 20",
+             desc(0, 16, 1024, 128), desc(8192, 16, 1024, 128)),
+            ("bf16_n32", True, 0, 1, "bf16 1024 lograndom 8205 -20 20", "bf16 8192 lograndom 8206 -20 20",
+             desc(0, 128, 256, 0), desc(8192, 128, 256, 0)),
+            ("tf32_n32", True, 0, 0, "f32 512 lograndom 8207 -20 20", "f32 4096 lograndom 8208 -20 20",
+             desc(0, 128, 256, 0), desc(8192, 128, 256, 0)),
+            ("tf32_n32", False, 0, 0, "f32 512 zeros", "f32 4096 lograndom 8209 -20 20",
+             desc(0, 16, 1024, 128), desc(8192, 16, 1024, 128)),
+            ("e4m3_n32", True, 0, 0, "u32 512 random 8210", "u32 4096 random 8211",
+             desc(0, 128, 256, 0), desc(8192, 128, 256, 0)),
+            ("e5m2_n32", False, 0, 0, "u32 512 zeros", "u32 4096 random 8212",
+             desc(0, 16, 1024, 128), desc(8192, 16, 1024, 128)),
+            ("s8_n32", True, 0, 0, "u32 512 random 8213", "u32 4096 random 8214",
+             desc(0, 128, 256, 0), desc(8192, 128, 256, 0)),
+            ("u8s8_n32", False, 0, 0, "u32 512 zeros", "u32 4096 random 8215",
+             desc(0, 16, 512, 64), desc(8192, 16, 256, 32)),
+            ("f16_n256", True, 0, 0, "f16 1024 lograndom 8216 -6 6", f16s,
+             desc(0, 128, 256, 0), desc(8192, 128, 256, 0))]
+    runs += [("e4m3_n32", True, 0, 0, "e4m3 2048 lograndom 8217 -4 4", "e4m3 16384 lograndom 8218 -4 4",
+              desc(0, 128, 256, 0), desc(8192, 128, 256, 0)),
+             ("e4m3_n32", False, 0, 0, "u32 512 zeros", "e4m3 16384 lograndom 8219 -6 6",
+              desc(0, 16, 1024, 128), desc(8192, 16, 1024, 128)),
+             ("e5m2_n32", True, 0, 0, "e5m2 2048 lograndom 8220 -8 8", "e5m2 16384 lograndom 8221 -8 8",
+              desc(0, 128, 256, 0), desc(8192, 128, 256, 0)),
+             ("e5m2_n32", False, 0, 0, "u32 512 zeros", "e5m2 16384 lograndom 8222 -12 12",
+              desc(0, 16, 512, 64), desc(8192, 16, 256, 32))]
+    for i, (name, a_regs, ta, tb, a_init, s_init, da, db) in enumerate(runs):
+        kname, spec = kernel(name, a_regs, ta, tb)
+        wcase(f"tr_{kname}_{i}", kname, spec, a_init, s_init, da, db, 1, rnd)
+    # every fp8 code: A one-hot, so D[m][n] = B[m mod 32][n], and B's bytes count through 0..255
+    for name, one in (("e4m3_n32", 0x38), ("e5m2_n32", 0x3C)):
+        kname, spec = kernel(name, True)
+        wcase(f"tr_wgmma_codes_{name}", kname, spec, "u8 2048 " + one_hot_a8(one), "u8 16384 iota 0 1", 0,
+              desc(8192, 128, 256, 0), 0, ["A = one-hot (1.0 where k = m mod 32): D shows the value the tensor "
+                                           "core gives each of the 256 byte codes"])
+    return list(kernels.values())
 
 
 def main():
@@ -382,8 +585,10 @@ def main():
                                              "c f64 64 zeros dump"], note)
     case("tc_wmma_s8_s32_random", tc, "wmma_s8_s32", ["a s8 256 random 7014", "b s8 256 random 7015",
                                                       "c s32 256 zeros dump"], ["random bytes"])
+    k90a = wgmma_cases()
     for path, target, version, ks in (("kernels/ptx/tensor_raw.ptx", "sm_80", "8.0", k80),
-                                      ("kernels/ptx/tensor_raw_sm90.ptx", "sm_90", "8.0", k90)):
+                                      ("kernels/ptx/tensor_raw_sm90.ptx", "sm_90", "8.0", k90),
+                                      ("kernels/ptx/tensor_raw_sm90a.ptx", "sm_90a", "8.4", k90a)):
         text = header(target, version) + "\n".join(k.text() for k in ks)
         for out in (path, path.replace("kernels/ptx/", "tests/gpu/ptx/").replace(".ptx", ".handwritten.ptx")):
             with open(out, "w") as f:

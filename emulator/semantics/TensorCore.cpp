@@ -72,7 +72,9 @@ unsigned elementBits(Type t) {
   case Type::S4:
   case Type::U4: return 4;
   case Type::S8:
-  case Type::U8: return 8;
+  case Type::U8:
+  case Type::E4M3:
+  case Type::E5M2: return 8;
   case Type::F16:
   case Type::BF16: return 16;
   case Type::F64: return 64;
@@ -199,6 +201,8 @@ double floatValue(uint64_t bits, Type t) {
   case Type::F16: return fp::toDouble(bits, fp::kF16);
   case Type::BF16: return fp::toDouble(bits, fp::kBF16);
   case Type::TF32: return fp::toDouble(bits & 0xFFFFE000u, fp::kF32); // the low 13 bits are ignored
+  case Type::E4M3: return fp::toDouble(bits & 0xFF, fp::kE4M3);
+  case Type::E5M2: return fp::toDouble(bits & 0xFF, fp::kE5M2);
   case Type::F64: return as<double>(bits);
   default: return as<float>(bits);
   }
@@ -217,7 +221,8 @@ static int exponentOf(double v) { return std::ilogb(v); }
 
 /// c + sum(a[i]*b[i]) as Hopper's tensor core computes it for f16, bf16 and
 /// tf32 inputs (see the top of this file), as f32 bits.
-static uint32_t fusedDotF32(const double *a, const double *b, unsigned k, double c) {
+static uint32_t fusedDotF32(const double *a, const double *b, unsigned k, double c, int alignBits = 25,
+                            fp::Format acc = fp::kF32, fp::Round mode = fp::Round::Zero) {
   bool nan = std::isnan(c), posInf = std::isinf(c) && c > 0, negInf = std::isinf(c) && c < 0;
   int emax = INT_MIN;
   bool allZero = c == 0;
@@ -237,14 +242,15 @@ static uint32_t fusedDotF32(const double *a, const double *b, unsigned k, double
   if (nan || (posInf && negInf)) return 0x7FFFFFFFu;
   if (posInf || negInf) return posInf ? 0x7F800000u : 0xFF800000u;
   if (allZero) return static_cast<uint32_t>(bitsOf<float>(static_cast<float>(zeroSum)));
-  const int unitExp = emax - 25;
+  const int unitExp = emax - alignBits;
   auto units = [&](double v) { return static_cast<int64_t>(std::trunc(std::ldexp(v, -unitExp))); };
   int64_t sum = units(c);
   for (unsigned i = 0; i < k; ++i) sum += units(a[i] * b[i]);
   if (sum == 0) return 0; // exact cancellation: +0
   bool neg = sum < 0;
-  return static_cast<uint32_t>(
-      fp::roundBits(neg, static_cast<uint64_t>(neg ? -sum : sum), unitExp, false, fp::kF32, fp::Round::Zero));
+  uint64_t r = fp::roundBits(neg, static_cast<uint64_t>(neg ? -sum : sum), unitExp, false, acc, mode);
+  if (acc.manBits == 23) return static_cast<uint32_t>(r);
+  return static_cast<uint32_t>(bitsOf<float>(static_cast<float>(fp::toDouble(r, acc))));
 }
 
 /// One step of the f64 chain: IEEE fma; a NaN result is the addend's NaN,
@@ -269,7 +275,8 @@ void multiply(const Config &c, Type ta, Type tb, Type tc, Type td, bool satfinit
               std::vector<uint64_t> &D) {
   const unsigned M = c.m, N = c.n, K = c.k;
   D.assign(size_t(M) * N, 0);
-  bool isFloat = ta == Type::F16 || ta == Type::BF16 || ta == Type::TF32 || ta == Type::F64;
+  bool isFloat = ta == Type::F16 || ta == Type::BF16 || ta == Type::TF32 || ta == Type::F64 ||
+                 ta == Type::E4M3 || ta == Type::E5M2;
   std::vector<double> fa, fb;
   if (isFloat) {
     fa.resize(A.size()), fb.resize(B.size());
@@ -290,8 +297,14 @@ void multiply(const Config &c, Type ta, Type tb, Type tc, Type td, bool satfinit
           row[kk] = fa[size_t(i) * K + kk], col[kk] = fb[size_t(kk) * N + j];
         double cv = tc == Type::F16 ? fp::toDouble(cij, fp::kF16) : as<float>(cij);
         uint32_t r = 0;
+        // fp8 inputs: the sum keeps 13 bits below the largest exponent and
+        // is rounded toward zero to 13 fraction bits (measured: tr_wgmma_e*).
+        bool fp8 = ta == Type::E4M3 || ta == Type::E5M2;
+        int alignBits = fp8 ? 13 : 25;
+        fp::Format accFormat = fp8 ? fp::Format{8, 13} : fp::kF32;
         for (unsigned k0 = 0; k0 < K; k0 += block) {
-          r = fusedDotF32(row.data() + k0, col.data() + k0, std::min(block, K - k0), cv);
+          r = fusedDotF32(row.data() + k0, col.data() + k0, std::min(block, K - k0), cv, alignBits,
+                          accFormat);
           cv = as<float>(r);
         }
         if (td == Type::F16)

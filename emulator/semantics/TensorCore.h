@@ -7,8 +7,10 @@
 // exponents; every term is truncated toward zero 25 bits below the largest
 // such exponent; the sum is exact and rounded toward zero to f32 (and from
 // there to nearest f16 for an f16 accumulator). tf32 operands ignore their 13
-// low bits. A NaN, an infinity times zero, or infinities of both signs give
-// the canonical NaN. f64 is a chain of IEEE fma in k order.
+// low bits. fp8 (e4m3, e5m2; wgmma) keeps 13 bits below the largest exponent
+// and rounds toward zero to 13 fraction bits. A NaN, an infinity times zero,
+// or infinities of both signs give the canonical NaN. f64 is a chain of IEEE
+// fma in k order.
 #pragma once
 
 #include "emulator/Semantics.h"

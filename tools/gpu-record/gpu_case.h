@@ -22,7 +22,7 @@
 namespace gpucase {
 
 // ---- element types -------------------------------------------------------------------------
-enum class Type { U8, S8, U16, S16, U32, S32, U64, S64, F16, BF16, F32, F64 };
+enum class Type { U8, S8, U16, S16, U32, S32, U64, S64, F16, BF16, F32, F64, E4M3, E5M2 };
 
 struct TypeInfo {
   const char *name;
@@ -31,7 +31,8 @@ struct TypeInfo {
 inline const TypeInfo kTypes[] = {{"u8", Type::U8},     {"s8", Type::S8},   {"u16", Type::U16},
                                   {"s16", Type::S16},   {"u32", Type::U32}, {"s32", Type::S32},
                                   {"u64", Type::U64},   {"s64", Type::S64}, {"f16", Type::F16},
-                                  {"bf16", Type::BF16}, {"f32", Type::F32}, {"f64", Type::F64}};
+                                  {"bf16", Type::BF16}, {"f32", Type::F32}, {"f64", Type::F64},
+                                  {"e4m3", Type::E4M3}, {"e5m2", Type::E5M2}};
 
 inline bool parseType(const std::string &s, Type &t) {
   for (const TypeInfo &e : kTypes)
@@ -51,7 +52,9 @@ inline const char *typeName(Type t) {
 inline size_t typeSize(Type t) {
   switch (t) {
   case Type::U8:
-  case Type::S8: return 1;
+  case Type::S8:
+  case Type::E4M3:
+  case Type::E5M2: return 1;
   case Type::U16:
   case Type::S16:
   case Type::F16:
@@ -63,13 +66,23 @@ inline size_t typeSize(Type t) {
   }
 }
 
-inline bool isFloat(Type t) { return t == Type::F16 || t == Type::BF16 || t == Type::F32 || t == Type::F64; }
+inline bool isFloat(Type t) {
+  return t == Type::F16 || t == Type::BF16 || t == Type::F32 || t == Type::F64 || t == Type::E4M3 ||
+         t == Type::E5M2;
+}
+inline bool isNarrowFloat(Type t) { return t == Type::F16 || t == Type::BF16 || t == Type::E4M3 || t == Type::E5M2; }
 inline bool isSigned(Type t) { return t == Type::S8 || t == Type::S16 || t == Type::S32 || t == Type::S64; }
 
 // ---- IEEE binary formats narrower than float ------------------------------------------------
-// f16 is binary16 (5 exponent bits, 10 fraction bits), bf16 is bfloat16 (8, 7).
-inline int exponentBits(Type t) { return t == Type::F16 ? 5 : 8; }
-inline int fractionBits(Type t) { return t == Type::F16 ? 10 : 7; }
+// f16 is binary16 (5 exponent bits, 10 fraction bits), bf16 is bfloat16 (8, 7); the fp8 formats
+// e4m3 (4, 3) and e5m2 (5, 2) are written with the same IEEE-style rules, right for e5m2 and, for
+// e4m3, for magnitudes below 256 (its top binade, where e4m3 has no infinity, is not used).
+inline int exponentBits(Type t) {
+  return t == Type::F16 || t == Type::E5M2 ? 5 : t == Type::E4M3 ? 4 : 8;
+}
+inline int fractionBits(Type t) {
+  return t == Type::F16 ? 10 : t == Type::E4M3 ? 3 : t == Type::E5M2 ? 2 : 7;
+}
 
 /// The bits of `v` rounded to nearest-even in a binary format with `e` exponent and `m`
 /// fraction bits (overflow gives infinity, NaN gives the canonical quiet NaN). Rounds `v`
@@ -135,9 +148,9 @@ inline void storeReal(uint8_t *p, Type t, double v) {
   if (t == Type::F32) {
     float f = (float)v;
     std::memcpy(p, &f, 4);
-  } else if (t == Type::F16 || t == Type::BF16) {
+  } else if (isNarrowFloat(t)) {
     uint16_t h = static_cast<uint16_t>(encodeNarrowFloat(v, exponentBits(t), fractionBits(t)));
-    std::memcpy(p, &h, 2);
+    std::memcpy(p, &h, t == Type::E4M3 || t == Type::E5M2 ? 1 : 2);
   } else {
     std::memcpy(p, &v, 8);
   }
@@ -154,8 +167,8 @@ inline double loadReal(const uint8_t *p, Type t) {
     std::memcpy(&d, p, 8);
     return d;
   }
-  uint16_t h;
-  std::memcpy(&h, p, 2);
+  uint16_t h = 0;
+  std::memcpy(&h, p, t == Type::E4M3 || t == Type::E5M2 ? 1 : 2);
   return decodeNarrowFloat(h, exponentBits(t), fractionBits(t));
 }
 // Integer value into any type (floats get the converted value).
@@ -632,6 +645,8 @@ inline std::string formatElement(const uint8_t *p, Type t) {
   case Type::S64: std::snprintf(s, sizeof s, "%lld", (long long)(int64_t)u); break;
   case Type::F16:
   case Type::BF16: std::snprintf(s, sizeof s, "0x%04x", (unsigned)u); break;
+  case Type::E4M3:
+  case Type::E5M2: std::snprintf(s, sizeof s, "0x%02x", (unsigned)u); break;
   case Type::F32: std::snprintf(s, sizeof s, "0x%08x", (unsigned)u); break;
   case Type::F64: std::snprintf(s, sizeof s, "0x%016llx", (unsigned long long)u); break;
   default: std::snprintf(s, sizeof s, "%llu", (unsigned long long)u); break;
