@@ -42,6 +42,8 @@ MMA_SM90 = [
     ("f64_k4", "mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64", (2, 1, 4), "f64", "f64"),
     ("f64_k8", "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64", (4, 2, 4), "f64", "f64"),
     ("f64_k16", "mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64", (8, 4, 4), "f64", "f64"),
+    ("e4m3_k32", "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32", (4, 2, 4), "b32", "f32"),
+    ("e5m2e4m3_k32", "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e4m3.f32", (4, 2, 4), "b32", "f32"),
 ]
 
 # ---- wmma.load fragment dumps: (type, shape, a regs, b regs, rows/cols of A and B)
@@ -525,8 +527,20 @@ def main():
         seed += 10
     for fname, instr, counts, abt, cdt in MMA_SM90:
         k90.append(mma_kernel(fname, instr, counts, abt, cdt))
-        float_cases(fname, p90, counts, "f64", cdt, seed)
-        seed += 10
+        if fname.startswith("f64"):
+            float_cases(fname, p90, counts, "f64", cdt, seed)
+            seed += 10
+        else:  # fp8: four elements per register (seeds apart, so that later cases keep theirs)
+            fp8_seed = 9000 + 10 * len(k90)
+            na, nb, nc = counts
+            ta, tb = ("e5m2", "e4m3") if fname.startswith("e5m2") else ("e4m3", "e4m3")
+            case(f"tr_mma_{fname}_log", p90, "mma_" + fname,
+                 [f"a {ta} {128 * na} lograndom {fp8_seed} -5 5", f"b {tb} {128 * nb} lograndom {fp8_seed + 1} -5 5",
+                  f"c f32 {32 * nc} lograndom {fp8_seed + 2} -4 10", f"d f32 {32 * nc} zeros dump"],
+                 ["fp8 inputs over many binades: mma.sync's fp8 alignment and rounding",
+                  "matched within a bound: c plus the 32 products rounded to nearest f32 gives 249 of these 256 "
+                  "results exactly, six one ulp off and one 8 ulps (tests/gpu/README.md)"])
+            CASES[f"tr_mma_{fname}_log"] += "compare ulp 8\n"
     for n in (1, 2, 4):
         for trans in (False, True):
             k = ldmatrix_kernel(n, trans)
@@ -587,7 +601,7 @@ def main():
                                                       "c s32 256 zeros dump"], ["random bytes"])
     k90a = wgmma_cases()
     for path, target, version, ks in (("kernels/ptx/tensor_raw.ptx", "sm_80", "8.0", k80),
-                                      ("kernels/ptx/tensor_raw_sm90.ptx", "sm_90", "8.0", k90),
+                                      ("kernels/ptx/tensor_raw_sm90.ptx", "sm_90", "8.4", k90),
                                       ("kernels/ptx/tensor_raw_sm90a.ptx", "sm_90a", "8.4", k90a)):
         text = header(target, version) + "\n".join(k.text() for k in ks)
         for out in (path, path.replace("kernels/ptx/", "tests/gpu/ptx/").replace(".ptx", ".handwritten.ptx")):

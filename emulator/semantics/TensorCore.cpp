@@ -270,7 +270,7 @@ static double fma64(double a, double b, double acc) {
 }
 
 /// D = A*B + C over dense matrices of raw elements.
-void multiply(const Config &c, Type ta, Type tb, Type tc, Type td, bool satfinite, unsigned block,
+void multiply(const Config &c, Type ta, Type tb, Type tc, Type td, bool satfinite, FusedSum sum,
               const std::vector<uint64_t> &A, const std::vector<uint64_t> &B, const std::vector<uint64_t> &C,
               std::vector<uint64_t> &D) {
   const unsigned M = c.m, N = c.n, K = c.k;
@@ -297,14 +297,11 @@ void multiply(const Config &c, Type ta, Type tb, Type tc, Type td, bool satfinit
           row[kk] = fa[size_t(i) * K + kk], col[kk] = fb[size_t(kk) * N + j];
         double cv = tc == Type::F16 ? fp::toDouble(cij, fp::kF16) : as<float>(cij);
         uint32_t r = 0;
-        // fp8 inputs: the sum keeps 13 bits below the largest exponent and
-        // is rounded toward zero to 13 fraction bits (measured: tr_wgmma_e*).
-        bool fp8 = ta == Type::E4M3 || ta == Type::E5M2;
-        int alignBits = fp8 ? 13 : 25;
-        fp::Format accFormat = fp8 ? fp::Format{8, 13} : fp::kF32;
+        const unsigned block = sum.block;
+        const fp::Format accFormat{8, sum.fractionBits};
         for (unsigned k0 = 0; k0 < K; k0 += block) {
-          r = fusedDotF32(row.data() + k0, col.data() + k0, std::min(block, K - k0), cv, alignBits,
-                          accFormat);
+          r = fusedDotF32(row.data() + k0, col.data() + k0, std::min(block, K - k0), cv, sum.alignBits,
+                          accFormat, sum.nearest ? fp::Round::Nearest : fp::Round::Zero);
           cv = as<float>(r);
         }
         if (td == Type::F16)

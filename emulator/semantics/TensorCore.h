@@ -57,11 +57,20 @@ void scatterMatrix(Exec &x, const DOp &v, const Fragment &f, const std::vector<u
 
 /// The value of a raw floating-point element of type t.
 double floatValue(uint64_t bits, ptx::Type t);
+/// How a tensor core sums floating-point products: c and `block` products
+/// per fused step, the terms truncated `alignBits` below the step's largest
+/// exponent, the sum rounded toward zero (or to nearest) to `fractionBits`
+/// (f32: 23).
+struct FusedSum {
+  unsigned block;
+  int alignBits = 25, fractionBits = 23;
+  bool nearest = false;
+};
+
 /// D = A*B + C over dense row-major matrices of raw elements (A: m x k,
-/// B: k x n, C and D: m x n); floating-point sums in fused steps of `block`
-/// products.
+/// B: k x n, C and D: m x n).
 void multiply(const Config &c, ptx::Type ta, ptx::Type tb, ptx::Type tc, ptx::Type td, bool satfinite,
-              unsigned block, const std::vector<uint64_t> &A, const std::vector<uint64_t> &B,
+              FusedSum sum, const std::vector<uint64_t> &A, const std::vector<uint64_t> &B,
               const std::vector<uint64_t> &C, std::vector<uint64_t> &D);
 
 } // namespace emu::tensor

@@ -154,9 +154,11 @@ void wgmmaMmaAsync(Exec &x, const DInstr &in) {
         accumulatorPosition(lane, i, row, col);
         C[size_t(row) * n + col] = readOperand(x, reg(i), lane) >> ((i % per) * dBits) & mask;
       }
-  // Every type sums the K products of one instruction in one fused step
+  // Every type sums the K products of one instruction in one fused step;
+  // fp8 keeps 13 bits below the largest exponent and 13 fraction bits
   // (measured: tests/gpu/cases/tr_wgmma_*; TensorCore.h).
-  multiply(c, ta, tb, td, td, satfinite, k, A, B, C, D);
+  bool fp8 = ta == Type::E4M3 || ta == Type::E5M2;
+  multiply(c, ta, tb, td, td, satfinite, fp8 ? FusedSum{k, 13, 13} : FusedSum{k}, A, B, C, D);
   for (unsigned lane = 0; lane < 32; ++lane)
     for (unsigned r = 0; r < elements / per; ++r) {
       uint64_t word = 0;
