@@ -160,9 +160,17 @@ private:
         break;
       }
       case StmtKind::Instruction: instrScope_[st.index] = current; break;
-      case StmtKind::Variable:
-        scopes_[current].variables.emplace(f.locals[st.index].name, &f.locals[st.index]);
+      case StmtKind::Variable: {
+        // ptxas: a name is defined once per scope, and the body's outermost
+        // scope is the parameters' ("Duplicate definition of variable").
+        const Variable &v = f.locals[st.index];
+        bool clash = !scopes_[current].variables.emplace(v.name, &v).second;
+        if (current == 0)
+          for (const std::vector<Variable> *list : {&f.params, &f.returns})
+            for (const Variable &p : *list) clash |= p.name == v.name;
+        if (clash) error(v.loc, "'" + std::string(m_.str(v.name)) + "' is already defined in this scope");
         break;
+      }
       default: break;
       }
     }
