@@ -174,12 +174,18 @@ void unsupported(Exec &x, const DInstr &in, const std::string &why) {
 /// Gathers a whole matrix from the warp's fragments (rows*cols raw elements).
 void gatherMatrix(Exec &x, const DOp &v, const Fragment &f, std::vector<uint64_t> &m) {
   m.assign(size_t(f.rows) * f.cols, 0);
-  for (unsigned lane = 0; lane < 32; ++lane)
+  const unsigned per = f.perRegister(), regs = f.registers();
+  const uint64_t mask = f.elemBits >= 64 ? ~0ull : (1ull << f.elemBits) - 1;
+  uint64_t words[128];
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    for (unsigned r = 0; r < regs; ++r)
+      words[r] = readOperand(x, v.kind == DOp::Vec ? x.kernel().ops[v.reg + r] : v, lane);
     for (unsigned e = 0; e < f.elements(); ++e) {
-      unsigned r, c;
-      f.position(lane, e, r, c);
-      m[size_t(r) * f.cols + c] = readElement(x, v, f, lane, e);
+      unsigned row, col;
+      f.position(lane, e, row, col);
+      m[size_t(row) * f.cols + col] = words[e / per] >> ((e % per) * f.elemBits) & mask;
     }
+  }
 }
 
 void scatterMatrix(Exec &x, const DOp &v, const Fragment &f, const std::vector<uint64_t> &m) {
@@ -269,6 +275,79 @@ static double fma64(double a, double b, double acc) {
   return as<double>(bits | 0x0008000000000000ull);
 }
 
+/// A finite value as mant * 2^(e - 23) with |mant| < 2^24 (exact for every
+/// input type but f64), e its exponent (ilogb); `special` for inf and NaN.
+struct Decoded {
+  int64_t mant = 0;
+  int e = 0;
+  bool special = false;
+};
+
+static Decoded decode(double v) {
+  // Every input type but f64 is a normal double with at most 24 significant
+  // bits: the fields of its encoding give the exponent and mantissa.
+  Decoded d;
+  uint64_t bits = bitsOf<double>(v);
+  unsigned field = static_cast<unsigned>(bits >> 52 & 0x7FF);
+  if (field == 0x7FF) {
+    d.special = true;
+  } else if (field != 0) {
+    d.e = static_cast<int>(field) - 1023;
+    int64_t mant = static_cast<int64_t>((bits & ((1ull << 52) - 1)) | 1ull << 52) >> 29;
+    d.mant = bits >> 63 ? -mant : mant;
+  } else if (v != 0) { // a subnormal double: not among the inputs, but exact all the same
+    d.e = std::ilogb(v);
+    d.mant = static_cast<int64_t>(std::ldexp(v, 23 - d.e));
+  }
+  return d;
+}
+
+/// Decoded operands, structure of arrays: A row-major (m x k) and B
+/// transposed (n x k), so that a row of A and a column of B are contiguous.
+struct DecodedMatrix {
+  std::vector<int64_t> mant;
+  std::vector<int32_t> e;
+  bool special = false; // some element is inf or NaN
+  void assign(size_t n) { mant.assign(n, 0), e.assign(n, 0), special = false; }
+  void set(size_t i, double v) {
+    Decoded d = decode(v);
+    mant[i] = d.mant, e[i] = d.e, special |= d.special;
+  }
+};
+
+/// fusedDotF32 in integers for finite inputs with at least one nonzero term
+/// (false otherwise: the caller takes fusedDotF32, which handles the rest).
+/// Each term is mant * 2^(exp - unitExp) truncated toward zero; products have
+/// 46 fraction bits, c 23.
+static bool fusedDotFast(const int64_t *am, const int32_t *ae, const int64_t *bm, const int32_t *be,
+                         unsigned k, const Decoded &c, const FusedSum &sum, uint32_t &out) {
+  if (c.special) return false;
+  int emax = c.mant ? c.e : INT_MIN;
+  for (unsigned i = 0; i < k; ++i)
+    if (am[i] && bm[i]) emax = std::max(emax, ae[i] + be[i]);
+  if (emax == INT_MIN) return false; // every term zero: the sign of zero follows IEEE
+  const int unitExp = emax - sum.alignBits;
+  auto units = [](int64_t mant, int shift) -> int64_t {
+    uint64_t m = static_cast<uint64_t>(mant < 0 ? -mant : mant);
+    uint64_t u = shift >= 0 ? m << shift : (-shift >= 63 ? 0 : m >> -shift);
+    return mant < 0 ? -static_cast<int64_t>(u) : static_cast<int64_t>(u);
+  };
+  int64_t total = c.mant ? units(c.mant, c.e - 23 - unitExp) : 0;
+  for (unsigned i = 0; i < k; ++i) total += units(am[i] * bm[i], ae[i] + be[i] - 46 - unitExp);
+  if (total == 0) {
+    out = 0; // exact cancellation: +0
+    return true;
+  }
+  bool neg = total < 0;
+  const fp::Format format{8, sum.fractionBits};
+  uint64_t r = fp::roundBits(neg, static_cast<uint64_t>(neg ? -total : total), unitExp, false, format,
+                             sum.nearest ? fp::Round::Nearest : fp::Round::Zero);
+  out = format.manBits == 23
+            ? static_cast<uint32_t>(r)
+            : static_cast<uint32_t>(bitsOf<float>(static_cast<float>(fp::toDouble(r, format))));
+  return true;
+}
+
 /// D = A*B + C over dense matrices of raw elements.
 void multiply(const Config &c, Type ta, Type tb, Type tc, Type td, bool satfinite, FusedSum sum,
               const std::vector<uint64_t> &A, const std::vector<uint64_t> &B, const std::vector<uint64_t> &C,
@@ -277,13 +356,21 @@ void multiply(const Config &c, Type ta, Type tb, Type tc, Type td, bool satfinit
   D.assign(size_t(M) * N, 0);
   bool isFloat = ta == Type::F16 || ta == Type::BF16 || ta == Type::TF32 || ta == Type::F64 ||
                  ta == Type::E4M3 || ta == Type::E5M2;
-  std::vector<double> fa, fb;
+  // Scratch reused across calls: no allocation once a thread has run the
+  // largest shape.
+  thread_local std::vector<double> fa, fb;
+  thread_local DecodedMatrix da, db;
   if (isFloat) {
     fa.resize(A.size()), fb.resize(B.size());
     for (size_t i = 0; i < A.size(); ++i) fa[i] = floatValue(A[i], ta);
     for (size_t i = 0; i < B.size(); ++i) fb[i] = floatValue(B[i], tb);
+    if (ta != Type::F64) {
+      da.assign(A.size()), db.assign(B.size());
+      for (size_t i = 0; i < A.size(); ++i) da.set(i, fa[i]);
+      for (unsigned kk = 0; kk < K; ++kk)
+        for (unsigned j = 0; j < N; ++j) db.set(size_t(j) * K + kk, fb[size_t(kk) * N + j]);
+    }
   }
-  std::vector<double> row(K), col(K);
   for (unsigned i = 0; i < M; ++i)
     for (unsigned j = 0; j < N; ++j) {
       uint64_t cij = C[size_t(i) * N + j];
@@ -293,15 +380,20 @@ void multiply(const Config &c, Type ta, Type tb, Type tc, Type td, bool satfinit
         for (unsigned kk = 0; kk < K; ++kk) acc = fma64(fa[size_t(i) * K + kk], fb[size_t(kk) * N + j], acc);
         dij = bitsOf<double>(acc);
       } else if (isFloat) {
-        for (unsigned kk = 0; kk < K; ++kk)
-          row[kk] = fa[size_t(i) * K + kk], col[kk] = fb[size_t(kk) * N + j];
         double cv = tc == Type::F16 ? fp::toDouble(cij, fp::kF16) : as<float>(cij);
         uint32_t r = 0;
-        const unsigned block = sum.block;
-        const fp::Format accFormat{8, sum.fractionBits};
-        for (unsigned k0 = 0; k0 < K; k0 += block) {
-          r = fusedDotF32(row.data() + k0, col.data() + k0, std::min(block, K - k0), cv, sum.alignBits,
-                          accFormat, sum.nearest ? fp::Round::Nearest : fp::Round::Zero);
+        const bool special = da.special || db.special;
+        for (unsigned k0 = 0; k0 < K; k0 += sum.block) {
+          unsigned n = std::min(sum.block, K - k0);
+          size_t ai = size_t(i) * K + k0, bj = size_t(j) * K + k0;
+          if (special ||
+              !fusedDotFast(&da.mant[ai], &da.e[ai], &db.mant[bj], &db.e[bj], n, decode(cv), sum, r)) {
+            double pa[256], pb[256];
+            for (unsigned kk = 0; kk < n; ++kk)
+              pa[kk] = fa[size_t(i) * K + k0 + kk], pb[kk] = fb[size_t(k0 + kk) * N + j];
+            r = fusedDotF32(pa, pb, n, cv, sum.alignBits, fp::Format{8, sum.fractionBits},
+                            sum.nearest ? fp::Round::Nearest : fp::Round::Zero);
+          }
           cv = as<float>(r);
         }
         if (td == Type::F16)
