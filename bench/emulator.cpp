@@ -78,6 +78,21 @@ int mandel(int px, int py) {
   return 255 * i / kIter;
 }
 
+// wmma GEMM inputs: 16 x kWmmaK f16 small integers (A row-major, B column-major),
+// their values as floats for the native run, and its 16x16 result.
+constexpr int kWmmaK = 1024;
+std::vector<uint16_t> WmmaA(16 * kWmmaK), WmmaB(16 * kWmmaK);
+std::vector<float> WmmaAf(16 * kWmmaK), WmmaBf(16 * kWmmaK), WmmaC(256);
+
+void wmmaNative() {
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < 16; ++j) {
+      float acc = 0;
+      for (int k = 0; k < kWmmaK; ++k) acc += WmmaAf[i * kWmmaK + k] * WmmaBf[j * kWmmaK + k];
+      WmmaC[i * 16 + j] = acc;
+    }
+}
+
 // Black-Scholes inputs and the host's prices (the kernel's formula).
 constexpr int kOptions = 1 << 18;
 constexpr float kRate = 0.02f, kVolatility = 0.3f;
@@ -218,6 +233,32 @@ std::vector<Case> cases() {
                    for (int i = 0; i < kOptions; ++i) blackScholes(i);
                    sink = Call[7] + Put[7];
                  }});
+  // Tensor cores: 64 warps, each a 16x16 tile over K = 1024 with wmma f16 -> f32
+  // (64 wmma.mma each); small integers, so the sums are exact. Native: the same
+  // 64 tiles in float.
+  out.push_back({"wmma GEMM (tensor cores)",
+                 "tensor_cores",
+                 "wmma_f16_f32",
+                 {64},
+                 {32},
+                 [](Device &d, std::vector<uint8_t> &p, const Kernel &k) {
+                   std::vector<uint16_t> a(16 * kWmmaK), b(16 * kWmmaK);
+                   for (size_t i = 0; i < a.size(); ++i) a[i] = WmmaA[i], b[i] = WmmaB[i];
+                   uint64_t o = upload(d, std::vector<float>(256));
+                   param(p, k, 0, upload(d, a)), param(p, k, 1, upload(d, b)), param(p, k, 2, o);
+                   param(p, k, 3, kWmmaK);
+                   return std::function<bool(Device &)>([o](Device &d) {
+                     auto r = download<float>(d, o, 256);
+                     wmmaNative();
+                     for (int i = 0; i < 256; ++i)
+                       if (r[i] != 2.0f * WmmaC[i]) return false;
+                     return true;
+                   });
+                 },
+                 [] {
+                   for (int w = 0; w < 64; ++w) wmmaNative();
+                   sink = WmmaC[17];
+                 }});
   // 32 CTAs of 3 compute + 2 DMA warps, 64 tiles of 512 floats each: a
   // 3-point circular stencil per tile, double-buffered through named barriers.
   out.push_back({"warp-specialized pipeline",
@@ -334,6 +375,13 @@ int main(int argc, char **argv) {
     Spot[i] = 5.0f + static_cast<float>(i % 251) * 0.1f;
     Strike[i] = 1.0f + static_cast<float>(i % 997) * 0.1f;
     Years[i] = 0.25f + static_cast<float>(i % 113) * 0.08f;
+  }
+  static const uint16_t kHalf[9] = {0xC400, 0xC200, 0xC000, 0xBC00, 0,
+                                    0x3C00, 0x4000, 0x4200, 0x4400}; // -4..4
+  for (int i = 0; i < 16 * kWmmaK; ++i) {
+    int a = i % 9 - 4, b = (i * 7 + 3) % 9 - 4;
+    WmmaA[i] = kHalf[a + 4], WmmaB[i] = kHalf[b + 4];
+    WmmaAf[i] = static_cast<float>(a), WmmaBf[i] = static_cast<float>(b);
   }
   unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   std::printf("%-26s %14s %11s %11s %11s %11s %9s %9s %9s %9s %9s\n", "kernel", "thread-instrs", "interp 1t",
