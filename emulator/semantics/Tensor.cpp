@@ -100,6 +100,29 @@ bool wmmaFragment(char matrix, const Config &c, Type t, Fragment &f) {
   return true;
 }
 
+/// The matrices of an mma-like instruction d, a, b, c: scratch of the host
+/// thread, reused (no allocation once warm).
+struct Operands {
+  std::vector<uint64_t> A, B, C, D;
+};
+
+/// Gathers a, b and c (operands 1-3) into dense matrices; nullptr after
+/// reporting a fragment operand with fewer registers than its layout.
+Operands *gatherOperands(Exec &x, const DInstr &in, const Fragment &fa, const Fragment &fb,
+                         const Fragment &fc, const Fragment &fd) {
+  const DOp &d = opnd(x, in, 0), &a = opnd(x, in, 1), &b = opnd(x, in, 2), &c = opnd(x, in, 3);
+  if (!enoughRegisters(a, fa) || !enoughRegisters(b, fb) || !enoughRegisters(c, fc) ||
+      !enoughRegisters(d, fd)) {
+    unsupported(x, in, "a fragment has fewer registers than its layout");
+    return nullptr;
+  }
+  thread_local Operands o;
+  gatherMatrix(x, a, fa, o.A);
+  gatherMatrix(x, b, fb, o.B);
+  gatherMatrix(x, c, fc, o.C);
+  return &o;
+}
+
 // ---- mma.sync ---------------------------------------------------------------------------
 
 /// mma.sync.aligned.shape.row.col{.satfinite}.dtype.atype.btype.ctype d, a, b, c
@@ -115,22 +138,16 @@ void mma(Exec &x, const DInstr &in) {
   Fragment fcIn = fc, fd = fc;
   fcIn.elemBits = static_cast<uint8_t>(elementBits(tc));
   fd.elemBits = static_cast<uint8_t>(elementBits(td));
-  const DOp &d = opnd(x, in, 0), &a = opnd(x, in, 1), &b = opnd(x, in, 2), &cc = opnd(x, in, 3);
-  if (!enoughRegisters(a, fa) || !enoughRegisters(b, fb) || !enoughRegisters(cc, fcIn) ||
-      !enoughRegisters(d, fd))
-    return unsupported(x, in, "a fragment has fewer registers than its layout");
-  std::vector<uint64_t> A, B, C, D;
-  gatherMatrix(x, a, fa, A);
-  gatherMatrix(x, b, fb, B);
-  gatherMatrix(x, cc, fcIn, C);
+  Operands *o = gatherOperands(x, in, fa, fb, fcIn, fd);
+  if (!o) return;
   // fp8 mma.sync (sm_89+) is not a Hopper tensor-core step of its own, and
   // its summation order is not pinned down: c plus the 32 products rounded to
   // nearest f32 gives 249 of the 256 recorded results exactly, the others
   // within 8 ulps (tests/gpu/cases/tr_mma_e*; tests/gpu/README.md).
   bool fp8 = ta == Type::E4M3 || ta == Type::E5M2;
-  multiply(c, ta, tb, tc, td, in.mods & dmod::SatFinite, fp8 ? FusedSum{c.k, 40, 23, true} : FusedSum{c.k}, A,
-           B, C, D);
-  scatterMatrix(x, d, fd, D);
+  multiply(c, ta, tb, tc, td, in.mods & dmod::SatFinite, fp8 ? FusedSum{c.k, 40, 23, true} : FusedSum{c.k},
+           o->A, o->B, o->C, o->D);
+  scatterMatrix(x, opnd(x, in, 0), fd, o->D);
 }
 
 // ---- wmma ---------------------------------------------------------------------------------
@@ -224,18 +241,13 @@ void wmmaMma(Exec &x, const DInstr &in) {
   if (!wmmaFragment('a', c, ta, fa) || !wmmaFragment('b', c, tb, fb) || !wmmaFragment('c', c, tc, fc) ||
       !wmmaFragment('c', c, td, fd))
     return unsupported(x, in, "unknown wmma shape");
-  const DOp &d = opnd(x, in, 0), &a = opnd(x, in, 1), &b = opnd(x, in, 2), &cc = opnd(x, in, 3);
-  if (!enoughRegisters(a, fa) || !enoughRegisters(b, fb) || !enoughRegisters(cc, fc) ||
-      !enoughRegisters(d, fd))
-    return unsupported(x, in, "a fragment has fewer registers than its layout");
-  std::vector<uint64_t> A, B, C, D;
-  gatherMatrix(x, a, fa, A);
-  gatherMatrix(x, b, fb, B);
-  gatherMatrix(x, cc, fc, C);
+  Operands *o = gatherOperands(x, in, fa, fb, fc, fd);
+  if (!o) return;
   // m16n16k16 and the other wmma shapes run as m16n8-wide tensor-core
   // steps over the instruction's whole K, so one fused step per element.
-  multiply(c, ta, tb, tc, td, in.mods & dmod::SatFinite, {ta == Type::TF32 ? 4u : c.k}, A, B, C, D);
-  scatterMatrix(x, d, fd, D);
+  multiply(c, ta, tb, tc, td, in.mods & dmod::SatFinite, {ta == Type::TF32 ? 4u : c.k}, o->A, o->B, o->C,
+           o->D);
+  scatterMatrix(x, opnd(x, in, 0), fd, o->D);
 }
 
 // ---- ldmatrix / stmatrix / movmatrix ---------------------------------------------------------

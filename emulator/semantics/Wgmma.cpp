@@ -121,7 +121,8 @@ void wgmmaMmaAsync(Exec &x, const DInstr &in) {
 
   Config c;
   c.m = 16, c.n = n, c.k = k;
-  std::vector<uint64_t> A, B, C(size_t(16) * n, 0), D;
+  thread_local std::vector<uint64_t> A, B, C, D; // scratch, reused
+  C.assign(size_t(16) * n, 0);
   if (aRegs) {
     Fragment fa, fb, fc;
     Config ca = c;

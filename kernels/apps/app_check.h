@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
+#include <vector>
 
 // A failed runtime call ends the program with status 2, naming the call, where it was, and
 // CUDA's own message, so that a broken runtime is never mistaken for a wrong result.
@@ -45,6 +46,19 @@ public:
 private:
   uint64_t state_;
 };
+
+// A device copy of a host vector, and a host copy of n device elements (CHECKed).
+template <class T> T *deviceCopy(const std::vector<T> &host) {
+  T *d = nullptr;
+  CHECK(cudaMalloc(&d, host.size() * sizeof(T)));
+  CHECK(cudaMemcpy(d, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+  return d;
+}
+template <class T> std::vector<T> hostCopy(const T *d, size_t n) {
+  std::vector<T> host(n);
+  CHECK(cudaMemcpy(host.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
+  return host;
+}
 
 // Collects the differences between device results and the host reference. The first few are
 // printed; finish() prints PASSED or FAILED as the last line and gives the exit status.

@@ -12,19 +12,6 @@
 
 namespace {
 
-template <class T> T *deviceCopy(const std::vector<T> &host) {
-  T *d = nullptr;
-  CHECK(cudaMalloc(&d, host.size() * sizeof(T)));
-  CHECK(cudaMemcpy(d, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return d;
-}
-
-template <class T> std::vector<T> hostCopy(const T *d, size_t n) {
-  std::vector<T> host(n);
-  CHECK(cudaMemcpy(host.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
-  return host;
-}
-
 void chemistry(Random &random, Verdict &verdict) {
   const int cells = 1000;
   std::vector<float> coef(2 * RP_REACTIONS), temp(cells), conc(RP_SPECIES * cells);

@@ -100,17 +100,6 @@ __global__ void mmaSyncGemm(const __nv_bfloat16 *a, const __nv_bfloat16 *b, floa
   c[(row + g + 8) * N + col + 2 * t + 1] = d[3];
 }
 
-template <typename T> T *toDevice(const std::vector<T> &host) {
-  T *p = nullptr;
-  CHECK(cudaMalloc(&p, host.size() * sizeof(T)));
-  CHECK(cudaMemcpy(p, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return p;
-}
-template <typename T> std::vector<T> fromDevice(const T *p, size_t n) {
-  std::vector<T> host(n);
-  CHECK(cudaMemcpy(host.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost));
-  return host;
-}
 
 // The host product of integer-valued matrices (A row-major, B column-major).
 std::vector<double> product(const std::vector<double> &a, const std::vector<double> &b) {
@@ -139,42 +128,42 @@ int main() {
   auto bf16 = [](double x) { return __float2bfloat16(float(x)); };
 
   // f16 -> f32 and f16 -> f16 on small integers: exact.
-  __half *ha = toDevice(convert(ia, half)), *hb = toDevice(convert(ib, half));
+  __half *ha = deviceCopy(convert(ia, half)), *hb = deviceCopy(convert(ib, half));
   float *c32;
   __half *c16;
   CHECK(cudaMalloc(&c32, M * N * sizeof(float)));
   CHECK(cudaMalloc(&c16, M * N * sizeof(__half)));
   wmmaGemm<__half, float, 16><<<4, 128>>>(ha, hb, c32);
   CHECK_LAUNCH();
-  std::vector<float> r32 = fromDevice(c32, M * N);
+  std::vector<float> r32 = hostCopy(c32, M * N);
   for (int i = 0; i < M * N; ++i) verdict.expectEq((long long)r32[i], (long long)exact[i], "f16->f32", i);
   wmmaGemm<__half, __half, 16><<<4, 128>>>(ha, hb, c16);
   CHECK_LAUNCH();
-  std::vector<__half> r16 = fromDevice(c16, M * N);
+  std::vector<__half> r16 = hostCopy(c16, M * N);
   for (int i = 0; i < M * N; ++i)
     verdict.expectEq((long long)__half2float(r16[i]), (long long)exact[i], "f16->f16", i);
 
   // bf16 on small integers: exact.
-  __nv_bfloat16 *ba = toDevice(convert(ia, bf16)), *bb = toDevice(convert(ib, bf16));
+  __nv_bfloat16 *ba = deviceCopy(convert(ia, bf16)), *bb = deviceCopy(convert(ib, bf16));
   wmmaGemm<__nv_bfloat16, float, 16><<<4, 128>>>(ba, bb, c32);
   CHECK_LAUNCH();
-  r32 = fromDevice(c32, M * N);
+  r32 = hostCopy(c32, M * N);
   for (int i = 0; i < M * N; ++i) verdict.expectEq((long long)r32[i], (long long)exact[i], "bf16", i);
 
   // tf32 and the same integers as floats: exact.
   std::vector<float> ta(ia.begin(), ia.end()), tb(ib.begin(), ib.end());
-  float *fda = toDevice(ta), *fdb = toDevice(tb);
+  float *fda = deviceCopy(ta), *fdb = deviceCopy(tb);
   wmmaGemmTf32<<<4, 128>>>(fda, fdb, c32);
   CHECK_LAUNCH();
-  r32 = fromDevice(c32, M * N);
+  r32 = hostCopy(c32, M * N);
   for (int i = 0; i < M * N; ++i) verdict.expectEq((long long)r32[i], (long long)exact[i], "tf32", i);
 
   // f64 on random doubles: the tensor core's fma chain in k order equals the host's.
-  double *da = toDevice(fa), *db = toDevice(fb), *c64;
+  double *da = deviceCopy(fa), *db = deviceCopy(fb), *c64;
   CHECK(cudaMalloc(&c64, M * N * sizeof(double)));
   wmmaGemmF64<<<16, 128>>>(da, db, c64);
   CHECK_LAUNCH();
-  std::vector<double> r64 = fromDevice(c64, M * N);
+  std::vector<double> r64 = hostCopy(c64, M * N);
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < N; ++j) {
       double want = 0;
@@ -184,10 +173,10 @@ int main() {
 
   // f16 -> f32 on random floats in [-1, 1): within 1e-5 of the exact product of the f16 inputs.
   std::vector<__half> qa = convert(fa, half), qb = convert(fb, half);
-  __half *hra = toDevice(qa), *hrb = toDevice(qb);
+  __half *hra = deviceCopy(qa), *hrb = deviceCopy(qb);
   wmmaGemm<__half, float, 16><<<4, 128>>>(hra, hrb, c32);
   CHECK_LAUNCH();
-  r32 = fromDevice(c32, M * N);
+  r32 = hostCopy(c32, M * N);
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < N; ++j) {
       double want = 0;
@@ -199,18 +188,18 @@ int main() {
   std::vector<signed char> sa(M * K), sb(N * K);
   for (int i = 0; i < M * K; ++i) sa[i] = (signed char)ia[i];
   for (int i = 0; i < N * K; ++i) sb[i] = (signed char)ib[i];
-  signed char *s8a = toDevice(sa), *s8b = toDevice(sb);
+  signed char *s8a = deviceCopy(sa), *s8b = deviceCopy(sb);
   int *ci;
   CHECK(cudaMalloc(&ci, M * N * sizeof(int)));
   wmmaGemm<signed char, int, 16><<<4, 128>>>(s8a, s8b, ci);
   CHECK_LAUNCH();
-  std::vector<int> ri = fromDevice(ci, M * N);
+  std::vector<int> ri = hostCopy(ci, M * N);
   for (int i = 0; i < M * N; ++i) verdict.expectEq(ri[i], (long long)exact[i], "s8", i);
 
   // ldmatrix + mma.sync (bf16): exact.
   mmaSyncGemm<<<8, 128>>>(ba, bb, c32);
   CHECK_LAUNCH();
-  r32 = fromDevice(c32, M * N);
+  r32 = hostCopy(c32, M * N);
   for (int i = 0; i < M * N; ++i) verdict.expectEq((long long)r32[i], (long long)exact[i], "mma.sync", i);
 
   CHECK(cudaDeviceSynchronize());
