@@ -16,7 +16,10 @@
 // A swizzle of S = 32, 64 or 128 bytes makes rows of S bytes, 8 per SBO:
 //   K-major (r/8)*SBO + (r%8)*S + kT,  MN-major (k/8)*SBO + (k%8)*S + (rT/S)*LBO + rT%S,
 // and XORs address bits [4, 4+log2(S/16)) with bits [7, 7+log2(S/16)) of the
-// shared address.
+// shared address. (One instruction's K spans 32 bytes, within one swizzled
+// K-major row; a K-major LBO step per S bytes is assumed, never observed. The
+// descriptor's base-offset field is ignored: the swizzle uses the address
+// itself, which is right for operands aligned to their swizzle pattern.)
 #include "emulator/semantics/TensorCore.h"
 #include "ptx/Writer.h"
 
