@@ -161,6 +161,27 @@ void elementAddress(uint64_t base, uint64_t stride, bool rowMajor, unsigned r, u
   shift = static_cast<unsigned>(bit % 8);
 }
 
+/// Calls visit(lane, e, byte address, bit shift) for every element of every
+/// lane of a wmma.load / wmma.store whose address is operand `addrOp` (the
+/// stride, when given, follows at 2); stops when visit returns false.
+template <typename Visit>
+void forEachElement(Exec &x, const DInstr &in, unsigned addrOp, const Config &c, const Fragment &f,
+                    Visit visit) {
+  const DOp &addr = opnd(x, in, addrOp);
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    uint64_t base = effectiveAddress(x, addr, lane);
+    uint64_t stride =
+        in.numOps > 2 ? readOperand(x, opnd(x, in, 2), lane) & 0xFFFFFFFFu : (c.row ? f.cols : f.rows);
+    for (unsigned e = 0; e < f.elements(); ++e) {
+      unsigned row, col, shift;
+      f.position(lane, e, row, col);
+      uint64_t at;
+      elementAddress(base, stride, c.row, row, col, f.elemBits, at, shift);
+      if (!visit(lane, e, at, shift)) return;
+    }
+  }
+}
+
 bool wmmaSetup(Exec &x, const DInstr &in, char matrix, Config &c, Fragment &f, Type &t) {
   if (!wholeWarp(x, in)) return false;
   c = configOf(x, in);
@@ -183,21 +204,13 @@ template <char Matrix> void wmmaLoad(Exec &x, const DInstr &in) {
   Space space = accessSpace(in, addr);
   unsigned bits = f.elemBits, bytes = bits >= 8 ? bits / 8 : 1;
   uint64_t elems[128];
-  for (unsigned lane = 0; lane < 32; ++lane) {
-    uint64_t base = effectiveAddress(x, addr, lane);
-    uint64_t stride =
-        in.numOps > 2 ? readOperand(x, opnd(x, in, 2), lane) & 0xFFFFFFFFu : (c.row ? f.cols : f.rows);
-    for (unsigned e = 0; e < f.elements(); ++e) {
-      unsigned row, col, shift;
-      f.position(lane, e, row, col);
-      uint64_t at;
-      elementAddress(base, stride, c.row, row, col, bits, at, shift);
-      uint64_t v = 0;
-      if (!loadBytes(x, space, at, bytes, lane, &v)) return;
-      elems[e] = bits >= 8 ? v : (v >> shift) & ((1u << bits) - 1);
-    }
-    writeElements(x, r, f, lane, elems);
-  }
+  forEachElement(x, in, 1, c, f, [&](unsigned lane, unsigned e, uint64_t at, unsigned shift) {
+    uint64_t v = 0;
+    if (!loadBytes(x, space, at, bytes, lane, &v)) return false;
+    elems[e] = bits >= 8 ? v : (v >> shift) & ((1u << bits) - 1);
+    if (e + 1 == f.elements()) writeElements(x, r, f, lane, elems);
+    return true;
+  });
 }
 
 /// wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r{, stride}
@@ -210,19 +223,10 @@ void wmmaStore(Exec &x, const DInstr &in) {
   if (!enoughRegisters(r, f)) return unsupported(x, in, "a fragment has fewer registers than its layout");
   Space space = accessSpace(in, addr);
   unsigned bytes = f.elemBits / 8;
-  for (unsigned lane = 0; lane < 32; ++lane) {
-    uint64_t base = effectiveAddress(x, addr, lane);
-    uint64_t stride =
-        in.numOps > 2 ? readOperand(x, opnd(x, in, 2), lane) & 0xFFFFFFFFu : (c.row ? f.cols : f.rows);
-    for (unsigned e = 0; e < f.elements(); ++e) {
-      unsigned row, col, shift;
-      f.position(lane, e, row, col);
-      uint64_t at;
-      elementAddress(base, stride, c.row, row, col, f.elemBits, at, shift);
-      uint64_t v = readElement(x, r, f, lane, e);
-      if (!storeBytes(x, space, at, bytes, lane, &v)) return;
-    }
-  }
+  forEachElement(x, in, 0, c, f, [&](unsigned lane, unsigned e, uint64_t at, unsigned) {
+    uint64_t v = readElement(x, r, f, lane, e);
+    return storeBytes(x, space, at, bytes, lane, &v);
+  });
 }
 
 /// wmma.mma.sync.aligned.alayout.blayout.shape{.rnd}.dtype{.atype.btype}.ctype{.satfinite} d, a, b, c
