@@ -13,6 +13,7 @@ instruction form, independently of any layout the kernel could assume.
 Run from the repository root: scripts/gen-tensor-raw.py
 """
 import os
+import random
 
 # ---- mma.sync: name, instruction, (A regs, B regs, C regs), register type of A/B and C/D
 # register types: b32 (packed f16/bf16/ints, tf32 bits), f32, f64, s32 (b32 regs)
@@ -581,6 +582,14 @@ def main():
         dt = "u64" if t == "f64" else "u32"
         case(f"tr_{k.name}", p80, k.name, [f"a {ty} {m * n} iota 0 1", f"d {dt} {32 * words} zeros dump"],
              ["element k holds k: the dump is the accumulator fragment layout, row- and column-major"])
+    # signed zeros and infinities: sums of zeros only, infinity times zero, infinities alone
+    rng = random.Random(4242)
+    pick = lambda choices, n: "values " + " ".join(rng.choices([c for c, _ in choices], [w for _, w in choices], k=n))
+    case("tr_mma_f16f32_k16_zeros", p80, "mma_f16f32_k16",
+         ["a f16 256 " + pick([("0", 45), ("-0", 45), ("inf", 3), ("-inf", 2), ("1", 3), ("-1", 2)], 256),
+          "b f16 128 " + pick([("0", 40), ("-0", 40), ("1", 10), ("-1", 10)], 128),
+          "c f32 128 " + pick([("0", 40), ("-0", 40), ("1", 10), ("-1", 10)], 128), "d f32 128 zeros dump"],
+         ["mostly signed zeros, some infinities: the sign of a sum of zeros, infinity times zero, lone infinities"])
     # the wmma kernels of kernels/tensor_cores.cu again, on inputs whose sums round
     tc = "tests/gpu/ptx/tensor_cores.sm_80.ptx"
     note = ["magnitudes over many binades: the result shows wmma's alignment and rounding"]

@@ -223,41 +223,6 @@ static int64_t intValue(uint64_t bits, Type t) {
   }
 }
 
-static int exponentOf(double v) { return std::ilogb(v); }
-
-/// c + sum(a[i]*b[i]) as Hopper's tensor core computes it for f16, bf16 and
-/// tf32 inputs (see the top of this file), as f32 bits.
-static uint32_t fusedDotF32(const double *a, const double *b, unsigned k, double c, int alignBits = 25,
-                            fp::Format acc = fp::kF32, fp::Round mode = fp::Round::Zero) {
-  bool nan = std::isnan(c), posInf = std::isinf(c) && c > 0, negInf = std::isinf(c) && c < 0;
-  int emax = INT_MIN;
-  bool allZero = c == 0;
-  double zeroSum = c;
-  if (c != 0 && std::isfinite(c)) emax = exponentOf(c);
-  for (unsigned i = 0; i < k; ++i) {
-    double p = a[i] * b[i];
-    if (std::isnan(p))
-      nan = true; // NaN input, or inf * 0
-    else if (std::isinf(p))
-      (p > 0 ? posInf : negInf) = true;
-    else if (p != 0)
-      emax = std::max(emax, exponentOf(a[i]) + exponentOf(b[i])), allZero = false;
-    else
-      zeroSum += p;
-  }
-  if (nan || (posInf && negInf)) return 0x7FFFFFFFu;
-  if (posInf || negInf) return posInf ? 0x7F800000u : 0xFF800000u;
-  if (allZero) return static_cast<uint32_t>(bitsOf<float>(static_cast<float>(zeroSum)));
-  const int unitExp = emax - alignBits;
-  auto units = [&](double v) { return static_cast<int64_t>(std::trunc(std::ldexp(v, -unitExp))); };
-  int64_t sum = units(c);
-  for (unsigned i = 0; i < k; ++i) sum += units(a[i] * b[i]);
-  if (sum == 0) return 0; // exact cancellation: +0
-  bool neg = sum < 0;
-  uint64_t r = fp::roundBits(neg, static_cast<uint64_t>(neg ? -sum : sum), unitExp, false, acc, mode);
-  if (acc.manBits == 23) return static_cast<uint32_t>(r);
-  return static_cast<uint32_t>(bitsOf<float>(static_cast<float>(fp::toDouble(r, acc))));
-}
 
 /// One step of the f64 chain: IEEE fma; a NaN result is the addend's NaN,
 /// else b's, else a's (quieted), else the default NaN of an invalid
@@ -275,12 +240,14 @@ static double fma64(double a, double b, double acc) {
   return as<double>(bits | 0x0008000000000000ull);
 }
 
-/// A finite value as mant * 2^(e - 23) with |mant| < 2^24 (exact for every
-/// input type but f64), e its exponent (ilogb); `special` for inf and NaN.
+/// An input value as the tensor core sees it: mant * 2^(e - 23) with
+/// |mant| < 2^24 (exact for every input type but f64), e its exponent;
+/// flags say negative (for zeros), infinite or NaN.
+enum : uint8_t { kNegative = 1, kInfinite = 2, kNaN = 4 };
 struct Decoded {
   int64_t mant = 0;
   int e = 0;
-  bool special = false;
+  uint8_t flags = 0;
 };
 
 static Decoded decode(double v) {
@@ -289,8 +256,9 @@ static Decoded decode(double v) {
   Decoded d;
   uint64_t bits = bitsOf<double>(v);
   unsigned field = static_cast<unsigned>(bits >> 52 & 0x7FF);
+  d.flags = bits >> 63 ? kNegative : 0;
   if (field == 0x7FF) {
-    d.special = true;
+    d.flags |= v != v ? kNaN : kInfinite;
   } else if (field != 0) {
     d.e = static_cast<int>(field) - 1023;
     int64_t mant = static_cast<int64_t>((bits & ((1ull << 52) - 1)) | 1ull << 52) >> 29;
@@ -307,25 +275,51 @@ static Decoded decode(double v) {
 struct DecodedMatrix {
   std::vector<int64_t> mant;
   std::vector<int32_t> e;
-  bool special = false; // some element is inf or NaN
-  void assign(size_t n) { mant.assign(n, 0), e.assign(n, 0), special = false; }
-  void set(size_t i, double v) {
-    Decoded d = decode(v);
-    mant[i] = d.mant, e[i] = d.e, special |= d.special;
-  }
+  std::vector<uint8_t> flags;
+  void assign(size_t n) { mant.assign(n, 0), e.assign(n, 0), flags.assign(n, 0); }
+  void set(size_t i, const Decoded &d) { mant[i] = d.mant, e[i] = d.e, flags[i] = d.flags; }
 };
 
-/// fusedDotF32 in integers for finite inputs with at least one nonzero term
-/// (false otherwise: the caller takes fusedDotF32, which handles the rest).
-/// Each term is mant * 2^(exp - unitExp) truncated toward zero; products have
-/// 46 fraction bits, c 23.
-static bool fusedDotFast(const int64_t *am, const int32_t *ae, const int64_t *bm, const int32_t *be,
-                         unsigned k, const Decoded &c, const FusedSum &sum, uint32_t &out) {
-  if (c.special) return false;
+/// The result of a step with an infinite or NaN term: a NaN, an infinity
+/// times zero, or infinities of both signs give the canonical NaN.
+static uint32_t specialSum(const int64_t *am, const uint8_t *af, const int64_t *bm, const uint8_t *bf,
+                           unsigned k, const Decoded &c) {
+  bool nan = c.flags & kNaN, pos = (c.flags & kInfinite) && !(c.flags & kNegative),
+       neg = (c.flags & kInfinite) && (c.flags & kNegative);
+  for (unsigned i = 0; i < k; ++i) {
+    uint8_t special = (af[i] | bf[i]) & (kInfinite | kNaN);
+    if (!special) continue;
+    bool zero = (!(af[i] & kInfinite) && am[i] == 0) || (!(bf[i] & kInfinite) && bm[i] == 0);
+    if ((special & kNaN) || zero)
+      nan = true;
+    else
+      ((af[i] ^ bf[i]) & kNegative ? neg : pos) = true;
+  }
+  if (nan || (pos && neg)) return 0x7FFFFFFFu;
+  return neg ? 0xFF800000u : 0x7F800000u;
+}
+
+/// c + sum(a[i]*b[i]) as Hopper's tensor core computes one fused step, as
+/// f32 bits (TensorCore.h): each term is mant * 2^(exp - unitExp) truncated
+/// toward zero (products have 46 fraction bits, c 23), the int64 sum rounded
+/// once into `sum`'s format.
+static uint32_t fusedDot(const DecodedMatrix &a, size_t ai, const DecodedMatrix &b, size_t bi, unsigned k,
+                         const Decoded &c, const FusedSum &sum) {
+  const int64_t *am = &a.mant[ai], *bm = &b.mant[bi];
+  const int32_t *ae = &a.e[ai], *be = &b.e[bi];
+  const uint8_t *af = &a.flags[ai], *bf = &b.flags[bi];
+  uint8_t special = c.flags & (kInfinite | kNaN);
+  bool negativeZeros = c.mant == 0 && (c.flags & kNegative);
   int emax = c.mant ? c.e : INT_MIN;
-  for (unsigned i = 0; i < k; ++i)
-    if (am[i] && bm[i]) emax = std::max(emax, ae[i] + be[i]);
-  if (emax == INT_MIN) return false; // every term zero: the sign of zero follows IEEE
+  for (unsigned i = 0; i < k; ++i) {
+    special |= (af[i] | bf[i]) & (kInfinite | kNaN);
+    if (am[i] && bm[i])
+      emax = std::max(emax, ae[i] + be[i]);
+    else
+      negativeZeros &= ((af[i] ^ bf[i]) & kNegative) != 0;
+  }
+  if (special) return specialSum(am, af, bm, bf, k, c);
+  if (emax == INT_MIN) return negativeZeros ? 0x80000000u : 0; // zeros add as IEEE says
   const int unitExp = emax - sum.alignBits;
   auto units = [](int64_t mant, int shift) -> int64_t {
     uint64_t m = static_cast<uint64_t>(mant < 0 ? -mant : mant);
@@ -334,18 +328,14 @@ static bool fusedDotFast(const int64_t *am, const int32_t *ae, const int64_t *bm
   };
   int64_t total = c.mant ? units(c.mant, c.e - 23 - unitExp) : 0;
   for (unsigned i = 0; i < k; ++i) total += units(am[i] * bm[i], ae[i] + be[i] - 46 - unitExp);
-  if (total == 0) {
-    out = 0; // exact cancellation: +0
-    return true;
-  }
+  if (total == 0) return 0; // exact cancellation: +0
   bool neg = total < 0;
   const fp::Format format{8, sum.fractionBits};
   uint64_t r = fp::roundBits(neg, static_cast<uint64_t>(neg ? -total : total), unitExp, false, format,
                              sum.nearest ? fp::Round::Nearest : fp::Round::Zero);
-  out = format.manBits == 23
-            ? static_cast<uint32_t>(r)
-            : static_cast<uint32_t>(bitsOf<float>(static_cast<float>(fp::toDouble(r, format))));
-  return true;
+  return format.manBits == 23
+             ? static_cast<uint32_t>(r)
+             : static_cast<uint32_t>(bitsOf<float>(static_cast<float>(fp::toDouble(r, format))));
 }
 
 /// D = A*B + C over dense matrices of raw elements.
@@ -360,16 +350,16 @@ void multiply(const Config &c, Type ta, Type tb, Type tc, Type td, bool satfinit
   // largest shape.
   thread_local std::vector<double> fa, fb;
   thread_local DecodedMatrix da, db;
-  if (isFloat) {
+  if (ta == Type::F64) {
     fa.resize(A.size()), fb.resize(B.size());
     for (size_t i = 0; i < A.size(); ++i) fa[i] = floatValue(A[i], ta);
     for (size_t i = 0; i < B.size(); ++i) fb[i] = floatValue(B[i], tb);
-    if (ta != Type::F64) {
-      da.assign(A.size()), db.assign(B.size());
-      for (size_t i = 0; i < A.size(); ++i) da.set(i, fa[i]);
-      for (unsigned kk = 0; kk < K; ++kk)
-        for (unsigned j = 0; j < N; ++j) db.set(size_t(j) * K + kk, fb[size_t(kk) * N + j]);
-    }
+  } else if (isFloat) {
+    da.assign(A.size()), db.assign(B.size());
+    for (size_t i = 0; i < A.size(); ++i) da.set(i, decode(floatValue(A[i], ta)));
+    for (unsigned kk = 0; kk < K; ++kk)
+      for (unsigned j = 0; j < N; ++j)
+        db.set(size_t(j) * K + kk, decode(floatValue(B[size_t(kk) * N + j], tb)));
   }
   for (unsigned i = 0; i < M; ++i)
     for (unsigned j = 0; j < N; ++j) {
@@ -382,18 +372,9 @@ void multiply(const Config &c, Type ta, Type tb, Type tc, Type td, bool satfinit
       } else if (isFloat) {
         double cv = tc == Type::F16 ? fp::toDouble(cij, fp::kF16) : as<float>(cij);
         uint32_t r = 0;
-        const bool special = da.special || db.special;
         for (unsigned k0 = 0; k0 < K; k0 += sum.block) {
-          unsigned n = std::min(sum.block, K - k0);
-          size_t ai = size_t(i) * K + k0, bj = size_t(j) * K + k0;
-          if (special ||
-              !fusedDotFast(&da.mant[ai], &da.e[ai], &db.mant[bj], &db.e[bj], n, decode(cv), sum, r)) {
-            double pa[256], pb[256];
-            for (unsigned kk = 0; kk < n; ++kk)
-              pa[kk] = fa[size_t(i) * K + k0 + kk], pb[kk] = fb[size_t(k0 + kk) * N + j];
-            r = fusedDotF32(pa, pb, n, cv, sum.alignBits, fp::Format{8, sum.fractionBits},
-                            sum.nearest ? fp::Round::Nearest : fp::Round::Zero);
-          }
+          r = fusedDot(da, size_t(i) * K + k0, db, size_t(j) * K + k0, std::min(sum.block, K - k0),
+                       decode(cv), sum);
           cv = as<float>(r);
         }
         if (td == Type::F16)
