@@ -259,13 +259,21 @@ void wmmaMma(Exec &x, const DInstr &in) {
 // give its row addresses. Register i of lane l holds row l/4, columns 2(l%4)
 // and 2(l%4)+1 of matrix i (.trans: column l/4, rows 2(l%4) and 2(l%4)+1).
 
+using Matrix8x8 = uint16_t[8][8];
+
+/// The element of an 8x8 matrix that half h (0: low) of lane l's register holds.
+uint16_t &held(Matrix8x8 &m, unsigned lane, unsigned h, bool trans) {
+  unsigned g = lane / 4, t = lane % 4;
+  return trans ? m[2 * t + h][g] : m[g][2 * t + h];
+}
+
 void ldmatrix(Exec &x, const DInstr &in) {
   if (!wholeWarp(x, in)) return;
   Config c = configOf(x, in);
   if (c.types[0] != Type::B16 || !c.m8n8) return unsupported(x, in, "only the .m8n8 .b16 forms are modelled");
   const DOp &d = opnd(x, in, 0), &addr = opnd(x, in, 1);
   Space space = accessSpace(in, addr);
-  uint16_t m[4][8][8];
+  Matrix8x8 m[4];
   for (unsigned i = 0; i < c.count; ++i)
     for (unsigned row = 0; row < 8; ++row) {
       unsigned lane = 8 * i + row;
@@ -273,11 +281,9 @@ void ldmatrix(Exec &x, const DInstr &in) {
     }
   for (unsigned lane = 0; lane < 32; ++lane)
     for (unsigned i = 0; i < c.count; ++i) {
-      unsigned g = lane / 4, t = lane % 4;
-      uint32_t lo = c.trans ? m[i][2 * t][g] : m[i][g][2 * t],
-               hi = c.trans ? m[i][2 * t + 1][g] : m[i][g][2 * t + 1];
       const DOp &r = d.kind == DOp::Vec ? x.kernel().ops[d.reg + i] : d;
-      writeOperand(x, r, lane, lo | hi << 16);
+      writeOperand(x, r, lane,
+                   uint32_t(held(m[i], lane, 0, c.trans)) | uint32_t(held(m[i], lane, 1, c.trans)) << 16);
     }
 }
 
@@ -287,14 +293,13 @@ void stmatrix(Exec &x, const DInstr &in) {
   if (c.types[0] != Type::B16 || !c.m8n8) return unsupported(x, in, "only the .m8n8 .b16 forms are modelled");
   const DOp &addr = opnd(x, in, 0), &v = opnd(x, in, 1);
   Space space = accessSpace(in, addr);
-  uint16_t m[4][8][8];
+  Matrix8x8 m[4];
   for (unsigned lane = 0; lane < 32; ++lane)
     for (unsigned i = 0; i < c.count; ++i) {
       const DOp &r = v.kind == DOp::Vec ? x.kernel().ops[v.reg + i] : v;
       uint32_t w = static_cast<uint32_t>(readOperand(x, r, lane));
-      unsigned g = lane / 4, t = lane % 4;
-      (c.trans ? m[i][2 * t][g] : m[i][g][2 * t]) = static_cast<uint16_t>(w);
-      (c.trans ? m[i][2 * t + 1][g] : m[i][g][2 * t + 1]) = static_cast<uint16_t>(w >> 16);
+      held(m[i], lane, 0, c.trans) = static_cast<uint16_t>(w);
+      held(m[i], lane, 1, c.trans) = static_cast<uint16_t>(w >> 16);
     }
   for (unsigned i = 0; i < c.count; ++i)
     for (unsigned row = 0; row < 8; ++row) {
@@ -307,16 +312,15 @@ void stmatrix(Exec &x, const DInstr &in) {
 /// matrix the warp holds in ldmatrix's layout.
 void movmatrix(Exec &x, const DInstr &in) {
   if (!wholeWarp(x, in)) return;
-  uint16_t m[8][8];
+  Matrix8x8 m;
   for (unsigned lane = 0; lane < 32; ++lane) {
     uint32_t w = static_cast<uint32_t>(readOperand(x, opnd(x, in, 1), lane));
-    m[lane / 4][2 * (lane % 4)] = static_cast<uint16_t>(w);
-    m[lane / 4][2 * (lane % 4) + 1] = static_cast<uint16_t>(w >> 16);
+    held(m, lane, 0, false) = static_cast<uint16_t>(w);
+    held(m, lane, 1, false) = static_cast<uint16_t>(w >> 16);
   }
-  for (unsigned lane = 0; lane < 32; ++lane) {
-    unsigned g = lane / 4, t = lane % 4;
-    writeOperand(x, opnd(x, in, 0), lane, uint32_t(m[2 * t][g]) | uint32_t(m[2 * t + 1][g]) << 16);
-  }
+  for (unsigned lane = 0; lane < 32; ++lane)
+    writeOperand(x, opnd(x, in, 0), lane,
+                 uint32_t(held(m, lane, 0, true)) | uint32_t(held(m, lane, 1, true)) << 16);
 }
 
 constexpr HandlerRow kRows[] = {
