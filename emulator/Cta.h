@@ -128,6 +128,7 @@ public:
   /// Launch bookkeeping: the CTA's linear index in the grid, and the list
   /// its diagnostics go to (owned here while the CTA lives).
   uint64_t linearIndex = 0;
+  uint64_t launchTag = 0; // LaunchConfig::tag
   std::unique_ptr<ptx::DiagnosticList> diagnostics;
 
   /// Randomises the order in which warps run and in which the sides of a

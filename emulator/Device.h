@@ -43,6 +43,10 @@ struct LaunchConfig {
   /// on the host threads), and a zeroed grid-barrier workspace in
   /// %envreg1:%envreg2 for cooperative groups' grid.sync().
   bool cooperative = false;
+  /// What the caller names this launch by: host functions see it
+  /// (HostCall::launchTag), so that a runtime running launches of several
+  /// streams at once keeps their printf output apart.
+  uint64_t tag = 0;
   /// The engine the CTAs' warps run on (compiled code for this kernel);
   /// null: the interpreter.
   Engine *engine = nullptr;

@@ -59,6 +59,7 @@ public:
   Dim3 blockIndex() const { return x_.cta.ctaid; }
   Dim3 blockDim() const { return x_.cta.ntid; }
   Dim3 gridDim() const { return x_.cta.nctaid; }
+  uint64_t launchTag() const { return x_.cta.launchTag; }
   const Kernel &kernel() const { return x_.cta.kernel; }
   /// The PTX line of the call instruction.
   uint32_t line() const { return x_.cta.kernel.line(x_.pc); }

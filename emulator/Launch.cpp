@@ -131,6 +131,7 @@ LaunchResult Device::launch(const Kernel &k, const LaunchConfig &config, ptx::Di
     auto cta = std::make_unique<Cta>(*this, k, ctaid, config.grid, config.block, config.dynamicShared, params,
                                      *list, budget);
     cta->linearIndex = i;
+    cta->launchTag = config.tag;
     cta->diagnostics = std::move(list);
     cta->envregs = envregs.data();
     if (config.randomSchedule) cta->randomizeSchedule(config.seed);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "ptx/InstrTable.h"
+#include "ptx/StableVector.h"
 #include "ptx/Types.h"
 
 #include <algorithm>
@@ -40,7 +41,9 @@ public:
   size_t size() const { return strings_.size(); }
 
 private:
-  std::deque<std::string> strings_; // stable addresses for the map's keys
+  // Stable addresses for the map's keys; readable while the module's lazily
+  // parsed bodies add names (StableVector.h).
+  StableVector<std::string> strings_;
   std::unordered_map<std::string_view, Name> index_;
 };
 
@@ -400,8 +403,9 @@ struct Module {
   std::vector<std::vector<std::string>> pragmas;
   std::vector<std::pair<Name, Name>> aliases;
   NameTable names;
-  /// Every distinct instruction description, shared by all functions.
-  std::vector<InstrDesc> descs;
+  /// Every distinct instruction description, shared by all functions;
+  /// readable while lazily parsed bodies add more (StableVector.h).
+  StableVector<InstrDesc> descs;
   const InstrDesc &desc(const Instruction &in) const { return descs[in.desc]; }
   /// The index of `d` in `descs`, adding it when new.
   uint32_t internDesc(const InstrDesc &d);

@@ -80,6 +80,7 @@ struct LaunchConfig {
   uint32_t dynamicShared = 0;
   std::vector<uint8_t> params;                  // laid out per KernelAttributes::paramOffsets
   bool cooperative = false;                     // cudaLaunchCooperativeKernel: every CTA resident at once
+  uint64_t tag = 0;                             // what host calls of this launch see (HostCall::launchTag)
   unsigned threads = 0;                         // host threads; 0 = all cores
   uint64_t maxInstructions = 20'000'000'000ull; // per launch, warp instructions over all CTAs
   double timeoutSeconds = 0;                    // wall clock per launch; 0 = none
@@ -166,6 +167,8 @@ public:
   virtual Dim3 blockIndex() const = 0;
   virtual Dim3 blockDim() const = 0;
   virtual Dim3 gridDim() const = 0;
+  /// The tag of the launch making the call (LaunchConfig::tag).
+  virtual uint64_t launchTag() const = 0;
   /// The kernel's name and the PTX line of the call.
   virtual std::string_view kernelName() const = 0;
   virtual uint32_t line() const = 0;
@@ -228,6 +231,9 @@ public:
   std::function<uint64_t(const ptx::Module &m, const ptx::Variable &v, uint64_t bytes)> placeGlobal;
 
   // ---- Launches ----
+  /// Whether launch() may run on several host threads at once (the
+  /// runtime's streams); callers serialise launches on a device that says no.
+  virtual bool concurrentLaunches() const { return false; }
   /// Runs a launch to its end. Diagnostics (faults, deadlocks, races) go to `diags`.
   virtual LaunchResult launch(const Kernel &k, const LaunchConfig &config, ptx::DiagnosticList &diags) = 0;
 };

@@ -53,6 +53,7 @@ public:
   Dim3 blockIndex() const override { return fromEmu(call_.blockIndex()); }
   Dim3 blockDim() const override { return fromEmu(call_.blockDim()); }
   Dim3 gridDim() const override { return fromEmu(call_.gridDim()); }
+  uint64_t launchTag() const override { return call_.launchTag(); }
   std::string_view kernelName() const override { return call_.kernel().name; }
   uint32_t line() const override { return call_.line(); }
 
@@ -179,6 +180,7 @@ LaunchResult EmulatorDevice::launch(const Kernel &k, const LaunchConfig &config,
   c.randomSchedule = config.randomSchedule;
   c.seed = config.seed;
   c.cooperative = config.cooperative;
+  c.tag = config.tag;
   const auto &loaded = static_cast<const EmulatorKernel &>(k);
   c.engine = loaded.engine.get();
   ptx::DiagnosticList launchDiags;

@@ -46,6 +46,9 @@ public:
                                      ptx::DiagnosticList &diags) override;
   void setHostFunction(std::string name, HostFunction function) override;
 
+  // Launches share only what is locked (the heap, loaded modules, host
+  // functions); each has its own CTAs and host threads.
+  bool concurrentLaunches() const override { return true; }
   LaunchResult launch(const Kernel &k, const LaunchConfig &config, ptx::DiagnosticList &diags) override;
 
   /// The emulator behind this device, for tests and tools that look inside.

@@ -57,6 +57,7 @@ GpuDevice::~GpuDevice() {
 // ---- Memory -----------------------------------------------------------------------------------
 
 uint64_t GpuDevice::allocate(uint64_t bytes, uint64_t) {
+  bindContext();
   // The driver aligns every allocation to at least 256 bytes.
   std::lock_guard lock(mutex_);
   CUdeviceptr p = 0;
@@ -66,6 +67,7 @@ uint64_t GpuDevice::allocate(uint64_t bytes, uint64_t) {
 }
 
 bool GpuDevice::free(uint64_t address) {
+  bindContext();
   std::lock_guard lock(mutex_);
   auto it = allocations_.find(address);
   if (it == allocations_.end() || !it->second.live || it->second.hostMapped) return false;
@@ -76,6 +78,7 @@ bool GpuDevice::free(uint64_t address) {
 }
 
 bool GpuDevice::mapHost(void *host, uint64_t bytes) {
+  bindContext();
   std::lock_guard lock(mutex_);
   // With unified addressing the device reaches registered memory at its host address.
   if (!host || !bytes ||
@@ -88,6 +91,7 @@ bool GpuDevice::mapHost(void *host, uint64_t bytes) {
 }
 
 bool GpuDevice::unmapHost(uint64_t address) {
+  bindContext();
   std::lock_guard lock(mutex_);
   auto it = allocations_.find(address);
   if (it == allocations_.end() || !it->second.live || !it->second.hostMapped) return false;
@@ -119,16 +123,20 @@ uint64_t GpuDevice::liveBytes() const {
 }
 
 bool GpuDevice::write(uint64_t address, const void *data, uint64_t size) {
+  bindContext();
   return inLive(address, size) && (!size || driver_.cuMemcpyHtoD(address, data, size) == CUDA_SUCCESS);
 }
 bool GpuDevice::read(uint64_t address, void *data, uint64_t size) const {
+  bindContext();
   return inLive(address, size) && (!size || driver_.cuMemcpyDtoH(data, address, size) == CUDA_SUCCESS);
 }
 bool GpuDevice::copy(uint64_t to, uint64_t from, uint64_t size) {
+  bindContext();
   return inLive(to, size) && inLive(from, size) &&
          (!size || driver_.cuMemcpyDtoD(to, from, size) == CUDA_SUCCESS);
 }
 bool GpuDevice::fill(uint64_t address, uint8_t value, uint64_t size) {
+  bindContext();
   return inLive(address, size) && (!size || driver_.cuMemsetD8(address, value, size) == CUDA_SUCCESS);
 }
 
@@ -161,6 +169,7 @@ std::string mapJitLog(const std::string &log, const std::vector<uint32_t> &sourc
 
 CUmodule GpuDevice::module(const ptx::Module &m, ptx::DiagnosticList *diags) {
   std::lock_guard lock(mutex_);
+  bindContext();
   if (auto it = modules_.find(&m); it != modules_.end()) return it->second;
   // The PTX that ptx/ writes, so that passes run on the module reach the
   // driver; a module whose bodies were never parsed goes as it was read.

@@ -65,6 +65,9 @@ private:
   cuda::CUmodule module(const ptx::Module &m, ptx::DiagnosticList *diags);
   /// Whether [address, address+size) lies in one live allocation.
   bool inLive(uint64_t address, uint64_t size) const;
+  /// Makes the device's context the calling thread's: the runtime calls the
+  /// device from the program's threads and from its streams' worker threads.
+  void bindContext() const { driver_.cuCtxSetCurrent(context_); }
 
   cuda::Driver driver_{};
   cuda::CUdevice device_ = 0;

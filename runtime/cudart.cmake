@@ -15,6 +15,7 @@ add_library(cudart_core STATIC
   cudart/Printf.cpp
   cudart/PtxLink.cpp
   cudart/Sanitizer.cpp
+  cudart/WorkQueues.cpp
 )
 target_link_libraries(cudart_core PUBLIC cudart_config device ptx regalloc)
 set_target_properties(cudart_core PROPERTIES CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)

@@ -2,11 +2,16 @@
 // and symbol forms. A pointer is device memory (an allocation of the device, which only the
 // device can reach), memory both sides share (pinned, registered, managed), or plain host memory; a
 // range that leaves its allocation, a freed pointer or a direction that contradicts the pointers
-// is cudaErrorInvalidValue, as on a GPU, never a host crash. Blocking copies are synchronisation
-// points: device printf output is flushed first.
+// is cudaErrorInvalidValue, as on a GPU, never a host crash. A call is checked whole when it is
+// made, then its pieces run in stream order on the stream's worker thread: the async forms return
+// at once (pageable host bytes they read are staged first; a pageable host destination waits, as
+// on a GPU), the blocking forms wait for their stream's work and flush device printf output.
 #include "runtime/cudart/Runtime.h"
 
+#include <atomic>
+#include <cstdio>
 #include <cstring>
+#include <memory>
 
 using namespace cudart;
 
@@ -50,14 +55,37 @@ bool staysInAllocation(Runtime &rt, const void *base, uint64_t offset, uint64_t 
   return offset <= room && bytes <= room - offset;
 }
 
-/// Moves `count` bytes between classified ranges: host and shared memory
-/// are the host's to touch, device memory only the device's.
-bool transfer(Runtime &rt, void *dst, Side ds, const void *src, Side ss, uint64_t count) {
-  auto to = reinterpret_cast<uint64_t>(dst), from = reinterpret_cast<uint64_t>(src);
-  if (ds == Side::Device && ss == Side::Device) return rt.device->copy(to, from, count);
-  if (ds == Side::Device) return rt.device->write(to, src, count);
-  if (ss == Side::Device) return rt.device->read(from, dst, count);
-  std::memmove(dst, src, count);
+/// One contiguous piece of a copy or fill between classified ranges,
+/// checked when the call was made.
+struct Piece {
+  uint8_t *dst;
+  Side ds;
+  const uint8_t *src; // null: a fill with `value`
+  Side ss;
+  uint64_t count;
+  uint8_t value = 0;
+};
+
+/// A copy or fill as the pieces it runs.
+struct Transfer {
+  std::vector<Piece> pieces;
+  std::vector<uint8_t> staged; // pageable host bytes read when the call was made
+};
+
+/// Runs one piece: host and shared memory are the host's to touch, device
+/// memory only the device's. False when the device refuses a range (freed
+/// since the call was made).
+bool runPiece(Runtime &rt, const Piece &p) {
+  auto to = reinterpret_cast<uint64_t>(p.dst), from = reinterpret_cast<uint64_t>(p.src);
+  if (!p.src) {
+    if (p.ds == Side::Device) return rt.device->fill(to, p.value, p.count);
+    std::memset(p.dst, p.value, p.count);
+    return true;
+  }
+  if (p.ds == Side::Device && p.ss == Side::Device) return rt.device->copy(to, from, p.count);
+  if (p.ds == Side::Device) return rt.device->write(to, p.src, p.count);
+  if (p.ss == Side::Device) return rt.device->read(from, p.dst, p.count);
+  std::memmove(p.dst, p.src, p.count);
   return true;
 }
 
@@ -82,8 +110,8 @@ uint8_t *at(const void *p, uint64_t offset) {
 bool validKind(cudaMemcpyKind kind) { return kind >= cudaMemcpyHostToHost && kind <= cudaMemcpyDefault; }
 
 /// Copies `rows` rows of `width` bytes between pitched ranges.
-cudaError_t copyRows(Runtime &rt, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
-                     size_t rows, cudaMemcpyKind kind) {
+cudaError_t copyRows(Runtime &rt, Transfer &t, void *dst, size_t dpitch, const void *src, size_t spitch,
+                     size_t width, size_t rows, cudaMemcpyKind kind) {
   if (!validKind(kind)) return cudaErrorInvalidMemcpyDirection;
   if (width == 0 || rows == 0) return cudaSuccess;
   if (!dst || !src) return cudaErrorInvalidValue;
@@ -97,28 +125,26 @@ cudaError_t copyRows(Runtime &rt, void *dst, size_t dpitch, const void *src, siz
     Side ds, ss;
     uint8_t *to = at(dst, r * dpitch);
     const uint8_t *from = at(src, r * spitch);
-    if (!classify(rt, to, width, ds) || !classify(rt, from, width, ss) || !directionFits(kind, ds, ss) ||
-        !transfer(rt, to, ds, from, ss, width))
+    if (!classify(rt, to, width, ds) || !classify(rt, from, width, ss) || !directionFits(kind, ds, ss))
       return cudaErrorInvalidValue;
+    t.pieces.push_back({to, ds, from, ss, width});
   }
   return cudaSuccess;
 }
 
-cudaError_t copy(Runtime &rt, void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
-  return copyRows(rt, dst, count, src, count, count, 1, kind);
+cudaError_t copy(Runtime &rt, Transfer &t, void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
+  return copyRows(rt, t, dst, count, src, count, count, 1, kind);
 }
 
 /// Fills `rows` rows of `width` bytes of device-reachable memory.
-cudaError_t fillRows(Runtime &rt, void *dst, size_t pitch, int value, size_t width, size_t rows) {
+cudaError_t fillRows(Runtime &rt, Transfer &t, void *dst, size_t pitch, int value, size_t width,
+                     size_t rows) {
   if (width == 0 || rows == 0) return cudaSuccess;
   for (size_t r = 0; r < rows; ++r) {
     Side side;
     uint8_t *to = at(dst, r * pitch);
     if (!classify(rt, to, width, side) || side == Side::Host) return cudaErrorInvalidValue;
-    if (side == Side::Shared)
-      std::memset(to, value, width);
-    else if (!rt.device->fill(reinterpret_cast<uint64_t>(to), static_cast<uint8_t>(value), width))
-      return cudaErrorInvalidValue;
+    t.pieces.push_back({to, side, nullptr, side, width, static_cast<uint8_t>(value)});
   }
   return cudaSuccess;
 }
@@ -148,7 +174,7 @@ bool span3D(const cudaPitchedPtr &v, const cudaPos &pos, const cudaExtent &e, ui
   return true;
 }
 
-cudaError_t copy3D(Runtime &rt, const cudaMemcpy3DParms *p) {
+cudaError_t copy3D(Runtime &rt, Transfer &t, const cudaMemcpy3DParms *p) {
   if (!p) return cudaErrorInvalidValue;
   if (p->srcArray || p->dstArray) return rt.unsupported("cudaMemcpy3D with CUDA arrays");
   const cudaPitchedPtr &s = p->srcPtr, &d = p->dstPtr;
@@ -170,13 +196,13 @@ cudaError_t copy3D(Runtime &rt, const cudaMemcpy3DParms *p) {
   for (size_t z = 0; z < e.depth; ++z) {
     uint8_t *dstRow = at(d.ptr, dstFirst + z * d.ysize * d.pitch);
     const uint8_t *srcRow = at(s.ptr, srcFirst + z * s.ysize * s.pitch);
-    if (cudaError_t err = copyRows(rt, dstRow, d.pitch, srcRow, s.pitch, e.width, e.height, p->kind))
+    if (cudaError_t err = copyRows(rt, t, dstRow, d.pitch, srcRow, s.pitch, e.width, e.height, p->kind))
       return err;
   }
   return cudaSuccess;
 }
 
-cudaError_t fill3D(Runtime &rt, cudaPitchedPtr p, int value, cudaExtent e) {
+cudaError_t fill3D(Runtime &rt, Transfer &t, cudaPitchedPtr p, int value, cudaExtent e) {
   if (e.width > p.pitch) return cudaErrorInvalidValue;
   if (e.width == 0 || e.height == 0 || e.depth == 0) return cudaSuccess;
   // The whole span is checked before any byte is written, as for copies:
@@ -190,13 +216,13 @@ cudaError_t fill3D(Runtime &rt, cudaPitchedPtr p, int value, cudaExtent e) {
     return cudaErrorInvalidValue;
   for (size_t z = 0; z < e.depth; ++z)
     if (cudaError_t err =
-            fillRows(rt, at(p.ptr, first + z * p.ysize * p.pitch), p.pitch, value, e.width, e.height))
+            fillRows(rt, t, at(p.ptr, first + z * p.ysize * p.pitch), p.pitch, value, e.width, e.height))
       return err;
   return cudaSuccess;
 }
 
-cudaError_t toSymbol(Runtime &rt, const void *symbol, const void *src, size_t count, size_t offset,
-                     cudaMemcpyKind kind) {
+cudaError_t toSymbol(Runtime &rt, Transfer &t, const void *symbol, const void *src, size_t count,
+                     size_t offset, cudaMemcpyKind kind) {
   if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
     return cudaErrorInvalidMemcpyDirection;
   VariableInfo *v = nullptr;
@@ -208,10 +234,10 @@ cudaError_t toSymbol(Runtime &rt, const void *symbol, const void *src, size_t co
   if (!src || !classify(rt, src, count, side) || !directionFits(kind, Side::Device, side))
     return cudaErrorInvalidValue;
   // A __constant__ variable lives in device memory too (its module's bank).
-  return copy(rt, reinterpret_cast<void *>(where.address + offset), src, count, cudaMemcpyDefault);
+  return copy(rt, t, reinterpret_cast<void *>(where.address + offset), src, count, cudaMemcpyDefault);
 }
 
-cudaError_t fromSymbol(Runtime &rt, void *dst, const void *symbol, size_t count, size_t offset,
+cudaError_t fromSymbol(Runtime &rt, Transfer &t, void *dst, const void *symbol, size_t count, size_t offset,
                        cudaMemcpyKind kind) {
   if (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
     return cudaErrorInvalidMemcpyDirection;
@@ -223,132 +249,271 @@ cudaError_t fromSymbol(Runtime &rt, void *dst, const void *symbol, size_t count,
   Side side;
   if (!dst || !classify(rt, dst, count, side) || !directionFits(kind, side, Side::Device))
     return cudaErrorInvalidValue;
-  return copy(rt, dst, reinterpret_cast<const void *>(where.address + offset), count, cudaMemcpyDefault);
+  return copy(rt, t, dst, reinterpret_cast<const void *>(where.address + offset), count, cudaMemcpyDefault);
 }
 
-/// The entry of a blocking copy: a synchronisation point.
-#define BLOCKING(name)                                                                                       \
-  Api api(name, Api::Synchronizes);                                                                          \
-  api.rt.synchronize();                                                                                      \
-  if (api.blocked()) return api.sticky()
+/// Copies the pageable host bytes `t` reads, so that the call may return before it runs and the
+/// program may reuse its buffer at once (what a GPU's staging copy does).
+void stage(Transfer &t) {
+  uint64_t bytes = 0;
+  for (const Piece &p : t.pieces)
+    if (p.src && p.ss == Side::Host) bytes += p.count;
+  t.staged.resize(bytes);
+  uint8_t *next = t.staged.data();
+  for (Piece &p : t.pieces)
+    if (p.src && p.ss == Side::Host) {
+      std::memcpy(next, p.src, p.count);
+      p.src = next;
+      next += p.count;
+    }
+}
 
-/// The entry of an async copy on `stream`.
-#define ON_STREAM(name, stream)                                                                              \
-  Api api(name);                                                                                             \
-  if (api.blocked()) return api.sticky();                                                                    \
-  if (!api.rt.validStream(stream)) return api(cudaErrorInvalidResourceHandle)
+/// Issues checked pieces to `stream`. A blocking call waits for them (and for the work issued
+/// to the stream before); so does one that writes pageable host memory, as on a GPU. Behind a
+/// kernel fault nothing runs. An async piece whose device memory went away before it ran is a
+/// fault of its own (cudaErrorIllegalAddress), as on a GPU.
+cudaError_t issue(Api &api, cudaStream_t stream, Transfer t, bool blocking) {
+  if (t.pieces.empty()) return cudaSuccess;
+  bool waits = blocking;
+  for (const Piece &p : t.pieces) waits |= p.ds == Side::Host;
+  if (waits && !Api::mayWait()) return cudaErrorNotPermitted;
+  if (!waits) stage(t);
+  auto pieces = std::make_shared<const Transfer>(std::move(t));
+  auto failed = std::make_shared<std::atomic<bool>>(false);
+  Runtime &rt = api.rt;
+  const char *name = api.name();
+  QueuePoint done = rt.submit(stream, [&rt, pieces, failed, waits, name] {
+    if (rt.fault() != cudaSuccess) return;
+    for (const Piece &p : pieces->pieces)
+      if (!runPiece(rt, p)) {
+        failed->store(true, std::memory_order_release);
+        if (!waits) {
+          std::fprintf(stderr, "ptxvm: %s: its memory was freed before the copy ran\n", name);
+          rt.raiseFault(cudaErrorIllegalAddress);
+        }
+        return;
+      }
+  });
+  if (!waits) return cudaSuccess;
+  api.wait({done});
+  api.rt.synchronize(); // a synchronisation point: device printf output comes out
+  return failed->load(std::memory_order_acquire) ? cudaErrorInvalidValue : cudaSuccess;
+}
+
+/// A copy or fill call on `stream`: `check` turns it into pieces, which are then issued.
+template <class Check>
+cudaError_t transferCall(const char *name, cudaStream_t stream, bool blocking, Check check) {
+  Api api(name);
+  if (api.blocked()) return api.sticky();
+  if (!api.rt.validStream(stream)) return api(cudaErrorInvalidResourceHandle);
+  Transfer t;
+  if (cudaError_t e = check(api.rt, t)) return api(e);
+  cudaError_t e = issue(api, stream, std::move(t), blocking);
+  if (api.blocked()) return api.sticky();
+  return api(e);
+}
+
+// Each form once, with the stream it runs on and whether it blocks.
+cudaError_t memcpy1D(const char *name, cudaStream_t stream, bool blocking, void *dst, const void *src,
+                     size_t count, cudaMemcpyKind kind) {
+  return transferCall(name, stream, blocking,
+                      [&](Runtime &rt, Transfer &t) { return copy(rt, t, dst, src, count, kind); });
+}
+
+cudaError_t memcpy2D(const char *name, cudaStream_t stream, bool blocking, void *dst, size_t dpitch,
+                     const void *src, size_t spitch, size_t width, size_t height, cudaMemcpyKind kind) {
+  return transferCall(name, stream, blocking, [&](Runtime &rt, Transfer &t) {
+    if (height > 1 && (width > dpitch || width > spitch)) return cudaErrorInvalidPitchValue;
+    return copyRows(rt, t, dst, dpitch, src, spitch, width, height, kind);
+  });
+}
+
+cudaError_t memcpy3D(const char *name, cudaStream_t stream, bool blocking, const cudaMemcpy3DParms *p) {
+  return transferCall(name, stream, blocking, [&](Runtime &rt, Transfer &t) { return copy3D(rt, t, p); });
+}
+
+cudaError_t memcpyPeer(const char *name, cudaStream_t stream, bool blocking, void *dst, int dstDevice,
+                       const void *src, int srcDevice, size_t count) {
+  return transferCall(name, stream, blocking, [&](Runtime &rt, Transfer &t) {
+    if (dstDevice != 0 || srcDevice != 0) return cudaErrorInvalidDevice;
+    return copy(rt, t, dst, src, count, cudaMemcpyDeviceToDevice);
+  });
+}
+
+// cudaMemset is asynchronous to the host on a GPU; waiting for it is one of
+// the orders a GPU may show, and keeps a program that reads memset memory
+// through a mapped pointer right.
+cudaError_t memset2D(const char *name, cudaStream_t stream, bool blocking, void *devPtr, size_t pitch,
+                     int value, size_t width, size_t height) {
+  return transferCall(name, stream, blocking, [&](Runtime &rt, Transfer &t) {
+    if (height > 1 && width > pitch) return cudaErrorInvalidValue;
+    return fillRows(rt, t, devPtr, pitch, value, width, height);
+  });
+}
+
+cudaError_t memset3D(const char *name, cudaStream_t stream, bool blocking, cudaPitchedPtr p, int value,
+                     cudaExtent extent) {
+  return transferCall(name, stream, blocking,
+                      [&](Runtime &rt, Transfer &t) { return fill3D(rt, t, p, value, extent); });
+}
+
+cudaError_t memcpyToSymbol(const char *name, cudaStream_t stream, bool blocking, const void *symbol,
+                           const void *src, size_t count, size_t offset, cudaMemcpyKind kind) {
+  return transferCall(name, stream, blocking, [&](Runtime &rt, Transfer &t) {
+    return toSymbol(rt, t, symbol, src, count, offset, kind);
+  });
+}
+
+cudaError_t memcpyFromSymbol(const char *name, cudaStream_t stream, bool blocking, void *dst,
+                             const void *symbol, size_t count, size_t offset, cudaMemcpyKind kind) {
+  return transferCall(name, stream, blocking, [&](Runtime &rt, Transfer &t) {
+    return fromSymbol(rt, t, dst, symbol, count, offset, kind);
+  });
+}
 
 } // namespace
 
-CUDART_EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
-  BLOCKING("cudaMemcpy");
-  return api(copy(api.rt, dst, src, count, kind));
-}
+// The blocking forms run on the legacy default stream (the _ptds forms of
+// --default-stream per-thread programs on the calling thread's own).
 
+CUDART_EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
+  return memcpy1D("cudaMemcpy", nullptr, true, dst, src, count, kind);
+}
+CUDART_EXPORT cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
+  return memcpy1D("cudaMemcpy", cudaStreamPerThread, true, dst, src, count, kind);
+}
 CUDART_EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpyKind kind,
                                           cudaStream_t stream) {
-  ON_STREAM("cudaMemcpyAsync", stream);
-  return api(copy(api.rt, dst, src, count, kind));
+  return memcpy1D("cudaMemcpyAsync", stream, false, dst, src, count, kind);
+}
+CUDART_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count, cudaMemcpyKind kind,
+                                               cudaStream_t stream) {
+  return memcpy1D("cudaMemcpyAsync", perThreadDefault(stream), false, dst, src, count, kind);
 }
 
 CUDART_EXPORT cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                                        size_t height, cudaMemcpyKind kind) {
-  BLOCKING("cudaMemcpy2D");
-  if (height > 1 && (width > dpitch || width > spitch)) return api(cudaErrorInvalidPitchValue);
-  return api(copyRows(api.rt, dst, dpitch, src, spitch, width, height, kind));
+  return memcpy2D("cudaMemcpy2D", nullptr, true, dst, dpitch, src, spitch, width, height, kind);
 }
-
+CUDART_EXPORT cudaError_t cudaMemcpy2D_ptds(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                            size_t width, size_t height, cudaMemcpyKind kind) {
+  return memcpy2D("cudaMemcpy2D", cudaStreamPerThread, true, dst, dpitch, src, spitch, width, height, kind);
+}
 CUDART_EXPORT cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
                                             size_t width, size_t height, cudaMemcpyKind kind,
                                             cudaStream_t stream) {
-  ON_STREAM("cudaMemcpy2DAsync", stream);
-  if (height > 1 && (width > dpitch || width > spitch)) return api(cudaErrorInvalidPitchValue);
-  return api(copyRows(api.rt, dst, dpitch, src, spitch, width, height, kind));
+  return memcpy2D("cudaMemcpy2DAsync", stream, false, dst, dpitch, src, spitch, width, height, kind);
+}
+CUDART_EXPORT cudaError_t cudaMemcpy2DAsync_ptsz(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                                 size_t width, size_t height, cudaMemcpyKind kind,
+                                                 cudaStream_t stream) {
+  return memcpy2D("cudaMemcpy2DAsync", perThreadDefault(stream), false, dst, dpitch, src, spitch, width,
+                  height, kind);
 }
 
 CUDART_EXPORT cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms *p) {
-  BLOCKING("cudaMemcpy3D");
-  return api(copy3D(api.rt, p));
+  return memcpy3D("cudaMemcpy3D", nullptr, true, p);
 }
-
+CUDART_EXPORT cudaError_t cudaMemcpy3D_ptds(const cudaMemcpy3DParms *p) {
+  return memcpy3D("cudaMemcpy3D", cudaStreamPerThread, true, p);
+}
 CUDART_EXPORT cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms *p, cudaStream_t stream) {
-  ON_STREAM("cudaMemcpy3DAsync", stream);
-  return api(copy3D(api.rt, p));
+  return memcpy3D("cudaMemcpy3DAsync", stream, false, p);
+}
+CUDART_EXPORT cudaError_t cudaMemcpy3DAsync_ptsz(const cudaMemcpy3DParms *p, cudaStream_t stream) {
+  return memcpy3D("cudaMemcpy3DAsync", perThreadDefault(stream), false, p);
 }
 
 CUDART_EXPORT cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice,
                                          size_t count) {
-  BLOCKING("cudaMemcpyPeer");
-  if (dstDevice != 0 || srcDevice != 0) return api(cudaErrorInvalidDevice);
-  return api(copy(api.rt, dst, src, count, cudaMemcpyDeviceToDevice));
+  return memcpyPeer("cudaMemcpyPeer", nullptr, true, dst, dstDevice, src, srcDevice, count);
 }
-
 CUDART_EXPORT cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice,
                                               size_t count, cudaStream_t stream) {
-  ON_STREAM("cudaMemcpyPeerAsync", stream);
-  if (dstDevice != 0 || srcDevice != 0) return api(cudaErrorInvalidDevice);
-  return api(copy(api.rt, dst, src, count, cudaMemcpyDeviceToDevice));
+  return memcpyPeer("cudaMemcpyPeerAsync", stream, false, dst, dstDevice, src, srcDevice, count);
 }
 
 CUDART_EXPORT cudaError_t cudaMemset(void *devPtr, int value, size_t count) {
-  Api api("cudaMemset");
-  if (api.blocked()) return api.sticky();
-  return api(fillRows(api.rt, devPtr, count, value, count, 1));
+  return memset2D("cudaMemset", nullptr, true, devPtr, count, value, count, 1);
 }
-
+CUDART_EXPORT cudaError_t cudaMemset_ptds(void *devPtr, int value, size_t count) {
+  return memset2D("cudaMemset", cudaStreamPerThread, true, devPtr, count, value, count, 1);
+}
 CUDART_EXPORT cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream) {
-  ON_STREAM("cudaMemsetAsync", stream);
-  return api(fillRows(api.rt, devPtr, count, value, count, 1));
+  return memset2D("cudaMemsetAsync", stream, false, devPtr, count, value, count, 1);
+}
+CUDART_EXPORT cudaError_t cudaMemsetAsync_ptsz(void *devPtr, int value, size_t count, cudaStream_t stream) {
+  return memset2D("cudaMemsetAsync", perThreadDefault(stream), false, devPtr, count, value, count, 1);
 }
 
 CUDART_EXPORT cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height) {
-  Api api("cudaMemset2D");
-  if (api.blocked()) return api.sticky();
-  if (height > 1 && width > pitch) return api(cudaErrorInvalidValue);
-  return api(fillRows(api.rt, devPtr, pitch, value, width, height));
+  return memset2D("cudaMemset2D", nullptr, true, devPtr, pitch, value, width, height);
 }
-
+CUDART_EXPORT cudaError_t cudaMemset2D_ptds(void *devPtr, size_t pitch, int value, size_t width,
+                                            size_t height) {
+  return memset2D("cudaMemset2D", cudaStreamPerThread, true, devPtr, pitch, value, width, height);
+}
 CUDART_EXPORT cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width,
                                             size_t height, cudaStream_t stream) {
-  ON_STREAM("cudaMemset2DAsync", stream);
-  if (height > 1 && width > pitch) return api(cudaErrorInvalidValue);
-  return api(fillRows(api.rt, devPtr, pitch, value, width, height));
+  return memset2D("cudaMemset2DAsync", stream, false, devPtr, pitch, value, width, height);
+}
+CUDART_EXPORT cudaError_t cudaMemset2DAsync_ptsz(void *devPtr, size_t pitch, int value, size_t width,
+                                                 size_t height, cudaStream_t stream) {
+  return memset2D("cudaMemset2DAsync", perThreadDefault(stream), false, devPtr, pitch, value, width, height);
 }
 
-CUDART_EXPORT cudaError_t cudaMemset3D(cudaPitchedPtr pitchedDevPtr, int value, cudaExtent extent) {
-  Api api("cudaMemset3D");
-  if (api.blocked()) return api.sticky();
-  return api(fill3D(api.rt, pitchedDevPtr, value, extent));
+CUDART_EXPORT cudaError_t cudaMemset3D(cudaPitchedPtr p, int value, cudaExtent extent) {
+  return memset3D("cudaMemset3D", nullptr, true, p, value, extent);
 }
-
-CUDART_EXPORT cudaError_t cudaMemset3DAsync(cudaPitchedPtr pitchedDevPtr, int value, cudaExtent extent,
+CUDART_EXPORT cudaError_t cudaMemset3D_ptds(cudaPitchedPtr p, int value, cudaExtent extent) {
+  return memset3D("cudaMemset3D", cudaStreamPerThread, true, p, value, extent);
+}
+CUDART_EXPORT cudaError_t cudaMemset3DAsync(cudaPitchedPtr p, int value, cudaExtent extent,
                                             cudaStream_t stream) {
-  ON_STREAM("cudaMemset3DAsync", stream);
-  return api(fill3D(api.rt, pitchedDevPtr, value, extent));
+  return memset3D("cudaMemset3DAsync", stream, false, p, value, extent);
+}
+CUDART_EXPORT cudaError_t cudaMemset3DAsync_ptsz(cudaPitchedPtr p, int value, cudaExtent extent,
+                                                 cudaStream_t stream) {
+  return memset3D("cudaMemset3DAsync", perThreadDefault(stream), false, p, value, extent);
 }
 
 CUDART_EXPORT cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset,
                                              cudaMemcpyKind kind) {
-  BLOCKING("cudaMemcpyToSymbol");
-  return api(toSymbol(api.rt, symbol, src, count, offset, kind));
+  return memcpyToSymbol("cudaMemcpyToSymbol", nullptr, true, symbol, src, count, offset, kind);
 }
-
+CUDART_EXPORT cudaError_t cudaMemcpyToSymbol_ptds(const void *symbol, const void *src, size_t count,
+                                                  size_t offset, cudaMemcpyKind kind) {
+  return memcpyToSymbol("cudaMemcpyToSymbol", cudaStreamPerThread, true, symbol, src, count, offset, kind);
+}
 CUDART_EXPORT cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count,
                                                   size_t offset, cudaMemcpyKind kind, cudaStream_t stream) {
-  ON_STREAM("cudaMemcpyToSymbolAsync", stream);
-  return api(toSymbol(api.rt, symbol, src, count, offset, kind));
+  return memcpyToSymbol("cudaMemcpyToSymbolAsync", stream, false, symbol, src, count, offset, kind);
+}
+CUDART_EXPORT cudaError_t cudaMemcpyToSymbolAsync_ptsz(const void *symbol, const void *src, size_t count,
+                                                       size_t offset, cudaMemcpyKind kind,
+                                                       cudaStream_t stream) {
+  return memcpyToSymbol("cudaMemcpyToSymbolAsync", perThreadDefault(stream), false, symbol, src, count,
+                        offset, kind);
 }
 
 CUDART_EXPORT cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset,
                                                cudaMemcpyKind kind) {
-  BLOCKING("cudaMemcpyFromSymbol");
-  return api(fromSymbol(api.rt, dst, symbol, count, offset, kind));
+  return memcpyFromSymbol("cudaMemcpyFromSymbol", nullptr, true, dst, symbol, count, offset, kind);
 }
-
+CUDART_EXPORT cudaError_t cudaMemcpyFromSymbol_ptds(void *dst, const void *symbol, size_t count,
+                                                    size_t offset, cudaMemcpyKind kind) {
+  return memcpyFromSymbol("cudaMemcpyFromSymbol", cudaStreamPerThread, true, dst, symbol, count, offset,
+                          kind);
+}
 CUDART_EXPORT cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count,
                                                     size_t offset, cudaMemcpyKind kind, cudaStream_t stream) {
-  ON_STREAM("cudaMemcpyFromSymbolAsync", stream);
-  return api(fromSymbol(api.rt, dst, symbol, count, offset, kind));
+  return memcpyFromSymbol("cudaMemcpyFromSymbolAsync", stream, false, dst, symbol, count, offset, kind);
+}
+CUDART_EXPORT cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void *dst, const void *symbol, size_t count,
+                                                         size_t offset, cudaMemcpyKind kind,
+                                                         cudaStream_t stream) {
+  return memcpyFromSymbol("cudaMemcpyFromSymbolAsync", perThreadDefault(stream), false, dst, symbol, count,
+                          offset, kind);
 }
 
 CUDART_EXPORT cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol) {
@@ -376,66 +541,4 @@ CUDART_EXPORT cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol) {
   if (cudaError_t e = api.rt.symbol(symbol, v, where)) return api(e);
   *size = where.size;
   return cudaSuccess;
-}
-
-// The per-thread default stream forms (-default-stream per-thread): streams
-// run in order here, so they are the same calls.
-CUDART_EXPORT cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
-  return cudaMemcpy(dst, src, count, kind);
-}
-CUDART_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count, cudaMemcpyKind kind,
-                                               cudaStream_t stream) {
-  return cudaMemcpyAsync(dst, src, count, kind, stream);
-}
-CUDART_EXPORT cudaError_t cudaMemcpy2D_ptds(void *dst, size_t dpitch, const void *src, size_t spitch,
-                                            size_t width, size_t height, cudaMemcpyKind kind) {
-  return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
-}
-CUDART_EXPORT cudaError_t cudaMemcpy2DAsync_ptsz(void *dst, size_t dpitch, const void *src, size_t spitch,
-                                                 size_t width, size_t height, cudaMemcpyKind kind,
-                                                 cudaStream_t stream) {
-  return cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream);
-}
-CUDART_EXPORT cudaError_t cudaMemcpy3D_ptds(const cudaMemcpy3DParms *p) { return cudaMemcpy3D(p); }
-CUDART_EXPORT cudaError_t cudaMemcpy3DAsync_ptsz(const cudaMemcpy3DParms *p, cudaStream_t stream) {
-  return cudaMemcpy3DAsync(p, stream);
-}
-CUDART_EXPORT cudaError_t cudaMemset_ptds(void *devPtr, int value, size_t count) {
-  return cudaMemset(devPtr, value, count);
-}
-CUDART_EXPORT cudaError_t cudaMemsetAsync_ptsz(void *devPtr, int value, size_t count, cudaStream_t stream) {
-  return cudaMemsetAsync(devPtr, value, count, stream);
-}
-CUDART_EXPORT cudaError_t cudaMemset2D_ptds(void *devPtr, size_t pitch, int value, size_t width,
-                                            size_t height) {
-  return cudaMemset2D(devPtr, pitch, value, width, height);
-}
-CUDART_EXPORT cudaError_t cudaMemset2DAsync_ptsz(void *devPtr, size_t pitch, int value, size_t width,
-                                                 size_t height, cudaStream_t stream) {
-  return cudaMemset2DAsync(devPtr, pitch, value, width, height, stream);
-}
-CUDART_EXPORT cudaError_t cudaMemset3D_ptds(cudaPitchedPtr p, int value, cudaExtent extent) {
-  return cudaMemset3D(p, value, extent);
-}
-CUDART_EXPORT cudaError_t cudaMemset3DAsync_ptsz(cudaPitchedPtr p, int value, cudaExtent extent,
-                                                 cudaStream_t stream) {
-  return cudaMemset3DAsync(p, value, extent, stream);
-}
-CUDART_EXPORT cudaError_t cudaMemcpyToSymbol_ptds(const void *symbol, const void *src, size_t count,
-                                                  size_t offset, cudaMemcpyKind kind) {
-  return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
-}
-CUDART_EXPORT cudaError_t cudaMemcpyToSymbolAsync_ptsz(const void *symbol, const void *src, size_t count,
-                                                       size_t offset, cudaMemcpyKind kind,
-                                                       cudaStream_t stream) {
-  return cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream);
-}
-CUDART_EXPORT cudaError_t cudaMemcpyFromSymbol_ptds(void *dst, const void *symbol, size_t count,
-                                                    size_t offset, cudaMemcpyKind kind) {
-  return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
-}
-CUDART_EXPORT cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void *dst, const void *symbol, size_t count,
-                                                         size_t offset, cudaMemcpyKind kind,
-                                                         cudaStream_t stream) {
-  return cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream);
 }

@@ -297,8 +297,8 @@ CUDART_EXPORT cudaError_t cudaDeviceDisablePeerAccess(int) {
   return api(cudaErrorInvalidDevice);
 }
 
-/// A synchronisation point: kernels are done (they run when launched); what
-/// they printed is written out, and a fault they had is returned.
+/// A synchronisation point: every stream's work issued so far has run; what
+/// kernels printed is written out, and a fault they had is returned.
 CUDART_EXPORT cudaError_t cudaDeviceSynchronize() {
   Api api("cudaDeviceSynchronize", Api::Synchronizes);
   api.rt.synchronize();
@@ -308,6 +308,8 @@ CUDART_EXPORT cudaError_t cudaDeviceSynchronize() {
 
 CUDART_EXPORT cudaError_t cudaDeviceReset() {
   Api api("cudaDeviceReset", Api::Ignores);
+  // What was issued runs first (or is skipped behind a fault).
+  if (!api.wait(api.rt.work.pending())) return api(cudaErrorNotPermitted);
   api.rt.reset();
   return cudaSuccess;
 }

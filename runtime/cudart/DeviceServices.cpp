@@ -109,36 +109,40 @@ void DeviceServices::install(runtime::Device &device) {
   });
 }
 
+namespace {
+uint64_t linearCta(const runtime::HostCall &call) {
+  runtime::Dim3 b = call.blockIndex(), grid = call.gridDim();
+  return b.x + uint64_t{grid.x} * (b.y + uint64_t{grid.y} * b.z);
+}
+} // namespace
+
+DeviceServices::RunningLaunch &DeviceServices::launchOf(const runtime::HostCall &call) {
+  return running_[call.launchTag()];
+}
+
 void DeviceServices::print(const runtime::HostCall &call, std::string text) {
-  runtime::Dim3 b = call.blockIndex();
-  uint64_t cta = b.x + uint64_t{grid_.x} * (b.y + uint64_t{grid_.y} * b.z);
   std::lock_guard lock(mutex_);
-  ctaOutput_[cta] += text;
+  launchOf(call).output[linearCta(call)] += text;
 }
 
 void DeviceServices::printAssertion(const runtime::HostCall &call, std::string text) {
-  runtime::Dim3 b = call.blockIndex();
-  uint64_t cta = b.x + uint64_t{grid_.x} * (b.y + uint64_t{grid_.y} * b.z);
   std::lock_guard lock(mutex_);
-  ctaAssertions_[cta] += text;
+  launchOf(call).assertions[linearCta(call)] += text;
 }
 
-void DeviceServices::beginLaunch(runtime::Dim3 grid) {
+void DeviceServices::beginLaunch(uint64_t tag) {
   std::lock_guard lock(mutex_);
-  grid_ = grid;
-  ctaOutput_.clear();
-  ctaAssertions_.clear();
+  running_[tag] = RunningLaunch{};
 }
 
-void DeviceServices::flushAssertions(std::FILE *err) {
+void DeviceServices::endLaunch(uint64_t tag, std::FILE *err) {
   std::lock_guard lock(mutex_);
-  for (const auto &[cta, text] : ctaAssertions_) std::fwrite(text.data(), 1, text.size(), err);
-  ctaAssertions_.clear();
-}
-
-void DeviceServices::endLaunch() {
-  std::lock_guard lock(mutex_);
-  for (auto &[cta, text] : ctaOutput_) {
+  auto node = running_.extract(tag);
+  if (node.empty()) return;
+  RunningLaunch &launch = node.mapped();
+  if (err)
+    for (const auto &[cta, text] : launch.assertions) std::fwrite(text.data(), 1, text.size(), err);
+  for (auto &[cta, text] : launch.output) {
     // The GPU's printf buffer has a fixed size (cudaLimitPrintfFifoSize):
     // output beyond it between two flushes is lost.
     if (pending_.size() + text.size() > printfFifoSize) {
@@ -147,7 +151,6 @@ void DeviceServices::endLaunch() {
     }
     pending_ += text;
   }
-  ctaOutput_.clear();
 }
 
 void DeviceServices::flush(std::FILE *out) {

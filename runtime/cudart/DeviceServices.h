@@ -1,7 +1,8 @@
 // What device code calls on the host through the runtime: printf (vprintf), malloc and free on
-// the device heap, and assert (__assertfail). Printf output is kept per CTA while a launch runs,
-// appended in CTA order when it ends (so it does not depend on the host thread count), and
-// written to stdout at the points where CUDA flushes its printf buffer.
+// the device heap, and assert (__assertfail). Printf output is kept per launch and CTA while a
+// launch runs (launches of several streams may run at once), appended in CTA order when it ends
+// (so it does not depend on the host thread count), and written to stdout at the points where
+// CUDA flushes its printf buffer.
 #pragma once
 
 #include "runtime/Device.h"
@@ -18,13 +19,14 @@ class DeviceServices {
 public:
   /// Serves vprintf, malloc, free and __assertfail on `device`.
   void install(runtime::Device &device);
-  void beginLaunch(runtime::Dim3 grid);
-  void endLaunch();
+  /// Brackets a launch, named by its LaunchConfig::tag.
+  void beginLaunch(uint64_t tag);
+  /// Keeps the launch's printf output for the next flush, and writes its
+  /// failed assertions' messages to `err` (the driver prints them on stderr
+  /// when it sees the failed kernel).
+  void endLaunch(uint64_t tag, std::FILE *err);
   /// Writes the printf output of finished launches to `out`.
   void flush(std::FILE *out);
-  /// Writes the assertion messages of the last launch to `err` (the driver
-  /// prints them on stderr when it sees the failed kernel).
-  void flushAssertions(std::FILE *err);
   /// Forgets the device heap (the device was reset).
   void resetHeap();
 
@@ -41,12 +43,16 @@ private:
 
   std::mutex mutex_;
   runtime::Device *device_ = nullptr;
-  runtime::Dim3 grid_;
-  std::map<uint64_t, std::string> ctaOutput_;     // the running launch's output, by linear CTA index
-  std::map<uint64_t, std::string> ctaAssertions_; // its failed assertions' messages, by CTA
-  std::string pending_;                           // finished launches' output, not yet flushed
-  bool dropped_ = false;                          // output was dropped since the last flush
-  std::map<uint64_t, uint64_t> heap_;             // device malloc: address -> bytes
+  struct RunningLaunch {
+    std::map<uint64_t, std::string> output;     // by linear CTA index
+    std::map<uint64_t, std::string> assertions; // failed assertions' messages, by CTA
+  };
+  /// The running launch that made `call` (under mutex_).
+  RunningLaunch &launchOf(const runtime::HostCall &call);
+  std::map<uint64_t, RunningLaunch> running_; // by tag
+  std::string pending_;                       // finished launches' output, not yet flushed
+  bool dropped_ = false;                      // output was dropped since the last flush
+  std::map<uint64_t, uint64_t> heap_;         // device malloc: address -> bytes
   uint64_t heapUsed_ = 0;
 };
 

@@ -51,12 +51,12 @@ CUDART_EXPORT const char *cudaGetErrorString(cudaError_t error) { return errorSt
 /// left a sticky error: that one stays.
 CUDART_EXPORT cudaError_t cudaGetLastError() {
   Api api("cudaGetLastError", Api::Ignores);
-  cudaError_t e = api.rt.sticky != cudaSuccess ? api.rt.sticky : lastError();
+  cudaError_t e = api.rt.sticky != cudaSuccess ? api.rt.sticky.load() : lastError();
   lastError() = cudaSuccess;
   return e;
 }
 
 CUDART_EXPORT cudaError_t cudaPeekAtLastError() {
   Api api("cudaPeekAtLastError", Api::Ignores);
-  return api.rt.sticky != cudaSuccess ? api.rt.sticky : lastError();
+  return api.rt.sticky != cudaSuccess ? api.rt.sticky.load() : lastError();
 }

@@ -1,10 +1,10 @@
 // Kernel launches: the <<<...>>> path nvcc 13 emits (__cudaPushCallConfiguration, then the stub's
 // __cudaPopCallConfiguration, __cudaGetKernel and __cudaLaunchKernel), and cudaLaunchKernel,
 // cudaLaunchCooperativeKernel and cudaLaunchKernelExC for code that calls them. A launch checks
-// its configuration as a GPU does, lays the arguments out per the PTX signature and is queued on
-// the device thread (Runtime::enqueue): the host goes on until its next runtime call, which waits
-// for it (so every stream ordering holds). A kernel that faults makes the launch succeed and every
-// later call return the fault, as on a GPU.
+// its configuration as a GPU does, lays the arguments out per the PTX signature and is issued to
+// its stream (Runtime::submit): it runs on the stream's worker thread, in stream order, while the
+// host goes on. A kernel that faults makes the launch succeed and the calls that see it (the
+// synchronising ones first) return the fault, as on a GPU; work behind it does not run.
 #include "runtime/cudart/LaunchReport.h"
 #include "runtime/cudart/Limits.h"
 #include "runtime/cudart/Runtime.h"
@@ -67,7 +67,7 @@ cudaError_t Runtime::launch(const char *api, const void *function, dim3 grid, di
     if (uint64_t{grid.x} * grid.y * grid.z > resident) return cudaErrorCooperativeLaunchTooLarge;
   }
   // Behind a faulted kernel nothing runs: the GPU's context is lost.
-  if (pendingFault != cudaSuccess) return cudaSuccess;
+  if (fault() != cudaSuccess) return cudaSuccess;
   std::vector<uint8_t> params(attributes.paramBytes, 0);
   if (!attributes.paramOffsets.empty() && !args) return cudaErrorInvalidValue;
   for (size_t i = 0; i < attributes.paramOffsets.size(); ++i) {
@@ -89,21 +89,25 @@ cudaError_t Runtime::launch(const char *api, const void *function, dim3 grid, di
   launch.seed = config.seed;
   launch.cooperative = cooperative; // every CTA resident at once, for grid-wide sync
   launch.cluster = {cluster.x, cluster.y, cluster.z};
-  // The launch runs on the device thread while the host goes on; its fault
-  // becomes pending when it ends (the next call that waits sees it).
-  enqueue([this, k, &code, launch = std::move(launch), api = std::string(api)] {
-    {
-      std::lock_guard lock(mutex);
-      if (pendingFault != cudaSuccess || sticky != cudaSuccess) return; // the context is lost
-    }
+  launch.tag = nextLaunchTag++;
+  // The launch runs on its stream's worker thread while the host goes on;
+  // its fault becomes pending when it ends (the next call that waits sees
+  // it). The runtime's lock is not taken there: a host call may hold it
+  // while it waits for this launch.
+  submit(stream, [this, k, &code, launch = std::move(launch), api = std::string(api)] {
+    if (fault() != cudaSuccess) return; // the context is lost
     ptx::DiagnosticList diags;
-    services.beginLaunch(launch.grid);
-    // The device says which error a GPU would give (a device service may ask
-    // for one: a failed assert is cudaErrorAssert).
-    runtime::LaunchResult r = device->launch(code, launch, diags);
-    services.endLaunch();
-    std::lock_guard lock(mutex);
-    services.flushAssertions(stderr);
+    services.beginLaunch(launch.tag);
+    runtime::LaunchResult r;
+    {
+      std::unique_lock serial(serialLaunches, std::defer_lock);
+      if (!device->concurrentLaunches()) serial.lock();
+      // The device says which error a GPU would give (a device service may
+      // ask for one: a failed assert is cudaErrorAssert).
+      r = device->launch(code, launch, diags);
+    }
+    std::lock_guard lock(reportMutex);
+    services.endLaunch(launch.tag, stderr);
     launchReports.push_back(launchJson(k->name, launch.grid, launch.block, r));
     SanitizerContext context{launch.block};
     for (const ptx::Diagnostic &d : diags.all()) {
@@ -112,7 +116,7 @@ cudaError_t Runtime::launch(const char *api, const void *function, dim3 grid, di
       reportDiagnostics.add(d);
     }
     if (!r.ok) {
-      pendingFault = errorNamed(r.error);
+      raiseFault(errorNamed(r.error));
       std::fprintf(stderr, "========= Kernel %s (launched by %s) failed: %s\n", demangle(k->name).c_str(),
                    api.c_str(), r.error.c_str());
     }
@@ -176,7 +180,7 @@ CUDART_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim
 
 CUDART_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block, void **args,
                                                   size_t sharedMem, cudaStream_t stream) {
-  return launchVia("cudaLaunchKernel", kernel, grid, block, args, sharedMem, stream, false);
+  return launchVia("cudaLaunchKernel", kernel, grid, block, args, sharedMem, perThreadDefault(stream), false);
 }
 
 CUDART_EXPORT cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
@@ -186,7 +190,7 @@ CUDART_EXPORT cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 blo
 
 CUDART_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 grid, dim3 block, void **args,
                                                 size_t sharedMem, cudaStream_t stream) {
-  return launchVia("cudaLaunchKernel", func, grid, block, args, sharedMem, stream, false);
+  return launchVia("cudaLaunchKernel", func, grid, block, args, sharedMem, perThreadDefault(stream), false);
 }
 
 CUDART_EXPORT cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block, void **args,
@@ -197,7 +201,8 @@ CUDART_EXPORT cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gri
 CUDART_EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 grid, dim3 block,
                                                            void **args, size_t sharedMem,
                                                            cudaStream_t stream) {
-  return launchVia("cudaLaunchCooperativeKernel", func, grid, block, args, sharedMem, stream, true);
+  return launchVia("cudaLaunchCooperativeKernel", func, grid, block, args, sharedMem,
+                   perThreadDefault(stream), true);
 }
 
 CUDART_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func,
@@ -220,5 +225,8 @@ CUDART_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, 
 
 CUDART_EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config, const void *func,
                                                    void **args) {
-  return cudaLaunchKernelExC(config, func, args);
+  if (!config) return cudaLaunchKernelExC(config, func, args);
+  cudaLaunchConfig_t own = *config;
+  own.stream = perThreadDefault(own.stream);
+  return cudaLaunchKernelExC(&own, func, args);
 }

@@ -185,7 +185,8 @@ CUDART_EXPORT cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int 
 }
 
 CUDART_EXPORT cudaError_t cudaHostUnregister(void *ptr) {
-  Api api("cudaHostUnregister");
+  // Work still queued may read or write the memory.
+  Api api("cudaHostUnregister", Api::Synchronizes);
   if (api.blocked()) return api.sticky();
   auto it = api.rt.allocations.find(reinterpret_cast<uint64_t>(ptr));
   if (!ptr || it == api.rt.allocations.end() || it->second.kind != Allocation::Kind::Registered)
@@ -276,7 +277,7 @@ CUDART_EXPORT cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream
 }
 
 CUDART_EXPORT cudaError_t cudaMallocAsync_ptsz(void **devPtr, size_t size, cudaStream_t stream) {
-  return cudaMallocAsync(devPtr, size, stream);
+  return cudaMallocAsync(devPtr, size, perThreadDefault(stream));
 }
 
 CUDART_EXPORT cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t pool,
@@ -290,18 +291,29 @@ CUDART_EXPORT cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaM
 
 CUDART_EXPORT cudaError_t cudaMallocFromPoolAsync_ptsz(void **ptr, size_t size, cudaMemPool_t pool,
                                                        cudaStream_t stream) {
-  return cudaMallocFromPoolAsync(ptr, size, pool, stream);
+  return cudaMallocFromPoolAsync(ptr, size, pool, perThreadDefault(stream));
 }
 
 CUDART_EXPORT cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t stream) {
   Api api("cudaFreeAsync");
   if (api.blocked()) return api.sticky();
   if (!api.rt.validStream(stream)) return api(cudaErrorInvalidResourceHandle);
-  return api(freeAt(api.rt, devPtr, false));
+  if (!devPtr) return cudaSuccess;
+  const uint64_t address = reinterpret_cast<uint64_t>(devPtr);
+  auto it = api.rt.allocations.find(address);
+  if (it == api.rt.allocations.end() || it->second.kind != Allocation::Kind::Device)
+    return api(cudaErrorInvalidValue);
+  // The pointer is gone for the program now; the memory goes once the work
+  // issued to the stream before has run (a kernel still running elsewhere
+  // keeps its bytes until it ends).
+  api.rt.allocations.erase(it);
+  Runtime &rt = api.rt;
+  rt.submit(stream, [&rt, address] { rt.device->free(address); });
+  return cudaSuccess;
 }
 
 CUDART_EXPORT cudaError_t cudaFreeAsync_ptsz(void *devPtr, cudaStream_t stream) {
-  return cudaFreeAsync(devPtr, stream);
+  return cudaFreeAsync(devPtr, perThreadDefault(stream));
 }
 
 CUDART_EXPORT cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device) {
@@ -387,7 +399,7 @@ CUDART_EXPORT cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count,
 CUDART_EXPORT cudaError_t cudaMemPrefetchAsync_ptsz(const void *devPtr, size_t count,
                                                     cudaMemLocation location, unsigned int flags,
                                                     cudaStream_t stream) {
-  return cudaMemPrefetchAsync(devPtr, count, location, flags, stream);
+  return cudaMemPrefetchAsync(devPtr, count, location, flags, perThreadDefault(stream));
 }
 
 CUDART_EXPORT cudaError_t cudaMemAdvise(const void *devPtr, size_t count, cudaMemoryAdvise advice,
@@ -419,5 +431,5 @@ CUDART_EXPORT cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *de
 
 CUDART_EXPORT cudaError_t cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void *devPtr, size_t length,
                                                         unsigned int flags) {
-  return cudaStreamAttachMemAsync(stream, devPtr, length, flags);
+  return cudaStreamAttachMemAsync(perThreadDefault(stream), devPtr, length, flags);
 }

@@ -38,7 +38,7 @@ void *managedBytes(uint64_t bytes) {
 
 void Runtime::flushIfIdle() {
   if (!g_runtime) return;
-  g_runtime->drainFor(kExitGrace);
+  g_runtime->waitForDevice(kExitGrace);
   std::unique_lock lock(g_runtime->mutex, std::try_to_lock);
   if (lock.owns_lock()) g_runtime->synchronize();
 }
@@ -55,6 +55,7 @@ Runtime::Runtime() {
   config = Config::fromEnvironment(warnings);
   for (const std::string &w : warnings) std::fprintf(stderr, "ptxvm: %s\n", w.c_str());
   createDevice();
+  legacy_ = work.create(Queue::Kind::Legacy);
   g_runtime = this;
   installSignalHandlers();
 }
@@ -105,7 +106,10 @@ void Runtime::reset() {
   for (auto &[stub, k] : kernels) k->decoded.reset();
   // Stream and event handles are the runtime's allocations (Streams.cpp):
   // the reset ends them.
-  for (auto &[stream, state] : streams) ::operator delete(reinterpret_cast<void *>(stream));
+  for (auto &[stream, state] : streams) {
+    work.close(state.queue);
+    ::operator delete(reinterpret_cast<void *>(stream));
+  }
   for (auto &[event, state] : events) ::operator delete(reinterpret_cast<void *>(event));
   streams.clear();
   events.clear();
@@ -119,6 +123,7 @@ void Runtime::reset() {
   createDevice();
   // Modules load again on their next use; __managed__ variables keep their
   // host memory (the pointers the program holds stay valid).
+  std::lock_guard lock(reportMutex);
   if (!config.reportPath.empty()) writeReport(config.reportPath, launchReports, reportDiagnostics);
 }
 
@@ -126,6 +131,7 @@ void Runtime::finish() {
   synchronize();
   if (finished_) return;
   finished_ = true;
+  std::lock_guard lock(reportMutex);
   if (!config.reportPath.empty() && !writeReport(config.reportPath, launchReports, reportDiagnostics))
     std::fprintf(stderr, "ptxvm: cannot write the report to '%s'\n", config.reportPath.c_str());
   if (errorsReported)
@@ -134,6 +140,7 @@ void Runtime::finish() {
 }
 
 void Runtime::note(ptx::Diagnostic d) {
+  std::lock_guard lock(reportMutex);
   std::fputs(d.renderText().c_str(), stderr);
   if (d.severity == ptx::Severity::Error) ++errorsReported;
   reportDiagnostics.add(std::move(d));
@@ -148,6 +155,7 @@ cudaError_t Runtime::unsupported(const char *name) {
     d.severity = ptx::Severity::Warning;
     d.message = std::string(name) + " is not supported";
     d.loc.function = name;
+    std::lock_guard lock(reportMutex);
     reportDiagnostics.add(std::move(d));
   }
   lastError() = cudaErrorNotSupported;
@@ -164,76 +172,48 @@ unsigned &apiDepth() {
 }
 } // namespace
 
-namespace {
-/// Spins for up to 50 microseconds until `ready` holds: a short job or the
-/// next launch usually comes sooner than a sleeping thread wakes up. The
-/// caller checks its condition again under the lock either way.
-template <class F> void spinBriefly(F ready) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
-  while (!ready()) {
-    for (int i = 0; i < 64 && !ready(); ++i) std::atomic_signal_fence(std::memory_order_seq_cst);
-    if (std::chrono::steady_clock::now() > until) return;
+std::shared_ptr<Queue> Runtime::queueOf(cudaStream_t s) {
+  if (s == nullptr || s == cudaStreamLegacy) return legacy_;
+  if (s == cudaStreamPerThread) {
+    std::shared_ptr<Queue> &q = perThread_[std::this_thread::get_id()];
+    if (!q) q = work.create(Queue::Kind::Blocking);
+    return q;
   }
-}
-} // namespace
-
-void Runtime::enqueue(std::function<void()> job) {
-  std::lock_guard lock(queueMutex_);
-  queue_.push_back(std::move(job));
-  jobsQueued_.fetch_add(1, std::memory_order_release);
-  if (!workerStarted_) {
-    workerStarted_ = true;
-    // Detached: the process may exit with a launch running, and the
-    // runtime (never destroyed) outlives every job.
-    std::thread([this] {
-      std::unique_lock lock(queueMutex_);
-      for (;;) {
-        if (queue_.empty()) {
-          lock.unlock();
-          const uint64_t done = jobsDone_.load(std::memory_order_relaxed);
-          spinBriefly([&] { return jobsQueued_.load(std::memory_order_acquire) != done; });
-          lock.lock();
-        }
-        queueChanged_.wait(lock, [this] { return !queue_.empty(); });
-        std::function<void()> next = std::move(queue_.front());
-        queue_.pop_front();
-        jobRunning_ = true;
-        lock.unlock();
-        next();
-        lock.lock();
-        jobRunning_ = false;
-        jobsDone_.fetch_add(1, std::memory_order_release);
-        queueChanged_.notify_all();
-      }
-    }).detach();
-  }
-  queueChanged_.notify_all();
+  return streams.at(s).queue;
 }
 
-bool Runtime::drainFor(std::chrono::milliseconds limit) {
-  std::unique_lock lock(queueMutex_);
-  return queueChanged_.wait_for(lock, limit, [this] { return queue_.empty() && !jobRunning_; });
+QueuePoint Runtime::submit(cudaStream_t s, std::function<void()> job, std::vector<QueuePoint> after) {
+  return work.submit(queueOf(s), std::move(job), std::move(after));
 }
 
-void Runtime::drain() {
-  spinBriefly([this] {
-    return jobsDone_.load(std::memory_order_acquire) == jobsQueued_.load(std::memory_order_acquire);
-  });
-  std::unique_lock lock(queueMutex_);
-  queueChanged_.wait(lock, [this] { return queue_.empty() && !jobRunning_; });
-}
+bool Runtime::waitForDevice(std::chrono::milliseconds limit) { return work.waitFor(work.pending(), limit); }
 
 Api::Api(const char *name, Sticky sticky)
     : rt(Runtime::get()), lock_(rt.mutex, std::defer_lock), name_(name) {
-  // The outermost call waits for issued launches (their faults become
-  // pending), then holds the lock; nested calls already did both.
-  if (apiDepth()++ == 0) rt.drain();
+  // A call that synchronises the device waits for every stream's work
+  // before it takes the lock (nested calls: their caller waited).
+  if (apiDepth()++ == 0 && sticky == Synchronizes && mayWait()) rt.work.wait(rt.work.pending());
   lock_.lock();
-  if (sticky == Synchronizes && rt.pendingFault != cudaSuccess) {
-    rt.sticky = rt.pendingFault;
-    rt.pendingFault = cudaSuccess;
-  }
+  if (sticky == Synchronizes) observe();
   blocked_ = sticky != Ignores && rt.sticky != cudaSuccess;
+}
+
+void Api::observe() {
+  cudaError_t pending = rt.pendingFault.exchange(cudaSuccess);
+  if (pending != cudaSuccess && rt.sticky == cudaSuccess) rt.sticky = pending;
+  blocked_ = blocked_ || rt.sticky != cudaSuccess;
+}
+
+bool Api::wait(const std::vector<QueuePoint> &points) {
+  if (!mayWait()) return false;
+  // The lock is let go while waiting: stream work (a host function calling
+  // the runtime) may need it. A nested call keeps its caller's hold.
+  const bool outermost = apiDepth() == 1;
+  if (outermost) lock_.unlock();
+  rt.work.wait(points);
+  if (outermost) lock_.lock();
+  observe();
+  return true;
 }
 
 Api::~Api() { --apiDepth(); }
@@ -269,7 +249,7 @@ namespace {
 /// runtime (it keeps the lock: skip rather than hang).
 void finishIfIdle() {
   if (!cudart::g_runtime) return;
-  cudart::g_runtime->drainFor(cudart::kExitGrace);
+  cudart::g_runtime->waitForDevice(cudart::kExitGrace);
   std::unique_lock lock(cudart::g_runtime->mutex, std::try_to_lock);
   if (lock.owns_lock()) cudart::g_runtime->finish();
 }

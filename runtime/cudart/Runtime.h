@@ -1,8 +1,9 @@
 // The state behind the CUDA runtime replacement: one device (runtime/Device.h: the emulator
 // unless PTXVM_DEVICE names another), the program's registered
-// fatbins with their kernels and variables, memory, streams and events, the error state, and the
-// report. Every exported function enters through Api, which serialises calls, applies the sticky
-// error of a faulted kernel, and records the last error.
+// fatbins with their kernels and variables, memory, streams (work queues run by device worker
+// threads) and events, the error state, and the report. Every exported function enters through
+// Api, which serialises calls, applies the sticky error of a faulted kernel, waits for the device
+// where the call does, and records the last error.
 #pragma once
 
 #include "ptx/Diagnostic.h"
@@ -11,6 +12,7 @@
 #include "runtime/cudart/Config.h"
 #include "runtime/cudart/CudaTypes.h"
 #include "runtime/cudart/DeviceServices.h"
+#include "runtime/cudart/WorkQueues.h"
 
 #include <boost/json/object.hpp>
 
@@ -24,6 +26,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -76,12 +79,16 @@ struct StreamState {
   unsigned flags = 0;
   int priority = 0;
   unsigned long long id = 0;
+  std::shared_ptr<Queue> queue;
 };
 
 struct EventState {
   unsigned flags = 0;
   bool recorded = false;
-  std::chrono::steady_clock::time_point time;
+  /// The last record: reached once the work issued before it has run; its
+  /// time is written by then (shared with the record's queue item).
+  QueuePoint point;
+  std::shared_ptr<std::chrono::steady_clock::time_point> time;
 };
 
 /// The launch configuration <<<...>>> pushes for the stub to pop.
@@ -135,6 +142,18 @@ public:
   std::map<cudaEvent_t, EventState> events;
   unsigned long long nextStreamId = 16;
   bool validStream(cudaStream_t s) const;
+  WorkQueues work;
+  /// The queue behind a valid stream: the legacy default stream for null and
+  /// cudaStreamLegacy, the calling thread's own for cudaStreamPerThread.
+  std::shared_ptr<Queue> queueOf(cudaStream_t s);
+  /// Issues `job` to a valid stream (WorkQueues::submit).
+  QueuePoint submit(cudaStream_t s, std::function<void()> job, std::vector<QueuePoint> after = {});
+  /// The kernel fault of the context, if any: pending or sticky. Work
+  /// issued behind a fault does not run (the GPU's context is lost).
+  cudaError_t fault() const {
+    cudaError_t s = sticky.load(std::memory_order_acquire);
+    return s != cudaSuccess ? s : pendingFault.load(std::memory_order_acquire);
+  }
 
   // Device state (Device.cpp).
   unsigned deviceFlags = 0;
@@ -145,9 +164,15 @@ public:
   // Errors (Errors.cpp).
   // A kernel fault is pending until a call that waits for the device sees
   // it (the launch itself succeeds, as kernels run asynchronously on a GPU);
-  // from then on it is sticky: every call returns it.
-  cudaError_t pendingFault = cudaSuccess;
-  cudaError_t sticky = cudaSuccess;
+  // from then on it is sticky: every call returns it. Written by the
+  // device's worker threads (a fault) and the host (a reset).
+  std::atomic<cudaError_t> pendingFault{cudaSuccess};
+  std::atomic<cudaError_t> sticky{cudaSuccess};
+  /// Records a fault of stream work; the first one stays.
+  void raiseFault(cudaError_t e) {
+    cudaError_t none = cudaSuccess;
+    pendingFault.compare_exchange_strong(none, e);
+  }
   bool stickyAnnounced = false;
   unsigned apiErrorsPrinted = 0;
   /// Prints `ptxvm: NAME is not supported` once per name.
@@ -165,38 +190,31 @@ public:
   /// At exit: flushes printf output, writes the report, prints the error summary.
   void finish();
 
-  // The report (PTXVM_REPORT).
+  // The report (PTXVM_REPORT), written by host calls and stream work alike
+  // under reportMutex.
+  std::mutex reportMutex;
   std::vector<boost::json::object> launchReports; // launchJson (LaunchReport.h)
   ptx::DiagnosticList reportDiagnostics;
   size_t errorsReported = 0;
   /// Prints a diagnostic that has no launch (a PTX parse error, an API problem) and records it.
   void note(ptx::Diagnostic d);
 
-  /// Launches run on one device thread, in issue order, while the host goes
-  /// on (as on a GPU's default stream); every other runtime call first waits
-  /// for them (drain), which keeps the order every stream allows. At exit,
-  /// launches still queued or running are abandoned, as on a GPU.
-  void enqueue(std::function<void()> job);
-  /// Waits until every issued launch has run. Never called with `mutex` held
-  /// (a running launch takes it to record its result).
-  void drain();
-  /// drain() for at most `limit`; false if launches are still queued or
-  /// running then. For exit paths: what finished kernels printed still comes
-  /// out, a kernel that will not end is abandoned.
-  bool drainFor(std::chrono::milliseconds limit);
+  /// Waits for the work of every stream issued so far for at most `limit`;
+  /// false if some is still queued or running then. For exit paths: what
+  /// finished kernels printed still comes out, a kernel that will not end
+  /// is abandoned, as on a GPU.
+  bool waitForDevice(std::chrono::milliseconds limit);
+
+  /// Launches run one at a time on a device that cannot run several at once.
+  std::mutex serialLaunches;
+  std::atomic<uint64_t> nextLaunchTag{1};
 
 private:
   Runtime();
   void createDevice();
   bool finished_ = false;
-  std::mutex queueMutex_;
-  std::condition_variable queueChanged_;
-  std::deque<std::function<void()>> queue_;
-  bool jobRunning_ = false, workerStarted_ = false;
-  /// Jobs queued and jobs finished, written under queueMutex_: the worker
-  /// and drain() spin on them briefly before sleeping on queueChanged_, so
-  /// that back-to-back launches do not pay two thread wake-ups each.
-  std::atomic<uint64_t> jobsQueued_{0}, jobsDone_{0};
+  std::shared_ptr<Queue> legacy_;
+  std::map<std::thread::id, std::shared_ptr<Queue>> perThread_; // per-thread default streams
 };
 
 /// Makes fatal signals (where the program keeps their default action) flush
@@ -207,8 +225,9 @@ void installSignalHandlers();
 class Api {
 public:
   /// How a call meets a kernel fault: most return the sticky error; calls
-  /// that wait for the device (synchronisations, blocking copies, frees)
-  /// also observe a pending one; a few (versions, errors) ignore both.
+  /// that wait for the whole device (cudaDeviceSynchronize, frees) do so
+  /// first and also observe a pending one; a few (versions, errors) ignore
+  /// both. Calls that wait for part of the device use wait().
   enum Sticky { Blocks, Synchronizes, Ignores };
   explicit Api(const char *name, Sticky sticky = Blocks);
   ~Api();
@@ -218,6 +237,15 @@ public:
   /// A kernel fault happened before this call: it must return sticky().
   bool blocked() const { return blocked_; }
   cudaError_t sticky();
+  /// Waits until every point is reached, without holding the runtime's lock,
+  /// then observes a pending fault (blocked() may now hold). False, without
+  /// waiting, on a stream's worker thread: a host function or callback that
+  /// waited for the device could wait for itself.
+  bool wait(const std::vector<QueuePoint> &points);
+  /// Makes a pending fault sticky: the call has looked at the device.
+  void observe();
+  /// Whether this call may wait for the device (see wait()).
+  static bool mayWait() { return WorkQueues::current() == nullptr; }
   /// Records `e` as the last error (unless success) and returns it.
   cudaError_t operator()(cudaError_t e);
   const char *name() const { return name_; }
@@ -235,6 +263,11 @@ uint64_t maxDynamicShared(const KernelInfo &k);
 int registersPerThread(const KernelInfo &k);
 /// Blocks of a decoded kernel resident on one multiprocessor (occupancy).
 int activeBlocksPerSm(const KernelInfo &k, int blockSize, size_t dynamicShared);
+
+/// The stream a per-thread form (the _ptsz and _ptds calls of programs built
+/// with --default-stream per-thread) means: null is the calling thread's own
+/// default stream.
+inline cudaStream_t perThreadDefault(cudaStream_t s) { return s == nullptr ? cudaStreamPerThread : s; }
 
 /// The calling host thread's last error (cudaGetLastError).
 cudaError_t &lastError();

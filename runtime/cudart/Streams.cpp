@@ -1,7 +1,9 @@
-// Streams and events. Work runs when it is issued, in issue order, which every stream ordering
-// allows; what stays observable is checked as a GPU checks it: handles (a destroyed stream or
-// event is cudaErrorInvalidResourceHandle), flags, timing (elapsed time between two recorded
-// events with timing), host callbacks in stream order, and the errors they report.
+// Streams and events. Each stream is a work queue (WorkQueues.h) run by a device worker thread
+// while the host goes on: kernels, copies, fills, host functions and callbacks run in stream
+// order, events complete when the work issued before them has run, cudaStreamWaitEvent orders a
+// stream after another's event, and the legacy default stream synchronises with the blocking
+// streams. Handles are checked as a GPU checks them (a destroyed stream or event is
+// cudaErrorInvalidResourceHandle); queries say cudaErrorNotReady while work is pending.
 #include "runtime/cudart/Runtime.h"
 
 using namespace cudart;
@@ -31,7 +33,9 @@ CUDART_EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, un
   if (!pStream || (flags & ~cudaStreamNonBlocking)) return api(cudaErrorInvalidValue);
   cudaStream_t s = newHandle<cudaStream_t>();
   // Priorities outside [greatest, least] = [-5, 0] are clamped, as CUDA does.
-  api.rt.streams[s] = {flags, std::min(0, std::max(-5, priority)), api.rt.nextStreamId++};
+  auto kind = (flags & cudaStreamNonBlocking) ? Queue::Kind::NonBlocking : Queue::Kind::Blocking;
+  api.rt.streams[s] = {flags, std::min(0, std::max(-5, priority)), api.rt.nextStreamId++,
+                       api.rt.work.create(kind)};
   *pStream = s;
   return cudaSuccess;
 }
@@ -49,31 +53,46 @@ CUDART_EXPORT cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   if (api.blocked()) return api.sticky();
   auto it = api.rt.streams.find(stream);
   if (it == api.rt.streams.end()) return api(cudaErrorInvalidResourceHandle);
+  // Work already issued to it still runs, as on a GPU.
+  api.rt.work.close(it->second.queue);
   api.rt.streams.erase(it);
   deleteHandle(stream);
   return cudaSuccess;
 }
 
 CUDART_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
-  Api api("cudaStreamSynchronize", Api::Synchronizes);
-  api.rt.synchronize();
+  Api api("cudaStreamSynchronize");
   if (api.blocked()) return api.sticky();
   if (!api.rt.validStream(stream)) return api(cudaErrorInvalidResourceHandle);
+  if (!Api::mayWait()) return api(cudaErrorNotPermitted);
+  std::shared_ptr<Queue> q = api.rt.queueOf(stream);
+  // The legacy default stream also waits for the blocking streams' work
+  // issued before: an empty item of its own carries that order.
+  QueuePoint target = q->kind() == Queue::Kind::Legacy ? api.rt.work.submit(q, [] {}) : api.rt.work.tail(q);
+  api.wait({target});
+  api.rt.synchronize();
+  if (api.blocked()) return api.sticky();
   return cudaSuccess;
 }
 
 CUDART_EXPORT cudaError_t cudaStreamQuery(cudaStream_t stream) {
-  Api api("cudaStreamQuery", Api::Synchronizes);
+  Api api("cudaStreamQuery");
+  api.observe();
   if (api.blocked()) return api.sticky();
   if (!api.rt.validStream(stream)) return api(cudaErrorInvalidResourceHandle);
-  return cudaSuccess; // all work issued to it has run
+  return api.rt.work.tail(api.rt.queueOf(stream)).reached() ? cudaSuccess : api(cudaErrorNotReady);
 }
 
 CUDART_EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
   Api api("cudaStreamWaitEvent");
   if (api.blocked()) return api.sticky();
-  if (!api.rt.validStream(stream) || !api.rt.events.count(event)) return api(cudaErrorInvalidResourceHandle);
+  auto it = api.rt.events.find(event);
+  if (!api.rt.validStream(stream) || it == api.rt.events.end()) return api(cudaErrorInvalidResourceHandle);
   if (flags & ~1u) return api(cudaErrorInvalidValue);
+  // The stream's later work waits for the event's last record (an event
+  // never recorded is complete). The wait is work of its own, so that
+  // synchronising the stream also waits for the event.
+  if (it->second.recorded) api.rt.submit(stream, [] {}, {it->second.point});
   return cudaSuccess;
 }
 
@@ -83,9 +102,10 @@ CUDART_EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamC
   if (api.blocked()) return api.sticky();
   if (!callback || flags != 0) return api(cudaErrorInvalidValue);
   if (!api.rt.validStream(stream)) return api(cudaErrorInvalidResourceHandle);
-  // The work before it in the stream has completed, or failed: a callback
-  // is told which.
-  callback(stream, api.rt.pendingFault, userData);
+  // It runs once the work before it in the stream has completed, or failed:
+  // a callback is told which.
+  Runtime &rt = api.rt;
+  rt.submit(stream, [&rt, stream, callback, userData] { callback(stream, rt.fault(), userData); });
   return cudaSuccess;
 }
 
@@ -95,7 +115,10 @@ CUDART_EXPORT cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t f
   if (!fn) return api(cudaErrorInvalidValue);
   if (!api.rt.validStream(stream)) return api(cudaErrorInvalidResourceHandle);
   // Unlike stream callbacks, host functions are not called after an error.
-  if (api.rt.pendingFault == cudaSuccess) fn(userData);
+  Runtime &rt = api.rt;
+  rt.submit(stream, [&rt, fn, userData] {
+    if (rt.fault() == cudaSuccess) fn(userData);
+  });
   return cudaSuccess;
 }
 
@@ -176,7 +199,7 @@ CUDART_EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned 
   // An interprocess event must not record timing.
   if ((flags & cudaEventInterprocess) && !(flags & cudaEventDisableTiming)) return api(cudaErrorInvalidValue);
   cudaEvent_t e = newHandle<cudaEvent_t>();
-  api.rt.events[e] = {flags, false, {}};
+  api.rt.events[e] = {flags, false, {}, {}};
   *event = e;
   return cudaSuccess;
 }
@@ -202,9 +225,12 @@ CUDART_EXPORT cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream
   auto it = api.rt.events.find(event);
   if (it == api.rt.events.end() || !api.rt.validStream(stream)) return api(cudaErrorInvalidResourceHandle);
   if (flags & ~1u) return api(cudaErrorInvalidValue);
-  // Everything issued before has run: the event completes now.
+  // The event completes, and takes its time, once the work issued to the
+  // stream before it has run.
+  auto time = std::make_shared<std::chrono::steady_clock::time_point>();
   it->second.recorded = true;
-  it->second.time = std::chrono::steady_clock::now();
+  it->second.time = time;
+  it->second.point = api.rt.submit(stream, [time] { *time = std::chrono::steady_clock::now(); });
   return cudaSuccess;
 }
 
@@ -213,17 +239,22 @@ CUDART_EXPORT cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream
 }
 
 CUDART_EXPORT cudaError_t cudaEventQuery(cudaEvent_t event) {
-  Api api("cudaEventQuery", Api::Synchronizes);
+  Api api("cudaEventQuery");
+  api.observe();
   if (api.blocked()) return api.sticky();
-  if (!api.rt.events.count(event)) return api(cudaErrorInvalidResourceHandle);
-  return cudaSuccess;
+  auto it = api.rt.events.find(event);
+  if (it == api.rt.events.end()) return api(cudaErrorInvalidResourceHandle);
+  return it->second.point.reached() ? cudaSuccess : api(cudaErrorNotReady);
 }
 
 CUDART_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t event) {
-  Api api("cudaEventSynchronize", Api::Synchronizes);
+  Api api("cudaEventSynchronize");
+  if (api.blocked()) return api.sticky();
+  auto it = api.rt.events.find(event);
+  if (it == api.rt.events.end()) return api(cudaErrorInvalidResourceHandle);
+  if (!api.wait({it->second.point})) return api(cudaErrorNotPermitted);
   api.rt.synchronize();
   if (api.blocked()) return api.sticky();
-  if (!api.rt.events.count(event)) return api(cudaErrorInvalidResourceHandle);
   return cudaSuccess;
 }
 
@@ -237,46 +268,51 @@ CUDART_EXPORT cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cud
   if ((a->second.flags | b->second.flags) & cudaEventDisableTiming)
     return api(cudaErrorInvalidResourceHandle);
   if (!a->second.recorded || !b->second.recorded) return api(cudaErrorInvalidResourceHandle);
-  *ms = std::chrono::duration<float, std::milli>(b->second.time - a->second.time).count();
+  if (!a->second.point.reached() || !b->second.point.reached()) return api(cudaErrorNotReady);
+  *ms = std::chrono::duration<float, std::milli>(*b->second.time - *a->second.time).count();
   return cudaSuccess;
 }
 
 // Per-thread default stream forms.
-CUDART_EXPORT cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t s) { return cudaStreamSynchronize(s); }
-CUDART_EXPORT cudaError_t cudaStreamQuery_ptsz(cudaStream_t s) { return cudaStreamQuery(s); }
+CUDART_EXPORT cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t s) {
+  return cudaStreamSynchronize(perThreadDefault(s));
+}
+CUDART_EXPORT cudaError_t cudaStreamQuery_ptsz(cudaStream_t s) {
+  return cudaStreamQuery(perThreadDefault(s));
+}
 CUDART_EXPORT cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t s, cudaEvent_t e, unsigned int flags) {
-  return cudaStreamWaitEvent(s, e, flags);
+  return cudaStreamWaitEvent(perThreadDefault(s), e, flags);
 }
 CUDART_EXPORT cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t s, cudaStreamCallback_t cb, void *data,
                                                      unsigned int flags) {
-  return cudaStreamAddCallback(s, cb, data, flags);
+  return cudaStreamAddCallback(perThreadDefault(s), cb, data, flags);
 }
 CUDART_EXPORT cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t s, cudaHostFn_t fn, void *data) {
-  return cudaLaunchHostFunc(s, fn, data);
+  return cudaLaunchHostFunc(perThreadDefault(s), fn, data);
 }
 CUDART_EXPORT cudaError_t cudaStreamGetFlags_ptsz(cudaStream_t s, unsigned int *flags) {
-  return cudaStreamGetFlags(s, flags);
+  return cudaStreamGetFlags(perThreadDefault(s), flags);
 }
 CUDART_EXPORT cudaError_t cudaStreamGetPriority_ptsz(cudaStream_t s, int *priority) {
-  return cudaStreamGetPriority(s, priority);
+  return cudaStreamGetPriority(perThreadDefault(s), priority);
 }
 CUDART_EXPORT cudaError_t cudaStreamGetId_ptsz(cudaStream_t s, unsigned long long *id) {
-  return cudaStreamGetId(s, id);
+  return cudaStreamGetId(perThreadDefault(s), id);
 }
 CUDART_EXPORT cudaError_t cudaStreamGetDevice_ptsz(cudaStream_t s, int *device) {
-  return cudaStreamGetDevice(s, device);
+  return cudaStreamGetDevice(perThreadDefault(s), device);
 }
 CUDART_EXPORT cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t s, cudaStreamCaptureStatus *status) {
-  return cudaStreamIsCapturing(s, status);
+  return cudaStreamIsCapturing(perThreadDefault(s), status);
 }
 CUDART_EXPORT cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t s, cudaStreamCaptureStatus *status,
                                                         unsigned long long *id, void **graph,
                                                         const void **deps, const void **edges, size_t *n) {
-  return cudaStreamGetCaptureInfo(s, status, id, graph, deps, edges, n);
+  return cudaStreamGetCaptureInfo(perThreadDefault(s), status, id, graph, deps, edges, n);
 }
 CUDART_EXPORT cudaError_t cudaEventRecord_ptsz(cudaEvent_t e, cudaStream_t s) {
-  return cudaEventRecord(e, s);
+  return cudaEventRecord(e, perThreadDefault(s));
 }
 CUDART_EXPORT cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t e, cudaStream_t s, unsigned int flags) {
-  return cudaEventRecordWithFlags(e, s, flags);
+  return cudaEventRecordWithFlags(e, perThreadDefault(s), flags);
 }

@@ -279,10 +279,10 @@ EmuResult runCase(const gpucase::Case &c, const std::string &ptxText, bool racec
   config.racecheck = racecheck;
   std::unique_ptr<emu::Engine> engine = ptxvm::test::testEngine(*kernel);
   config.engine = engine.get();
-  services.beginLaunch({config.grid.x, config.grid.y, config.grid.z});
+  services.beginLaunch(config.tag);
   run.result = device.launch(*kernel, config, run.diags);
   if (!run.result.ok) run.error = runtime::launchError(run.diags);
-  services.endLaunch();
+  services.endLaunch(config.tag, nullptr);
   run.printed = printedLines(services);
   run.buffers = ptxvm::test::readBuffers(device, buffers);
   run.inputs = std::move(buffers.inputs);

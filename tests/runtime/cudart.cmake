@@ -2,7 +2,8 @@
 # Included from tests/CMakeLists.txt.
 #
 #   cudart_tests       unit tests: printf formatting, compute-sanitizer rendering, settings, the
-#                      PTX linker, host functions in the emulator, adopted host memory, the report
+#                      PTX linker, host functions in the emulator, adopted host memory, the report,
+#                      the stream work queues
 #   cudart_abi_tests   the runtime's types and values against CUDA's own headers (when present)
 #   cudart_programs    small CUDA programs (tests/runtime/programs/*.cu), built with
 #                      `nvcc -cudart shared` when nvcc is found, run by lit under `ptxvm exec`
@@ -17,6 +18,7 @@ add_executable(cudart_tests
   runtime/HostFunctionsTest.cpp
   runtime/LaunchReportTest.cpp
   runtime/PtxLinkTest.cpp
+  runtime/WorkQueuesTest.cpp
 )
 target_link_libraries(cudart_tests PRIVATE cudart_core launch_report GTest::gtest_main)
 target_compile_definitions(cudart_tests PRIVATE ${PTXVM_TEST_DEFINES})
@@ -53,6 +55,7 @@ set(PTXVM_CUDART_FLAGS_rdc -rdc=true ${_cudart_src}/Inputs/rdc_library.cu)
 set(PTXVM_CUDART_ARCH_cluster sm_90)
 set(_cudart_variants
   "status_ptds|status.cu|-cudart shared --default-stream per-thread"
+  "async_ptds|async.cu|-cudart shared --default-stream per-thread"
   "status_static|status.cu|-cudart static")
 file(GLOB _cudart_sources CONFIGURE_DEPENDS ${_cudart_src}/*.cu)
 file(GLOB _cudart_inputs CONFIGURE_DEPENDS ${_cudart_src}/Inputs/*)
