@@ -7,6 +7,7 @@
 // at once (pageable host bytes they read are staged first; a pageable host destination waits, as
 // on a GPU), the blocking forms wait for their stream's work and flush device printf output.
 #include "runtime/cudart/Runtime.h"
+#include "runtime/cudart/Transfers.h"
 
 #include <atomic>
 #include <cstdio>
@@ -268,21 +269,12 @@ void stage(Transfer &t) {
     }
 }
 
-/// Issues checked pieces to `stream`. A blocking call waits for them (and for the work issued
-/// to the stream before); so does one that writes pageable host memory, as on a GPU. Behind a
-/// kernel fault nothing runs. An async piece whose device memory went away before it ran is a
-/// fault of its own (cudaErrorIllegalAddress), as on a GPU.
-cudaError_t issue(Api &api, cudaStream_t stream, Transfer t, bool blocking) {
-  if (t.pieces.empty()) return cudaSuccess;
-  bool waits = blocking;
-  for (const Piece &p : t.pieces) waits |= p.ds == Side::Host;
-  if (waits && !Api::mayWait()) return cudaErrorNotPermitted;
-  if (!waits) stage(t);
-  auto pieces = std::make_shared<const Transfer>(std::move(t));
-  auto failed = std::make_shared<std::atomic<bool>>(false);
-  Runtime &rt = api.rt;
-  const char *name = api.name();
-  QueuePoint done = rt.submit(stream, [&rt, pieces, failed, waits, name] {
+/// The stream work that runs checked pieces. Behind a kernel fault nothing runs. A piece whose
+/// device memory went away before it ran sets `failed`; unless the caller waits for it (and
+/// says so itself), that is a fault of its own (cudaErrorIllegalAddress), as on a GPU.
+std::function<void()> transferWork(Runtime &rt, std::shared_ptr<const Transfer> pieces,
+                                   std::shared_ptr<std::atomic<bool>> failed, bool waits, const char *name) {
+  return [&rt, pieces = std::move(pieces), failed = std::move(failed), waits, name] {
     if (rt.fault() != cudaSuccess) return;
     for (const Piece &p : pieces->pieces)
       if (!runPiece(rt, p)) {
@@ -293,7 +285,35 @@ cudaError_t issue(Api &api, cudaStream_t stream, Transfer t, bool blocking) {
         }
         return;
       }
-  });
+  };
+}
+
+/// What a node label says of a transfer.
+std::string describe(const char *what, const Transfer &t) {
+  uint64_t bytes = 0;
+  for (const Piece &p : t.pieces) bytes += p.count;
+  return std::string(what) + " " + std::to_string(bytes) + " bytes";
+}
+
+/// Issues checked pieces to `stream`. A blocking call waits for them (and for the work issued
+/// to the stream before); so does one that writes pageable host memory, as on a GPU. Captured
+/// (a graph node), the pieces read and write host memory when the graph runs.
+cudaError_t issue(Api &api, cudaStream_t stream, Transfer t, bool blocking) {
+  if (cudaError_t e = api.rt.mayIssue(stream)) return e;
+  if (blocking)
+    if (cudaError_t e = api.rt.mayWaitFor(stream)) return e;
+  if (t.pieces.empty()) return cudaSuccess;
+  const bool captured = api.rt.captureOf(stream) != nullptr;
+  bool waits = blocking;
+  for (const Piece &p : t.pieces) waits |= p.ds == Side::Host && !captured;
+  if (waits && !Api::mayWait()) return cudaErrorNotPermitted;
+  if (!waits && !captured) stage(t);
+  std::string label = describe(t.pieces.front().src ? "copy" : "fill", t);
+  auto pieces = std::make_shared<const Transfer>(std::move(t));
+  auto failed = std::make_shared<std::atomic<bool>>(false);
+  QueuePoint done = api.rt.submit(
+      stream, transferWork(api.rt, pieces, failed, waits, api.name()), {},
+      {pieces->pieces.front().src ? cudaGraphNodeTypeMemcpy : cudaGraphNodeTypeMemset, std::move(label)});
   if (!waits) return cudaSuccess;
   api.wait({done});
   api.rt.synchronize(); // a synchronisation point: device printf output comes out
@@ -372,6 +392,60 @@ cudaError_t memcpyFromSymbol(const char *name, cudaStream_t stream, bool blockin
 }
 
 } // namespace
+
+namespace cudart {
+
+namespace {
+cudaError_t nodeWork(Runtime &rt, Transfer t, const char *what, std::function<void()> &work,
+                     std::string &label) {
+  label = describe(what, t);
+  work = transferWork(rt, std::make_shared<const Transfer>(std::move(t)),
+                      std::make_shared<std::atomic<bool>>(false), false, "cudaGraphLaunch");
+  return cudaSuccess;
+}
+} // namespace
+
+cudaError_t copyWork3D(Runtime &rt, const cudaMemcpy3DParms *p, std::function<void()> &work,
+                       std::string &label) {
+  Transfer t;
+  if (cudaError_t e = copy3D(rt, t, p)) return e;
+  return nodeWork(rt, std::move(t), "copy", work, label);
+}
+
+cudaError_t copyWork1D(Runtime &rt, void *dst, const void *src, size_t count, cudaMemcpyKind kind,
+                       std::function<void()> &work, std::string &label) {
+  Transfer t;
+  if (cudaError_t e = copy(rt, t, dst, src, count, kind)) return e;
+  return nodeWork(rt, std::move(t), "copy", work, label);
+}
+
+cudaError_t memsetWork(Runtime &rt, const cudaMemsetParams &p, std::function<void()> &work,
+                       std::string &label) {
+  const unsigned size = p.elementSize;
+  uint64_t rowBytes = 0;
+  if ((size != 1 && size != 2 && size != 4) || __builtin_mul_overflow(uint64_t{p.width}, size, &rowBytes) ||
+      (p.height > 1 && rowBytes > p.pitch) || !p.dst)
+    return cudaErrorInvalidValue;
+  Transfer t;
+  if (size == 1) {
+    if (cudaError_t e = fillRows(rt, t, p.dst, p.pitch, static_cast<int>(p.value), rowBytes, p.height))
+      return e;
+    return nodeWork(rt, std::move(t), "fill", work, label);
+  }
+  // Wider elements: every row is a copy of one row of the pattern.
+  if (rowBytes == 0 || p.height == 0) return nodeWork(rt, std::move(t), "fill", work, label);
+  t.staged.resize(rowBytes);
+  for (uint64_t i = 0; i < rowBytes; i += size) std::memcpy(t.staged.data() + i, &p.value, size);
+  for (size_t r = 0; r < p.height; ++r) {
+    Side side;
+    uint8_t *to = at(p.dst, r * p.pitch);
+    if (!classify(rt, to, rowBytes, side) || side == Side::Host) return cudaErrorInvalidValue;
+    t.pieces.push_back({to, side, t.staged.data(), Side::Host, rowBytes});
+  }
+  return nodeWork(rt, std::move(t), "fill", work, label);
+}
+
+} // namespace cudart
 
 // The blocking forms run on the legacy default stream (the _ptds forms of
 // --default-stream per-thread programs on the calling thread's own).

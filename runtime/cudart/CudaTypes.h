@@ -29,12 +29,18 @@ struct CUkern_st;
 struct CUfunc_st;
 struct CUmemPoolHandle_st;
 struct cudaArray;
+struct CUgraph_st;
+struct CUgraphNode_st;
+struct CUgraphExec_st;
 using cudaStream_t = CUstream_st *;
 using cudaEvent_t = CUevent_st *;
 using cudaKernel_t = CUkern_st *;
 using cudaFunction_t = CUfunc_st *;
 using cudaMemPool_t = CUmemPoolHandle_st *;
 using cudaArray_t = cudaArray *;
+using cudaGraph_t = CUgraph_st *;
+using cudaGraphNode_t = CUgraphNode_st *;
+using cudaGraphExec_t = CUgraphExec_st *;
 
 using cudaHostFn_t = void (*)(void *userData);
 using cudaStreamCallback_t = void (*)(cudaStream_t stream, cudaError_t status, void *userData);
@@ -504,5 +510,42 @@ enum cudaStreamCaptureMode : int {
   cudaStreamCaptureModeThreadLocal = 1,
   cudaStreamCaptureModeRelaxed = 2
 };
+
+enum cudaGraphNodeType : int {
+  cudaGraphNodeTypeKernel = 0x00,
+  cudaGraphNodeTypeMemcpy = 0x01,
+  cudaGraphNodeTypeMemset = 0x02,
+  cudaGraphNodeTypeHost = 0x03,
+  cudaGraphNodeTypeGraph = 0x04,
+  cudaGraphNodeTypeEmpty = 0x05,
+  cudaGraphNodeTypeWaitEvent = 0x06,
+  cudaGraphNodeTypeEventRecord = 0x07
+};
+
+struct cudaKernelNodeParams {
+  void *func;
+  dim3 gridDim;
+  dim3 blockDim;
+  unsigned int sharedMemBytes;
+  void **kernelParams;
+  void **extra;
+};
+
+struct cudaMemsetParams {
+  void *dst;
+  size_t pitch;
+  unsigned int value;
+  unsigned int elementSize;
+  size_t width;
+  size_t height;
+};
+
+struct cudaHostNodeParams {
+  cudaHostFn_t fn;
+  void *userData;
+};
+
+constexpr unsigned cudaEventRecordExternal = 0x01;
+constexpr unsigned cudaEventWaitExternal = 0x01;
 
 } // namespace cudart

@@ -301,6 +301,7 @@ CUDART_EXPORT cudaError_t cudaDeviceDisablePeerAccess(int) {
 /// kernels printed is written out, and a fault they had is returned.
 CUDART_EXPORT cudaError_t cudaDeviceSynchronize() {
   Api api("cudaDeviceSynchronize", Api::Synchronizes);
+  if (cudaError_t e = api.rt.maySynchronize()) return api(e);
   api.rt.synchronize();
   if (api.blocked()) return api.sticky();
   return cudaSuccess;

@@ -25,9 +25,24 @@ std::vector<CallConfiguration> &callStack() {
 
 cudaError_t Runtime::launch(const char *api, const void *function, dim3 grid, dim3 block, void **args,
                             size_t sharedMem, cudaStream_t stream, bool cooperative, dim3 cluster) {
+  if (!validStream(stream)) return cudaErrorInvalidResourceHandle;
+  if (cudaError_t e = mayIssue(stream)) return e;
+  std::function<void()> work;
+  std::string name;
+  if (cudaError_t e =
+          prepareLaunch(api, function, grid, block, args, sharedMem, cooperative, cluster, work, name))
+    return e;
+  // Behind a faulted kernel nothing runs: the GPU's context is lost.
+  if (fault() != cudaSuccess) return cudaSuccess;
+  submit(stream, std::move(work), {}, {cudaGraphNodeTypeKernel, std::move(name)});
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::prepareLaunch(const char *api, const void *function, dim3 grid, dim3 block, void **args,
+                                   size_t sharedMem, bool cooperative, dim3 cluster,
+                                   std::function<void()> &work, std::string &name) {
   KernelInfo *k = kernel(function);
   if (!k) return cudaErrorInvalidDeviceFunction;
-  if (!validStream(stream)) return cudaErrorInvalidResourceHandle;
   uint64_t threads = uint64_t{block.x} * block.y * block.z;
   if (!block.x || !block.y || !block.z || !grid.x || !grid.y || !grid.z ||
       block.x > limits::kMaxBlockDim[0] || block.y > limits::kMaxBlockDim[1] ||
@@ -66,8 +81,6 @@ cudaError_t Runtime::launch(const char *api, const void *function, dim3 grid, di
                         limits::kMultiprocessors;
     if (uint64_t{grid.x} * grid.y * grid.z > resident) return cudaErrorCooperativeLaunchTooLarge;
   }
-  // Behind a faulted kernel nothing runs: the GPU's context is lost.
-  if (fault() != cudaSuccess) return cudaSuccess;
   std::vector<uint8_t> params(attributes.paramBytes, 0);
   if (!attributes.paramOffsets.empty() && !args) return cudaErrorInvalidValue;
   for (size_t i = 0; i < attributes.paramOffsets.size(); ++i) {
@@ -89,13 +102,15 @@ cudaError_t Runtime::launch(const char *api, const void *function, dim3 grid, di
   launch.seed = config.seed;
   launch.cooperative = cooperative; // every CTA resident at once, for grid-wide sync
   launch.cluster = {cluster.x, cluster.y, cluster.z};
-  launch.tag = nextLaunchTag++;
-  // The launch runs on its stream's worker thread while the host goes on;
-  // its fault becomes pending when it ends (the next call that waits sees
-  // it). The runtime's lock is not taken there: a host call may hold it
-  // while it waits for this launch.
-  submit(stream, [this, k, &code, launch = std::move(launch), api = std::string(api)] {
+  name = demangle(k->name);
+  // The launch runs on its stream's worker thread while the host goes on
+  // (a graph may run it many times); its fault becomes pending when it ends
+  // (the next call that waits sees it). The runtime's lock is not taken
+  // there: a host call may hold it while it waits for this launch.
+  work = [this, k, &code, config = std::move(launch), api = std::string(api)] {
     if (fault() != cudaSuccess) return; // the context is lost
+    runtime::LaunchConfig launch = config;
+    launch.tag = nextLaunchTag++;
     ptx::DiagnosticList diags;
     services.beginLaunch(launch.tag);
     runtime::LaunchResult r;
@@ -120,7 +135,7 @@ cudaError_t Runtime::launch(const char *api, const void *function, dim3 grid, di
       std::fprintf(stderr, "========= Kernel %s (launched by %s) failed: %s\n", demangle(k->name).c_str(),
                    api.c_str(), r.error.c_str());
     }
-  });
+  };
   return cudaSuccess;
 }
 

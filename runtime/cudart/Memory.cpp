@@ -271,6 +271,8 @@ CUDART_EXPORT cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream
   Api api("cudaMallocAsync");
   if (api.blocked()) return api.sticky();
   if (!api.rt.validStream(stream)) return api(cudaErrorInvalidResourceHandle);
+  // Captured, it would be a memory allocation node.
+  if (api.rt.captureOf(stream)) return api.rt.unsupported("cudaMallocAsync during stream capture");
   cudaError_t e = deviceAlloc(api.rt, devPtr, size);
   g_pool.usedHigh = std::max(g_pool.usedHigh, api.rt.device->liveBytes());
   return api(e);
@@ -298,6 +300,7 @@ CUDART_EXPORT cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t stream) {
   Api api("cudaFreeAsync");
   if (api.blocked()) return api.sticky();
   if (!api.rt.validStream(stream)) return api(cudaErrorInvalidResourceHandle);
+  if (api.rt.captureOf(stream)) return api.rt.unsupported("cudaFreeAsync during stream capture");
   if (!devPtr) return cudaSuccess;
   const uint64_t address = reinterpret_cast<uint64_t>(devPtr);
   auto it = api.rt.allocations.find(address);

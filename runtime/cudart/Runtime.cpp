@@ -182,7 +182,15 @@ std::shared_ptr<Queue> Runtime::queueOf(cudaStream_t s) {
   return streams.at(s).queue;
 }
 
-QueuePoint Runtime::submit(cudaStream_t s, std::function<void()> job, std::vector<QueuePoint> after) {
+QueuePoint Runtime::submit(cudaStream_t s, std::function<void()> job, std::vector<QueuePoint> after,
+                           WorkInfo info) {
+  if (StreamCapture *c = captureOf(s)) {
+    // Captured: a node of the graph after the stream's last captured work.
+    CUgraphNode_st &node = c->sequence->graph->add(info.type, c->frontier, std::move(info.label));
+    node.work = std::move(job);
+    c->frontier = {&node};
+    return {};
+  }
   return work.submit(queueOf(s), std::move(job), std::move(after));
 }
 

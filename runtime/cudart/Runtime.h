@@ -12,6 +12,7 @@
 #include "runtime/cudart/Config.h"
 #include "runtime/cudart/CudaTypes.h"
 #include "runtime/cudart/DeviceServices.h"
+#include "runtime/cudart/Graph.h"
 #include "runtime/cudart/WorkQueues.h"
 
 #include <boost/json/object.hpp>
@@ -89,6 +90,9 @@ struct EventState {
   /// time is written by then (shared with the record's queue item).
   QueuePoint point;
   std::shared_ptr<std::chrono::steady_clock::time_point> time;
+  /// Recorded in a capturing stream: the capture and the nodes it stands for.
+  std::shared_ptr<CaptureSequence> capture;
+  std::vector<CUgraphNode_st *> captured;
 };
 
 /// The launch configuration <<<...>>> pushes for the stub to pop.
@@ -146,8 +150,27 @@ public:
   /// The queue behind a valid stream: the legacy default stream for null and
   /// cudaStreamLegacy, the calling thread's own for cudaStreamPerThread.
   std::shared_ptr<Queue> queueOf(cudaStream_t s);
-  /// Issues `job` to a valid stream (WorkQueues::submit).
-  QueuePoint submit(cudaStream_t s, std::function<void()> job, std::vector<QueuePoint> after = {});
+  /// Issues `job` to a valid stream (WorkQueues::submit); when the stream is
+  /// capturing, records it as a node of the capture's graph instead (the
+  /// point returned is then reached).
+  QueuePoint submit(cudaStream_t s, std::function<void()> job, std::vector<QueuePoint> after = {},
+                    WorkInfo info = {});
+  /// Why work may not be issued to `s` now (a capture forbids it), or success.
+  cudaError_t mayIssue(cudaStream_t s);
+  /// Why the host may not wait for `s` now (it is capturing), or success.
+  cudaError_t mayWaitFor(cudaStream_t s);
+  /// Why a call that synchronises the device may not run now (a capture in
+  /// global mode, or this thread's thread-local one), or success; the
+  /// capture is invalidated, as on a GPU.
+  cudaError_t maySynchronize();
+
+  // Graphs and stream capture (Graphs.cpp).
+  std::map<cudaGraph_t, std::unique_ptr<CUgraph_st>> graphs;
+  std::map<cudaGraphExec_t, std::unique_ptr<CUgraphExec_st>> graphExecs;
+  std::map<const Queue *, StreamCapture> captures;
+  unsigned long long nextCaptureId = 1;
+  /// The capture `s` takes part in, or null.
+  StreamCapture *captureOf(cudaStream_t s);
   /// The kernel fault of the context, if any: pending or sticky. Work
   /// issued behind a fault does not run (the GPU's context is lost).
   cudaError_t fault() const {
@@ -179,6 +202,11 @@ public:
   cudaError_t unsupported(const char *name);
 
   // Launches (Launch.cpp).
+  /// Checks a launch as a GPU does and makes the work that runs it (on a
+  /// stream, or as a graph's kernel node); `name` is the kernel's, demangled.
+  cudaError_t prepareLaunch(const char *api, const void *function, dim3 grid, dim3 block, void **args,
+                            size_t sharedMem, bool cooperative, dim3 cluster, std::function<void()> &work,
+                            std::string &name);
   /// `cluster`: the launch's cluster shape (cudaLaunchAttributeClusterDimension), 1x1x1 for none.
   cudaError_t launch(const char *api, const void *function, dim3 grid, dim3 block, void **args,
                      size_t sharedMem, cudaStream_t stream, bool cooperative, dim3 cluster = dim3{1, 1, 1});

@@ -6,6 +6,8 @@
 // cudaErrorInvalidResourceHandle); queries say cudaErrorNotReady while work is pending.
 #include "runtime/cudart/Runtime.h"
 
+#include <algorithm>
+
 using namespace cudart;
 
 namespace cudart {
@@ -23,6 +25,11 @@ template <typename Handle> Handle newHandle() { return reinterpret_cast<Handle>(
 template <typename Handle> void deleteHandle(Handle h) { ::operator delete(reinterpret_cast<void *>(h)); }
 
 thread_local cudaStreamCaptureMode g_captureMode = cudaStreamCaptureModeGlobal;
+
+cudaStreamCaptureStatus captureStatus(const StreamCapture *c) {
+  if (!c) return cudaStreamCaptureStatusNone;
+  return c->sequence->invalidated ? cudaStreamCaptureStatusInvalidated : cudaStreamCaptureStatusActive;
+}
 
 } // namespace
 
@@ -64,6 +71,7 @@ CUDART_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   Api api("cudaStreamSynchronize");
   if (api.blocked()) return api.sticky();
   if (!api.rt.validStream(stream)) return api(cudaErrorInvalidResourceHandle);
+  if (cudaError_t e = api.rt.mayWaitFor(stream)) return api(e);
   if (!Api::mayWait()) return api(cudaErrorNotPermitted);
   std::shared_ptr<Queue> q = api.rt.queueOf(stream);
   // The legacy default stream also waits for the blocking streams' work
@@ -80,6 +88,7 @@ CUDART_EXPORT cudaError_t cudaStreamQuery(cudaStream_t stream) {
   api.observe();
   if (api.blocked()) return api.sticky();
   if (!api.rt.validStream(stream)) return api(cudaErrorInvalidResourceHandle);
+  if (cudaError_t e = api.rt.mayWaitFor(stream)) return api(e);
   return api.rt.work.tail(api.rt.queueOf(stream)).reached() ? cudaSuccess : api(cudaErrorNotReady);
 }
 
@@ -89,10 +98,38 @@ CUDART_EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t e
   auto it = api.rt.events.find(event);
   if (!api.rt.validStream(stream) || it == api.rt.events.end()) return api(cudaErrorInvalidResourceHandle);
   if (flags & ~1u) return api(cudaErrorInvalidValue);
+  EventState &e = it->second;
+  StreamCapture *capture = api.rt.captureOf(stream);
+  if (e.capture) {
+    // An event recorded in a capture: the stream joins it (or, already in
+    // it, its next work also depends on what the event stands for).
+    if (e.capture->invalidated) return api(cudaErrorStreamCaptureInvalidated);
+    if (capture && capture->sequence != e.capture) return api(cudaErrorStreamCaptureMerge);
+    if (!capture) {
+      api.rt.captures[api.rt.queueOf(stream).get()] = {e.capture, e.captured};
+      return cudaSuccess;
+    }
+    for (CUgraphNode_st *n : e.captured)
+      if (std::find(capture->frontier.begin(), capture->frontier.end(), n) == capture->frontier.end())
+        capture->frontier.push_back(n);
+    return cudaSuccess;
+  }
+  if (capture) {
+    // Waiting for work outside the capture: only as an external event node.
+    if (!(flags & cudaEventWaitExternal)) {
+      capture->sequence->invalidated = true;
+      return api(cudaErrorStreamCaptureIsolation);
+    }
+    CUgraphNode_st &node = capture->sequence->graph->add(cudaGraphNodeTypeWaitEvent, capture->frontier, "");
+    node.event = event;
+    capture->frontier = {&node};
+    return cudaSuccess;
+  }
+  if (cudaError_t err = api.rt.mayIssue(stream)) return api(err);
   // The stream's later work waits for the event's last record (an event
   // never recorded is complete). The wait is work of its own, so that
   // synchronising the stream also waits for the event.
-  if (it->second.recorded) api.rt.submit(stream, [] {}, {it->second.point});
+  if (e.recorded) api.rt.submit(stream, [] {}, {e.point});
   return cudaSuccess;
 }
 
@@ -102,6 +139,9 @@ CUDART_EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamC
   if (api.blocked()) return api.sticky();
   if (!callback || flags != 0) return api(cudaErrorInvalidValue);
   if (!api.rt.validStream(stream)) return api(cudaErrorInvalidResourceHandle);
+  // Callbacks cannot be captured (host functions can).
+  if (api.rt.captureOf(stream)) return api(api.rt.mayWaitFor(stream));
+  if (cudaError_t e = api.rt.mayIssue(stream)) return api(e);
   // It runs once the work before it in the stream has completed, or failed:
   // a callback is told which.
   Runtime &rt = api.rt;
@@ -114,11 +154,14 @@ CUDART_EXPORT cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t f
   if (api.blocked()) return api.sticky();
   if (!fn) return api(cudaErrorInvalidValue);
   if (!api.rt.validStream(stream)) return api(cudaErrorInvalidResourceHandle);
+  if (cudaError_t e = api.rt.mayIssue(stream)) return api(e);
   // Unlike stream callbacks, host functions are not called after an error.
   Runtime &rt = api.rt;
-  rt.submit(stream, [&rt, fn, userData] {
-    if (rt.fault() == cudaSuccess) fn(userData);
-  });
+  rt.submit(stream,
+            [&rt, fn, userData] {
+              if (rt.fault() == cudaSuccess) fn(userData);
+            },
+            {}, {cudaGraphNodeTypeHost, ""});
   return cudaSuccess;
 }
 
@@ -161,7 +204,8 @@ CUDART_EXPORT cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamC
   Api api("cudaStreamIsCapturing");
   if (!status) return api(cudaErrorInvalidValue);
   if (!api.rt.validStream(stream)) return api(cudaErrorInvalidResourceHandle);
-  *status = cudaStreamCaptureStatusNone; // capture (graphs) is not supported: never capturing
+  StreamCapture *c = api.rt.captureOf(stream);
+  *status = captureStatus(c);
   return cudaSuccess;
 }
 
@@ -172,12 +216,15 @@ CUDART_EXPORT cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, cudaStre
   Api api("cudaStreamGetCaptureInfo");
   if (!status) return api(cudaErrorInvalidValue);
   if (!api.rt.validStream(stream)) return api(cudaErrorInvalidResourceHandle);
-  *status = cudaStreamCaptureStatusNone;
-  if (id) *id = 0;
-  if (graph) *graph = nullptr;
-  if (dependencies) *dependencies = nullptr;
+  StreamCapture *c = api.rt.captureOf(stream);
+  *status = captureStatus(c);
+  if (id) *id = c ? c->sequence->id : 0;
+  if (graph) *graph = c ? c->sequence->graph.get() : nullptr;
+  // The array stays valid until the stream's next captured work, as CUDA's.
+  if (dependencies)
+    *dependencies = c && !c->frontier.empty() ? reinterpret_cast<const void *>(c->frontier.data()) : nullptr;
   if (edgeData) *edgeData = nullptr;
-  if (numDependencies) *numDependencies = 0;
+  if (numDependencies) *numDependencies = c ? c->frontier.size() : 0;
   return cudaSuccess;
 }
 
@@ -199,7 +246,8 @@ CUDART_EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned 
   // An interprocess event must not record timing.
   if ((flags & cudaEventInterprocess) && !(flags & cudaEventDisableTiming)) return api(cudaErrorInvalidValue);
   cudaEvent_t e = newHandle<cudaEvent_t>();
-  api.rt.events[e] = {flags, false, {}, {}};
+  api.rt.events[e] = EventState{};
+  api.rt.events[e].flags = flags;
   *event = e;
   return cudaSuccess;
 }
@@ -225,6 +273,22 @@ CUDART_EXPORT cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream
   auto it = api.rt.events.find(event);
   if (it == api.rt.events.end() || !api.rt.validStream(stream)) return api(cudaErrorInvalidResourceHandle);
   if (flags & ~1u) return api(cudaErrorInvalidValue);
+  if (StreamCapture *c = api.rt.captureOf(stream)) {
+    if (flags & cudaEventRecordExternal) {
+      CUgraphNode_st &node = c->sequence->graph->add(cudaGraphNodeTypeEventRecord, c->frontier, "");
+      node.event = event;
+      c->frontier = {&node};
+      return cudaSuccess;
+    }
+    // Stands for the stream's captured work so far: streams that wait for
+    // it join the capture.
+    it->second.capture = c->sequence;
+    it->second.captured = c->frontier;
+    return cudaSuccess;
+  }
+  if (cudaError_t e = api.rt.mayIssue(stream)) return api(e);
+  it->second.capture = nullptr;
+  it->second.captured.clear();
   // The event completes, and takes its time, once the work issued to the
   // stream before it has run.
   auto time = std::make_shared<std::chrono::steady_clock::time_point>();

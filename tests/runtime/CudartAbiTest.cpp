@@ -18,6 +18,8 @@ OURS(cudaHostRegisterIoMemory)
 OURS(cudaHostRegisterReadOnly)
 OURS(cudaStreamDefault)
 OURS(cudaStreamNonBlocking)
+OURS(cudaEventRecordExternal)
+OURS(cudaEventWaitExternal)
 OURS(cudaEventDefault)
 OURS(cudaEventBlockingSync)
 OURS(cudaEventDisableTiming)
@@ -292,6 +294,33 @@ SAME_VALUE(cudaStreamCaptureStatusInvalidated);
 SAME_VALUE(cudaStreamCaptureModeGlobal);
 SAME_VALUE(cudaStreamCaptureModeThreadLocal);
 SAME_VALUE(cudaStreamCaptureModeRelaxed);
+SAME_VALUE(cudaGraphNodeTypeKernel);
+SAME_VALUE(cudaGraphNodeTypeMemcpy);
+SAME_VALUE(cudaGraphNodeTypeMemset);
+SAME_VALUE(cudaGraphNodeTypeHost);
+SAME_VALUE(cudaGraphNodeTypeGraph);
+SAME_VALUE(cudaGraphNodeTypeEmpty);
+SAME_VALUE(cudaGraphNodeTypeWaitEvent);
+SAME_VALUE(cudaGraphNodeTypeEventRecord);
+SAME_FLAG(cudaEventRecordExternal);
+SAME_FLAG(cudaEventWaitExternal);
+SAME_SIZE(cudaKernelNodeParams);
+SAME_FIELD(cudaKernelNodeParams, func);
+SAME_FIELD(cudaKernelNodeParams, gridDim);
+SAME_FIELD(cudaKernelNodeParams, blockDim);
+SAME_FIELD(cudaKernelNodeParams, sharedMemBytes);
+SAME_FIELD(cudaKernelNodeParams, kernelParams);
+SAME_FIELD(cudaKernelNodeParams, extra);
+SAME_SIZE(cudaMemsetParams);
+SAME_FIELD(cudaMemsetParams, dst);
+SAME_FIELD(cudaMemsetParams, pitch);
+SAME_FIELD(cudaMemsetParams, value);
+SAME_FIELD(cudaMemsetParams, elementSize);
+SAME_FIELD(cudaMemsetParams, width);
+SAME_FIELD(cudaMemsetParams, height);
+SAME_SIZE(cudaHostNodeParams);
+SAME_FIELD(cudaHostNodeParams, fn);
+SAME_FIELD(cudaHostNodeParams, userData);
 SAME_VALUE(cudaChannelFormatKindSigned);
 SAME_VALUE(cudaChannelFormatKindUnsigned);
 SAME_VALUE(cudaChannelFormatKindFloat);

@@ -1,0 +1,519 @@
+// CUDA graphs and stream capture. A node holds the work it does (the same stream work a launch,
+// copy, fill or host function issues, checked when the node is made), so a graph runs through
+// the streams' machinery: cudaGraphLaunch issues one item that runs the instantiation's steps in
+// an order keeping every dependency. Stream capture records what Runtime::submit is given as
+// nodes after the capturing stream's frontier; events join other streams to a capture.
+// Served: graphs with kernel, memcpy, memset, host, child-graph, empty, event record and event
+// wait nodes; instantiate, launch, clone, destroy; node queries; DOT output; capture in every
+// mode, across streams joined by events, with the errors a GPU gives for waiting on, or
+// synchronising with, a capturing stream. Not yet: node setters, cudaGraphExecUpdate, memory
+// alloc/free and conditional nodes (cudaErrorNotSupported, said once).
+#include "runtime/cudart/Runtime.h"
+#include "runtime/cudart/Transfers.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+
+using namespace cudart;
+
+namespace cudart {
+
+CUgraphNode_st &CUgraph_st::add(cudaGraphNodeType type, std::vector<CUgraphNode_st *> dependencies,
+                                std::string label) {
+  auto node = std::make_unique<CUgraphNode_st>();
+  node->type = type;
+  node->dependencies = std::move(dependencies);
+  node->label = std::move(label);
+  nodes.push_back(std::move(node));
+  return *nodes.back();
+}
+
+bool CUgraph_st::owns(const CUgraphNode_st *node) const {
+  return std::any_of(nodes.begin(), nodes.end(), [&](const auto &n) { return n.get() == node; });
+}
+
+std::unique_ptr<CUgraph_st> CUgraph_st::clone() const {
+  auto copy = std::make_unique<CUgraph_st>();
+  std::map<const CUgraphNode_st *, CUgraphNode_st *> mapped;
+  for (const auto &n : nodes) {
+    std::vector<CUgraphNode_st *> deps;
+    for (const CUgraphNode_st *d : n->dependencies) deps.push_back(mapped.at(d));
+    CUgraphNode_st &c = copy->add(n->type, std::move(deps), n->label);
+    c.work = n->work;
+    c.event = n->event;
+    if (n->child) c.child = n->child->clone();
+    mapped[n.get()] = &c;
+  }
+  return copy;
+}
+
+bool CUgraph_st::reaches(const CUgraphNode_st *node, const CUgraphNode_st *ancestor) {
+  std::vector<const CUgraphNode_st *> todo{node};
+  std::set<const CUgraphNode_st *> seen;
+  while (!todo.empty()) {
+    const CUgraphNode_st *n = todo.back();
+    todo.pop_back();
+    if (n == ancestor) return true;
+    if (!seen.insert(n).second) continue;
+    todo.insert(todo.end(), n->dependencies.begin(), n->dependencies.end());
+  }
+  return false;
+}
+
+StreamCapture *Runtime::captureOf(cudaStream_t s) {
+  if (captures.empty()) return nullptr;
+  auto it = captures.find(queueOf(s).get());
+  return it == captures.end() ? nullptr : &it->second;
+}
+
+namespace {
+
+/// Ends a capture sequence for every stream in it (invalidated or ended).
+void endSequence(Runtime &rt, const CaptureSequence *sequence) {
+  std::erase_if(rt.captures, [&](const auto &entry) { return entry.second.sequence.get() == sequence; });
+}
+
+void invalidate(StreamCapture &c) { c.sequence->invalidated = true; }
+
+} // namespace
+
+cudaError_t Runtime::mayIssue(cudaStream_t s) {
+  if (StreamCapture *c = captureOf(s))
+    return c->sequence->invalidated ? cudaErrorStreamCaptureInvalidated : cudaSuccess;
+  // The legacy default stream would wait for a capturing blocking stream.
+  if (queueOf(s)->kind() != Queue::Kind::Legacy) return cudaSuccess;
+  bool implicit = false;
+  for (auto &[queue, c] : captures)
+    if (queue->kind() == Queue::Kind::Blocking) {
+      invalidate(c);
+      implicit = true;
+    }
+  return implicit ? cudaErrorStreamCaptureImplicit : cudaSuccess;
+}
+
+cudaError_t Runtime::mayWaitFor(cudaStream_t s) {
+  StreamCapture *c = captureOf(s);
+  if (!c) return maySynchronize();
+  invalidate(*c);
+  return cudaErrorStreamCaptureUnsupported;
+}
+
+cudaError_t Runtime::maySynchronize() {
+  bool refused = false;
+  for (auto &[queue, c] : captures) {
+    const CaptureSequence &seq = *c.sequence;
+    if (seq.mode == cudaStreamCaptureModeGlobal ||
+        (seq.mode == cudaStreamCaptureModeThreadLocal && seq.thread == std::this_thread::get_id())) {
+      invalidate(c);
+      refused = true;
+    }
+  }
+  return refused ? cudaErrorStreamCaptureUnsupported : cudaSuccess;
+}
+
+} // namespace cudart
+
+namespace {
+
+/// The nodes a call names as dependencies, all of `graph`; false when one is not.
+bool dependenciesOf(const CUgraph_st &graph, const cudaGraphNode_t *deps, size_t n,
+                    std::vector<CUgraphNode_st *> &out) {
+  if (n && !deps) return false;
+  for (size_t i = 0; i < n; ++i) {
+    if (!deps[i] || !graph.owns(deps[i]) || std::count(out.begin(), out.end(), deps[i])) return false;
+    out.push_back(deps[i]);
+  }
+  return true;
+}
+
+/// The entry of a cudaGraphAdd*Node call: checks the graph and dependencies, then adds the node
+/// that `make` fills in (or returns its error).
+template <class Make>
+cudaError_t addNode(const char *name, cudaGraphNode_t *out, cudaGraph_t graph, const cudaGraphNode_t *deps,
+                    size_t n, cudaGraphNodeType type, Make make) {
+  Api api(name);
+  if (api.blocked()) return api.sticky();
+  auto it = api.rt.graphs.find(graph);
+  std::vector<CUgraphNode_st *> dependencies;
+  if (!out || it == api.rt.graphs.end() || !dependenciesOf(*it->second, deps, n, dependencies))
+    return api(cudaErrorInvalidValue);
+  CUgraphNode_st candidate;
+  candidate.type = type;
+  if (cudaError_t e = make(api.rt, candidate)) return api(e);
+  CUgraphNode_st &node = it->second->add(type, std::move(dependencies), std::move(candidate.label));
+  node.work = std::move(candidate.work);
+  node.child = std::move(candidate.child);
+  node.event = candidate.event;
+  *out = &node;
+  return cudaSuccess;
+}
+
+/// Appends the steps of `graph` in dependency order (nodes in the order they were added among
+/// those ready), child graphs inline.
+void flatten(const CUgraph_st &graph, std::vector<CUgraphExec_st::Step> &steps) {
+  std::set<const CUgraphNode_st *> done;
+  while (done.size() < graph.nodes.size()) {
+    for (const auto &n : graph.nodes) {
+      if (done.count(n.get()) || !std::all_of(n->dependencies.begin(), n->dependencies.end(),
+                                              [&](auto *d) { return done.count(d); }))
+        continue;
+      if (n->child)
+        flatten(*n->child, steps);
+      else
+        steps.push_back({n->type, n->work, n->event});
+      done.insert(n.get());
+    }
+  }
+}
+
+const char *typeName(cudaGraphNodeType t) {
+  switch (t) {
+  case cudaGraphNodeTypeKernel: return "kernel";
+  case cudaGraphNodeTypeMemcpy: return "memcpy";
+  case cudaGraphNodeTypeMemset: return "memset";
+  case cudaGraphNodeTypeHost: return "host";
+  case cudaGraphNodeTypeGraph: return "graph";
+  case cudaGraphNodeTypeEmpty: return "empty";
+  case cudaGraphNodeTypeWaitEvent: return "event wait";
+  case cudaGraphNodeTypeEventRecord: return "event record";
+  }
+  return "node";
+}
+
+/// DOT for `graph`, its child graphs as clusters.
+void writeDot(std::ostream &out, const CUgraph_st &graph, const std::string &prefix) {
+  std::map<const CUgraphNode_st *, std::string> ids;
+  for (size_t i = 0; i < graph.nodes.size(); ++i)
+    ids[graph.nodes[i].get()] = prefix + "n" + std::to_string(i);
+  for (const auto &n : graph.nodes) {
+    std::string label = typeName(n->type);
+    if (!n->label.empty()) label += "\\n" + n->label;
+    for (char &c : label)
+      if (c == '"') c = '\'';
+    out << "  " << ids[n.get()] << " [shape=box label=\"" << label << "\"];\n";
+    if (n->child) {
+      out << "  subgraph cluster_" << ids[n.get()] << " {\n  label=\"child graph\";\n";
+      writeDot(out, *n->child, ids[n.get()] + "_");
+      out << "  }\n";
+    }
+    for (const CUgraphNode_st *d : n->dependencies) out << "  " << ids[d] << " -> " << ids[n.get()] << ";\n";
+  }
+}
+
+} // namespace
+
+CUDART_EXPORT cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags) {
+  Api api("cudaGraphCreate");
+  if (api.blocked()) return api.sticky();
+  if (!pGraph || flags) return api(cudaErrorInvalidValue);
+  auto graph = std::make_unique<CUgraph_st>();
+  *pGraph = graph.get();
+  api.rt.graphs.emplace(graph.get(), std::move(graph));
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
+  Api api("cudaGraphDestroy");
+  if (!api.rt.graphs.erase(graph)) return api(cudaErrorInvalidValue);
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t original) {
+  Api api("cudaGraphClone");
+  if (api.blocked()) return api.sticky();
+  auto it = api.rt.graphs.find(original);
+  if (!pGraphClone || it == api.rt.graphs.end()) return api(cudaErrorInvalidValue);
+  std::unique_ptr<CUgraph_st> copy = it->second->clone();
+  *pGraphClone = copy.get();
+  api.rt.graphs.emplace(copy.get(), std::move(copy));
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                                const cudaGraphNode_t *deps, size_t n) {
+  return addNode("cudaGraphAddEmptyNode", node, graph, deps, n, cudaGraphNodeTypeEmpty,
+                 [](Runtime &, CUgraphNode_st &) { return cudaSuccess; });
+}
+
+CUDART_EXPORT cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                                 const cudaGraphNode_t *deps, size_t n,
+                                                 const cudaKernelNodeParams *p) {
+  return addNode("cudaGraphAddKernelNode", node, graph, deps, n, cudaGraphNodeTypeKernel,
+                 [p](Runtime &rt, CUgraphNode_st &out) {
+                   if (!p) return cudaErrorInvalidValue;
+                   // Arguments in the "extra" form are not served: they need the
+                   // buffer layout, which kernelParams spells out.
+                   if (p->extra && !p->kernelParams) return rt.unsupported("cudaKernelNodeParams::extra");
+                   // The arguments are copied now, as CUDA copies them.
+                   return rt.prepareLaunch("cudaGraphLaunch", p->func, p->gridDim, p->blockDim,
+                                           p->kernelParams, p->sharedMemBytes, false, dim3{1, 1, 1}, out.work,
+                                           out.label);
+                 });
+}
+
+CUDART_EXPORT cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                                 const cudaGraphNode_t *deps, size_t n,
+                                                 const cudaMemcpy3DParms *p) {
+  return addNode("cudaGraphAddMemcpyNode", node, graph, deps, n, cudaGraphNodeTypeMemcpy,
+                 [p](Runtime &rt, CUgraphNode_st &out) { return copyWork3D(rt, p, out.work, out.label); });
+}
+
+CUDART_EXPORT cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *node, cudaGraph_t graph,
+                                                   const cudaGraphNode_t *deps, size_t n, void *dst,
+                                                   const void *src, size_t count, cudaMemcpyKind kind) {
+  return addNode("cudaGraphAddMemcpyNode1D", node, graph, deps, n, cudaGraphNodeTypeMemcpy,
+                 [&](Runtime &rt, CUgraphNode_st &out) {
+                   return copyWork1D(rt, dst, src, count, kind, out.work, out.label);
+                 });
+}
+
+CUDART_EXPORT cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                                 const cudaGraphNode_t *deps, size_t n,
+                                                 const cudaMemsetParams *p) {
+  return addNode("cudaGraphAddMemsetNode", node, graph, deps, n, cudaGraphNodeTypeMemset,
+                 [p](Runtime &rt, CUgraphNode_st &out) {
+                   if (!p) return cudaErrorInvalidValue;
+                   return memsetWork(rt, *p, out.work, out.label);
+                 });
+}
+
+CUDART_EXPORT cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                               const cudaGraphNode_t *deps, size_t n,
+                                               const cudaHostNodeParams *p) {
+  return addNode("cudaGraphAddHostNode", node, graph, deps, n, cudaGraphNodeTypeHost,
+                 [p](Runtime &rt, CUgraphNode_st &out) {
+                   if (!p || !p->fn) return cudaErrorInvalidValue;
+                   out.work = [&rt, fn = p->fn, data = p->userData] {
+                     if (rt.fault() == cudaSuccess) fn(data);
+                   };
+                   return cudaSuccess;
+                 });
+}
+
+CUDART_EXPORT cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                                     const cudaGraphNode_t *deps, size_t n,
+                                                     cudaGraph_t child) {
+  return addNode("cudaGraphAddChildGraphNode", node, graph, deps, n, cudaGraphNodeTypeGraph,
+                 [child](Runtime &rt, CUgraphNode_st &out) {
+                   auto it = rt.graphs.find(child);
+                   if (it == rt.graphs.end()) return cudaErrorInvalidValue;
+                   out.child = it->second->clone(); // the node's own copy, as CUDA makes
+                   return cudaSuccess;
+                 });
+}
+
+namespace {
+template <cudaGraphNodeType kType>
+cudaError_t addEventNode(const char *name, cudaGraphNode_t *node, cudaGraph_t graph,
+                         const cudaGraphNode_t *deps, size_t n, cudaEvent_t event) {
+  return addNode(name, node, graph, deps, n, kType, [event](Runtime &rt, CUgraphNode_st &out) {
+    if (!rt.events.count(event)) return cudaErrorInvalidResourceHandle;
+    out.event = event;
+    return cudaSuccess;
+  });
+}
+} // namespace
+
+CUDART_EXPORT cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                                      const cudaGraphNode_t *deps, size_t n,
+                                                      cudaEvent_t event) {
+  return addEventNode<cudaGraphNodeTypeEventRecord>("cudaGraphAddEventRecordNode", node, graph, deps, n,
+                                                    event);
+}
+
+CUDART_EXPORT cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                                    const cudaGraphNode_t *deps, size_t n,
+                                                    cudaEvent_t event) {
+  return addEventNode<cudaGraphNodeTypeWaitEvent>("cudaGraphAddEventWaitNode", node, graph, deps, n, event);
+}
+
+CUDART_EXPORT cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, cudaGraphNodeType *type) {
+  Api api("cudaGraphNodeGetType");
+  if (!node || !type) return api(cudaErrorInvalidValue);
+  *type = node->type;
+  return cudaSuccess;
+}
+
+namespace {
+/// Fills `out` (up to *count entries; all of them when null) with the nodes `pick` keeps.
+template <class Pick>
+cudaError_t listNodes(const char *name, cudaGraph_t graph, cudaGraphNode_t *out, size_t *count, Pick pick) {
+  Api api(name);
+  auto it = api.rt.graphs.find(graph);
+  if (!count || it == api.rt.graphs.end()) return api(cudaErrorInvalidValue);
+  size_t found = 0;
+  for (const auto &n : it->second->nodes)
+    if (pick(*n)) {
+      if (out && found < *count) out[found] = n.get();
+      ++found;
+    }
+  // With an array, *count says how many were written; without, how many there are.
+  if (!out || found < *count) *count = found;
+  return cudaSuccess;
+}
+} // namespace
+
+CUDART_EXPORT cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes) {
+  return listNodes("cudaGraphGetNodes", graph, nodes, numNodes, [](const CUgraphNode_st &) { return true; });
+}
+
+CUDART_EXPORT cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes) {
+  return listNodes("cudaGraphGetRootNodes", graph, nodes, numNodes,
+                   [](const CUgraphNode_st &n) { return n.dependencies.empty(); });
+}
+
+CUDART_EXPORT cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+                                               unsigned long long flags) {
+  Api api("cudaGraphInstantiate");
+  if (api.blocked()) return api.sticky();
+  auto it = api.rt.graphs.find(graph);
+  if (!pGraphExec || it == api.rt.graphs.end()) return api(cudaErrorInvalidValue);
+  (void)flags; // auto-free, upload, device launch and priority change nothing here
+  auto exec = std::make_unique<CUgraphExec_st>();
+  flatten(*it->second, exec->steps);
+  *pGraphExec = exec.get();
+  api.rt.graphExecs.emplace(exec.get(), std::move(exec));
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+                                                        unsigned long long flags) {
+  return cudaGraphInstantiate(pGraphExec, graph, flags);
+}
+
+CUDART_EXPORT cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
+  Api api("cudaGraphExecDestroy");
+  // A launch still running keeps its own copy of the steps.
+  if (!api.rt.graphExecs.erase(exec)) return api(cudaErrorInvalidValue);
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaGraphUpload(cudaGraphExec_t exec, cudaStream_t stream) {
+  Api api("cudaGraphUpload");
+  if (api.blocked()) return api.sticky();
+  if (!api.rt.graphExecs.count(exec)) return api(cudaErrorInvalidValue);
+  if (!api.rt.validStream(stream)) return api(cudaErrorInvalidResourceHandle);
+  return cudaSuccess; // nothing to upload: the steps are the runtime's
+}
+
+CUDART_EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
+  Api api("cudaGraphLaunch");
+  if (api.blocked()) return api.sticky();
+  auto it = api.rt.graphExecs.find(exec);
+  if (it == api.rt.graphExecs.end()) return api(cudaErrorInvalidValue);
+  if (!api.rt.validStream(stream)) return api(cudaErrorInvalidResourceHandle);
+  if (cudaError_t e = api.rt.mayIssue(stream)) return api(e);
+  // One stream item runs the steps in order: event waits become waits of
+  // the item, event records complete with it and take their time on the way.
+  std::vector<QueuePoint> after;
+  std::vector<std::function<void()>> work;
+  std::vector<EventState *> recorded;
+  for (const CUgraphExec_st::Step &step : it->second->steps) {
+    auto event = api.rt.events.find(step.event);
+    if (step.type == cudaGraphNodeTypeWaitEvent) {
+      if (event != api.rt.events.end() && event->second.recorded) after.push_back(event->second.point);
+    } else if (step.type == cudaGraphNodeTypeEventRecord) {
+      if (event == api.rt.events.end()) return api(cudaErrorInvalidResourceHandle); // destroyed since
+      auto time = std::make_shared<std::chrono::steady_clock::time_point>();
+      event->second.recorded = true;
+      event->second.time = time;
+      recorded.push_back(&event->second);
+      work.push_back([time] { *time = std::chrono::steady_clock::now(); });
+    } else if (step.work) {
+      work.push_back(step.work);
+    }
+  }
+  QueuePoint done = api.rt.submit(stream,
+                                  [work = std::move(work)] {
+                                    for (const std::function<void()> &w : work) w();
+                                  },
+                                  std::move(after), {cudaGraphNodeTypeGraph, "graph launch"});
+  for (EventState *e : recorded) e->point = done;
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t exec, cudaStream_t stream) {
+  return cudaGraphLaunch(exec, perThreadDefault(stream));
+}
+
+CUDART_EXPORT cudaError_t cudaGraphUpload_ptsz(cudaGraphExec_t exec, cudaStream_t stream) {
+  return cudaGraphUpload(exec, perThreadDefault(stream));
+}
+
+CUDART_EXPORT cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path, unsigned int) {
+  Api api("cudaGraphDebugDotPrint");
+  auto it = api.rt.graphs.find(graph);
+  if (!path || it == api.rt.graphs.end()) return api(cudaErrorInvalidValue);
+  std::ofstream out(path);
+  if (!out) return api(cudaErrorOperatingSystem);
+  out << "digraph cuda_graph {\n";
+  writeDot(out, *it->second, "");
+  out << "}\n";
+  return out ? cudaSuccess : api(cudaErrorOperatingSystem);
+}
+
+// ---- Stream capture ---------------------------------------------------------------------------
+
+CUDART_EXPORT cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode) {
+  Api api("cudaStreamBeginCapture");
+  if (api.blocked()) return api.sticky();
+  if (!api.rt.validStream(stream)) return api(cudaErrorInvalidResourceHandle);
+  if (mode < cudaStreamCaptureModeGlobal || mode > cudaStreamCaptureModeRelaxed)
+    return api(cudaErrorInvalidValue);
+  // The legacy default stream cannot be captured.
+  if (api.rt.queueOf(stream)->kind() == Queue::Kind::Legacy) return api(cudaErrorStreamCaptureUnsupported);
+  if (api.rt.captureOf(stream)) return api(cudaErrorIllegalState);
+  auto sequence = std::make_shared<CaptureSequence>();
+  sequence->mode = mode;
+  sequence->thread = std::this_thread::get_id();
+  sequence->id = api.rt.nextCaptureId++;
+  sequence->origin = api.rt.queueOf(stream).get();
+  api.rt.captures[api.rt.queueOf(stream).get()] = {std::move(sequence), {}};
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph) {
+  Api api("cudaStreamEndCapture");
+  if (!pGraph) return api(cudaErrorInvalidValue);
+  if (!api.rt.validStream(stream)) return api(cudaErrorInvalidResourceHandle);
+  StreamCapture *c = api.rt.captureOf(stream);
+  if (!c) return api(cudaErrorIllegalState);
+  std::shared_ptr<CaptureSequence> sequence = c->sequence;
+  if (sequence->origin != api.rt.queueOf(stream).get()) return api(cudaErrorStreamCaptureUnmatched);
+  if (sequence->mode == cudaStreamCaptureModeThreadLocal && sequence->thread != std::this_thread::get_id())
+    return api(cudaErrorStreamCaptureWrongThread);
+  // Every stream that joined must have been joined back: its last work is
+  // an ancestor of the origin's.
+  const std::vector<CUgraphNode_st *> &origin = c->frontier;
+  bool unjoined = false;
+  for (const auto &[queue, other] : api.rt.captures) {
+    if (other.sequence != sequence || &other == c) continue;
+    for (const CUgraphNode_st *n : other.frontier)
+      unjoined |= std::none_of(origin.begin(), origin.end(),
+                               [&](const CUgraphNode_st *o) { return CUgraph_st::reaches(o, n); });
+  }
+  if (unjoined) {
+    endSequence(api.rt, sequence.get());
+    *pGraph = nullptr;
+    return api(cudaErrorStreamCaptureUnjoined);
+  }
+  endSequence(api.rt, sequence.get());
+  if (sequence->invalidated) {
+    *pGraph = nullptr;
+    return api(cudaErrorStreamCaptureInvalidated);
+  }
+  *pGraph = sequence->graph.get();
+  api.rt.graphs.emplace(sequence->graph.get(), std::move(sequence->graph));
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t stream, cudaStreamCaptureMode mode) {
+  return cudaStreamBeginCapture(perThreadDefault(stream), mode);
+}
+
+CUDART_EXPORT cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t *pGraph) {
+  return cudaStreamEndCapture(perThreadDefault(stream), pGraph);
+}
