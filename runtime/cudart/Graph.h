@@ -54,6 +54,7 @@ struct CaptureSequence {
   unsigned long long id = 0;
   const void *origin = nullptr; // the Queue it began on
   bool invalidated = false;
+  bool ended = false; // its graph is the program's now (or gone): events recorded in it stand for nothing
 };
 
 /// A capturing stream's part of a sequence: the nodes its next work depends on.

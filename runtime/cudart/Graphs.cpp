@@ -72,7 +72,8 @@ StreamCapture *Runtime::captureOf(cudaStream_t s) {
 namespace {
 
 /// Ends a capture sequence for every stream in it (invalidated or ended).
-void endSequence(Runtime &rt, const CaptureSequence *sequence) {
+void endSequence(Runtime &rt, CaptureSequence *sequence) {
+  sequence->ended = true;
   std::erase_if(rt.captures, [&](const auto &entry) { return entry.second.sequence.get() == sequence; });
 }
 

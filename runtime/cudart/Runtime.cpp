@@ -113,6 +113,10 @@ void Runtime::reset() {
   for (auto &[event, state] : events) ::operator delete(reinterpret_cast<void *>(event));
   streams.clear();
   events.clear();
+  // Graphs hold the decoded kernels' work: they go with the context.
+  captures.clear();
+  graphExecs.clear();
+  graphs.clear();
   services.resetHeap();
   // A fresh context, as on a GPU: a kernel fault (pending or sticky) is gone.
   pendingFault = cudaSuccess;

@@ -100,6 +100,7 @@ CUDART_EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t e
   if (flags & ~1u) return api(cudaErrorInvalidValue);
   EventState &e = it->second;
   StreamCapture *capture = api.rt.captureOf(stream);
+  if (e.capture && e.capture->ended) return cudaSuccess; // stands for nothing any more
   if (e.capture) {
     // An event recorded in a capture: the stream joins it (or, already in
     // it, its next work also depends on what the event stands for).
