@@ -311,7 +311,7 @@ Affine raise(const Affine &a, Uniformity floor) {
 
 // ---- Uniformity over a CTA ----------------------------------------------------------
 
-Uniformity levelOf(const Affine &a, const ThreadSpace &space) {
+Uniformity levelOf(const Affine &a, const ThreadSpace &space, const ThreadSpace::Mask *among) {
   if (!a.known()) return Uniformity::Divergent;
   Uniformity level = levelOfCoef(a.coef(0));
   if (a.threadInvariant()) return level;
@@ -324,16 +324,19 @@ Uniformity levelOf(const Affine &a, const ThreadSpace &space) {
       unknownTerm[i - 1] = true;
       level = join(level, a.coef(i).level);
     }
-  return join(level, space.classify([&](uint32_t t) {
-    auto tid = space.tid(t);
-    uint64_t packed = 0;
-    for (unsigned i = 0; i < 3; ++i)
-      if (unknownTerm[i]) packed |= uint64_t{tid[i]} << (20 * i);
-    uint64_t value = 0;
-    for (unsigned i = 1; i <= 3; ++i)
-      if (a.coef(i).isConst()) value += static_cast<uint64_t>(a.coef(i).value) * tid[i - 1];
-    return std::pair(value & maskOf(a.width()), packed);
-  }));
+  return join(level, space.classify(
+                         [&](uint32_t t) {
+                           auto tid = space.tid(t);
+                           uint64_t packed = 0;
+                           for (unsigned i = 0; i < 3; ++i)
+                             if (unknownTerm[i]) packed |= uint64_t{tid[i]} << (20 * i);
+                           uint64_t value = 0;
+                           for (unsigned i = 1; i <= 3; ++i)
+                             if (a.coef(i).isConst())
+                               value += static_cast<uint64_t>(a.coef(i).value) * tid[i - 1];
+                           return std::pair(value & maskOf(a.width()), packed);
+                         },
+                         among));
 }
 
 namespace {
@@ -412,7 +415,8 @@ Uniformity refineDivRem(const Affine &a, uint64_t divisor, bool remainder, bool 
 
 std::optional<bool> compareIntegers(ptx::Mod cmp, uint64_t x, uint64_t y, unsigned width, bool isSigned) {
   using ptx::Mod;
-  const bool unsignedOrder = !isSigned || cmp == Mod::Lo || cmp == Mod::Ls || cmp == Mod::Hi || cmp == Mod::Hs;
+  const bool unsignedOrder =
+      !isSigned || cmp == Mod::Lo || cmp == Mod::Ls || cmp == Mod::Hi || cmp == Mod::Hs;
   x &= maskOf(width);
   y &= maskOf(width);
   auto less = [&](uint64_t p, uint64_t q) {

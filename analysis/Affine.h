@@ -12,6 +12,7 @@
 #include "ptx/IR.h"
 
 #include <array>
+#include <bitset>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -45,18 +46,32 @@ public:
   uint32_t size() const { return threads_; }
   std::array<uint32_t, 3> tid(uint32_t linear) const;
 
+  /// Threads by linear index (a CTA has at most 1024).
+  using Mask = std::bitset<1024>;
+
   /// How `key(thread)` varies: CtaUniform when it is the same in every
   /// thread, WarpUniform when the same within each warp, else Divergent
-  /// (always Divergent when the shape is unknown).
-  template <class Key> Uniformity classify(Key key) const {
+  /// (always Divergent when the shape is unknown). With `among`, only the
+  /// threads in it count: those that can execute the instruction at all.
+  template <class Key> Uniformity classify(Key key, const Mask *among = nullptr) const {
     if (!known()) return Uniformity::Divergent;
-    auto first = key(0u);
+    std::optional<decltype(key(0u))> first;
     bool cta = true;
     for (uint32_t w = 0; w < threads_; w += 32) {
-      auto lead = key(w);
-      cta &= lead == first;
-      for (uint32_t t = w + 1; t < w + 32 && t < threads_; ++t)
-        if (!(key(t) == lead)) return Uniformity::Divergent;
+      std::optional<decltype(key(0u))> lead;
+      for (uint32_t t = w; t < w + 32 && t < threads_; ++t) {
+        if (among && !among->test(t)) continue;
+        auto k = key(t);
+        if (!lead) {
+          lead = k;
+          if (!first)
+            first = k;
+          else
+            cta &= k == *first;
+        } else if (!(k == *lead)) {
+          return Uniformity::Divergent;
+        }
+      }
     }
     return cta ? Uniformity::CtaUniform : Uniformity::WarpUniform;
   }
@@ -136,8 +151,9 @@ Affine merge(const Affine &a, const Affine &b, Uniformity gate);
 /// The form after its unknowns are made at least `floor`-uniform.
 Affine raise(const Affine &a, Uniformity floor);
 
-/// How uniform a value of form `a` is over the threads of `space`.
-Uniformity levelOf(const Affine &a, const ThreadSpace &space);
+/// How uniform a value of form `a` is over the threads of `space` (only
+/// those in `among`, when given).
+Uniformity levelOf(const Affine &a, const ThreadSpace &space, const ThreadSpace::Mask *among = nullptr);
 
 /// Uniformity of op(a) or op(a, b) for the RefineOps: shift right and
 /// division by a constant, and with a constant mask, remainder by a

@@ -430,11 +430,21 @@ std::pair<Uniformity, Affine> DivergenceSolver::transfer(uint32_t i, uint32_t sl
     auto cval = constantOf(c.form);
     bool sameLane = f.rule == ResultRule::ShuffleIndexed && b.level != Uniformity::Divergent && cval &&
                     (*cval & 0x1f) == 0x1f && ((*cval >> 8) & 0x1f) == 0;
-    // The predicate (source lane in range) then holds for every lane; it is
-    // left warp-uniform, like the results of the other collectives.
-    if (predicate)
-      return sameLane ? std::pair(join(join(b.level, c.level), Uniformity::WarpUniform), Affine::top())
-                      : unknown(Uniformity::Divergent);
+    // The predicate (source lane in range): with c = 0x1f and no segments,
+    // .bfly (lane ^ b) and .idx (b's low five bits) never leave the warp, so
+    // it is true in every lane whatever b is. Otherwise it holds for every
+    // lane when they all read one lane, and is left warp-uniform then, like
+    // the results of the other collectives.
+    if (predicate) {
+      const bool inRange = cval && (*cval & 0x1f) == 0x1f && ((*cval >> 8) & 0x1f) == 0 &&
+                           (f.rule == ResultRule::ShuffleIndexed || desc.has(ptx::Mod::Bfly));
+      if (inRange) return {Uniformity::CtaUniform, Affine::top()};
+      // .idx without segments compares one lane number, b's, with c's bound.
+      const bool oneLane = f.rule == ResultRule::ShuffleIndexed && b.level != Uniformity::Divergent && cval &&
+                           ((*cval >> 8) & 0x1f) == 0;
+      return oneLane ? std::pair(join(join(b.level, c.level), Uniformity::WarpUniform), Affine::top())
+                     : unknown(Uniformity::Divergent);
+    }
     if (a.level != Uniformity::Divergent) return {a.level, a.form};
     return sameLane ? unknown(Uniformity::WarpUniform) : std::pair(Uniformity::Divergent, Affine::top());
   }
@@ -622,7 +632,8 @@ bool DivergenceSolver::evaluateThroughLocalMemory(uint32_t i) {
   const LocalSlots::Place &place = du_.localSlots().places()[access[0].first];
   // The same bits in and out: no sign or zero extension of a narrow type.
   if (desc.firstOfKind(ptx::ModKind::Vector) != ptx::Mod::None || width < 32 ||
-      place.begin == std::numeric_limits<int64_t>::min() || static_cast<int64_t>(width / 8) != place.end - place.begin)
+      place.begin == std::numeric_limits<int64_t>::min() ||
+      static_cast<int64_t>(width / 8) != place.end - place.begin)
     return true;
   auto defs = du_.defs(i);
   auto uses = du_.uses(i);
@@ -676,7 +687,8 @@ void DivergenceSolver::processInstr(uint32_t i) {
     // execution.
     const ValueId v = ssa_.defValues(i)[k];
     if (ThreadValues::Vector numbers = threads_.active() ? threads_.find(v) : nullptr) {
-      if (update(v, meet(meet(level, threads_.level(numbers)), fewThreads(b)), form)) pushValueUsers(v);
+      const Uniformity among = threads_.level(numbers, &threadsReaching(b));
+      if (update(v, meet(meet(level, among), fewThreads(b)), form)) pushValueUsers(v);
       continue;
     }
     // A partial write keeps the old value where the guard is false.
@@ -692,7 +704,13 @@ void DivergenceSolver::processInstr(uint32_t i) {
     }
     if (!form.allConst()) level = join(level, floor_[b]);
     form = raise(form, floor_[b]);
-    if (threads_.active()) level = meet(level, fewThreads(b));
+    if (threads_.active()) {
+      level = meet(level, fewThreads(b));
+      // Only the threads that can reach this block compute the value: a
+      // thread-id term that is the same in all of them (`ctaid * 16 + tid.x`
+      // under `if (tid.x == 0)`) makes no difference.
+      if (form.known()) level = meet(level, levelOf(form, space_, &threadsReaching(b)));
+    }
     if (update(v, level, form)) pushValueUsers(v);
   }
 }

@@ -72,7 +72,8 @@ private:
   /// lane of each warp in, CtaUniform when at most one thread; else
   /// Divergent.
   Uniformity fewThreads(uint32_t b);
-  using ThreadSet = std::bitset<ThreadValues::kMaxThreads>;
+  using ThreadSet = ThreadSpace::Mask;
+  static_assert(ThreadValues::kMaxThreads <= ThreadSet().size());
   const ThreadSet &threadsReaching(uint32_t b);
 
   const ptx::Module &m_;

@@ -104,9 +104,9 @@ ThreadValues::Vector ThreadValues::negate(Vector predicate) {
   return out;
 }
 
-Uniformity ThreadValues::level(Vector v) const {
+Uniformity ThreadValues::level(Vector v, const ThreadSpace::Mask *among) const {
   if (!v) return Uniformity::Divergent;
-  return space_.classify([&](uint32_t t) { return v[t]; });
+  return space_.classify([&](uint32_t t) { return v[t]; }, among);
 }
 
 ThreadValues::Vector ThreadValues::evaluate(const ptx::InstrDesc &desc, std::span<const Vector> src) {

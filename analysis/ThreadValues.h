@@ -46,8 +46,9 @@ public:
   /// The negation of a predicate's numbers (the `q` of `setp p|q`).
   Vector negate(Vector predicate);
 
-  /// How uniform a value with these numbers is.
-  Uniformity level(Vector v) const;
+  /// How uniform a value with these numbers is (over the threads in
+  /// `among`, when given: those that can compute it).
+  Uniformity level(Vector v, const ThreadSpace::Mask *among = nullptr) const;
 
 private:
   uint64_t *allocate();

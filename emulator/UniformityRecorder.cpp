@@ -40,6 +40,7 @@ public:
     if (in.control == Control::Branch) {
       Observation &b = branches_[pc];
       b.executed = true;
+      b.multiLane |= std::popcount(active) > 1;
       b.warpDivergent |= executed != 0 && executed != active;
       b.ctaDivergent |= b.warpDivergent;
       for (uint32_t m = active; m; m &= m - 1) {
@@ -54,6 +55,7 @@ public:
       const uint64_t *v = &w.regs[uint64_t{r_.slotRegister_[s]} * 32];
       Observation &o = slots_[s];
       o.executed = true;
+      o.multiLane |= std::popcount(executed) > 1;
       for (uint32_t m = executed; m; m &= m - 1) {
         unsigned l = static_cast<unsigned>(std::countr_zero(m));
         o.warpDivergent |= v[l] != v[first];
@@ -67,6 +69,7 @@ public:
     std::lock_guard lock(r_.mutex_);
     auto merge = [](Observation &into, const Observation &o) {
       into.executed |= o.executed;
+      into.multiLane |= o.multiLane;
       into.warpDivergent |= o.warpDivergent;
       into.ctaDivergent |= o.ctaDivergent;
     };

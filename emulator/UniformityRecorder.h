@@ -22,6 +22,11 @@ public:
     bool executed = false;
     bool warpDivergent = false; // lanes of one warp differed
     bool ctaDivergent = false;  // lanes or warps of one CTA differed
+    /// Ever executed by two or more lanes of a warp together. A value only
+    /// ever computed by one lane at a time is warp-uniform vacuously: no
+    /// analysis can prove that without knowing the inputs (a slow path taken
+    /// by one lane, a kernel launched for n = 1 threads).
+    bool multiLane = false;
   };
 
   /// `defs(pc)` lists the registers instruction `pc` of `kernel` defines,

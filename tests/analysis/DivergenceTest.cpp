@@ -315,6 +315,36 @@ TEST(Divergence, WarpCollectivesAreWarpUniform) {
   EXPECT_EQ(k.at("redux.sync.add.u32 %r18"), U::Divergent);
 }
 
+// The in-range predicate of shfl: with c = 0x1f and no segments, .idx and
+// .bfly never name a lane outside the warp, whatever the lane operand, so it
+// is true everywhere; .up and .down fall off the ends in some lanes, and
+// segments make the bound depend on the lane.
+TEST(Divergence, ShuffleInRangePredicates) {
+  Kernel k(R"(
+.visible .entry k()
+{
+  .reg .pred %p<8>;
+  .reg .b32 %r<30>;
+  mov.u32 %r1, %tid.x;
+  shfl.sync.idx.b32 %r2|%p1, %r1, %r1, 31, 0xffffffff;
+  shfl.sync.bfly.b32 %r3|%p2, %r1, %r1, 31, 0xffffffff;
+  shfl.sync.down.b32 %r4|%p3, %r1, 1, 31, 0xffffffff;
+  shfl.sync.up.b32 %r5|%p4, %r1, 1, 0, 0xffffffff;
+  shfl.sync.bfly.b32 %r6|%p5, %r1, 1, 6175, 0xffffffff;
+  shfl.sync.idx.b32 %r7|%p6, %r1, 3, 30, 0xffffffff;
+  ret;
+}
+)",
+           "sm_80");
+  EXPECT_EQ(k.at("shfl.sync.idx.b32 %r2", 1), U::CtaUniform);
+  EXPECT_EQ(k.at("shfl.sync.idx.b32 %r2", 0), U::Divergent);
+  EXPECT_EQ(k.at("shfl.sync.bfly.b32 %r3", 1), U::CtaUniform);
+  EXPECT_EQ(k.at("shfl.sync.down.b32 %r4", 1), U::Divergent);
+  EXPECT_EQ(k.at("shfl.sync.up.b32 %r5", 1), U::Divergent);
+  EXPECT_EQ(k.at("shfl.sync.bfly.b32 %r6", 1), U::Divergent); // 8-lane segments
+  EXPECT_EQ(k.at("shfl.sync.idx.b32 %r7", 1), U::WarpUniform); // lane 3 <= 30 in every lane
+}
+
 // bar.red gives every participant of a generation one result: without a
 // thread count that is every thread of the CTA; with one, the warps of one
 // generation, which other warps need not share.

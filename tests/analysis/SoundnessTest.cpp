@@ -45,12 +45,17 @@ struct Tally {
   std::map<std::string, uint64_t> misses;
   uint64_t executed = 0, observedWarpUniform = 0, provenWarpUniform = 0, observedCtaUniform = 0,
            provenCtaUniform = 0;
+  // Observed warp-uniform in executions of two or more lanes together (the
+  // rest were only ever computed by one lane at a time), and proven of those.
+  uint64_t observedMultiLane = 0, provenMultiLane = 0;
   void add(const emu::UniformityRecorder::Observation &o, Uniformity u) {
     ++executed;
     observedWarpUniform += !o.warpDivergent;
     observedCtaUniform += !o.ctaDivergent;
     provenWarpUniform += u != Uniformity::Divergent;
     provenCtaUniform += u == Uniformity::CtaUniform;
+    observedMultiLane += !o.warpDivergent && o.multiLane;
+    provenMultiLane += !o.warpDivergent && o.multiLane && u != Uniformity::Divergent;
   }
   std::string row(const char *what) const {
     char buf[256];
@@ -62,7 +67,13 @@ struct Tally {
                   pct(provenWarpUniform, executed), pct(provenWarpUniform, observedWarpUniform),
                   pct(observedCtaUniform, executed), pct(provenCtaUniform, executed),
                   pct(provenCtaUniform, observedCtaUniform));
-    return buf;
+    char multi[160];
+    std::snprintf(
+        multi, sizeof multi,
+        "\n  %-9s %9s  warp-uniform in >= 2 lanes: observed %5.1f%%  proven %5.1f%% (%5.1f%% of observed)",
+        "", "", pct(observedMultiLane, executed), pct(provenMultiLane, executed),
+        pct(provenMultiLane, observedMultiLane));
+    return std::string(buf) + multi;
   }
 };
 
@@ -217,7 +228,7 @@ CaseOutcome checkCase(const gpucase::Case &c, bool withShape, Tally &values, Tal
       if (o.executed) branches.add(o, u);
       if (o.executed && !o.warpDivergent && u == Uniformity::Divergent &&
           std::getenv("PTXVM_SOUNDNESS_MISSES"))
-        std::printf("MISS branch %s\n", where(in).c_str());
+        std::printf("MISS branch %s%s\n", where(in).c_str(), o.multiLane ? "" : " | one lane at a time");
       continue;
     }
     for (unsigned k = 0; k < recorder.numDefinitions(pc); ++k) {
@@ -226,7 +237,8 @@ CaseOutcome checkCase(const gpucase::Case &c, bool withShape, Tally &values, Tal
       check(o, u, where(in) + " value " + std::to_string(k));
       if (o.executed) values.add(o, u);
       if (o.executed && !o.warpDivergent && u == Uniformity::Divergent) {
-        std::string cause = missCause(*module, result, fn, in.irIndex);
+        std::string cause =
+            o.multiLane ? missCause(*module, result, fn, in.irIndex) : std::string("one lane at a time");
         ++values.misses[causeGroup(cause)];
         if (std::getenv("PTXVM_SOUNDNESS_MISSES"))
           std::printf("MISS value %s | %s\n", where(in).c_str(), cause.c_str());
