@@ -25,6 +25,7 @@ add_library(cudart SHARED
   cudart/Device.cpp
   cudart/Errors.cpp
   cudart/Functions.cpp
+  cudart/GraphEdits.cpp
   cudart/Graphs.cpp
   cudart/Launch.cpp
   cudart/Memory.cpp

@@ -14,6 +14,18 @@
 
 namespace cudart {
 
+/// A node's parameters as they were given, for cudaGraph*NodeGetParams (the kind of the node
+/// says which part holds them).
+struct NodeParams {
+  cudaKernelNodeParams kernel{};  // kernelParams and extra are rebuilt when asked for
+  std::vector<uint8_t> arguments; // the kernel's arguments, each at its offset
+  std::vector<size_t> argumentOffsets;
+  std::vector<void *> argumentPointers; // what kernel.kernelParams points to when returned
+  cudaMemcpy3DParms copy{};
+  cudaMemsetParams fill{};
+  cudaHostNodeParams host{};
+};
+
 /// What a node does when an instantiation of its graph runs.
 struct CUgraphNode_st {
   cudaGraphNodeType type = cudaGraphNodeTypeEmpty;
@@ -22,10 +34,15 @@ struct CUgraphNode_st {
   cudaEvent_t event = nullptr;       // event record and wait nodes
   std::vector<CUgraphNode_st *> dependencies;
   std::string label; // for cudaGraphDebugDotPrint
+  NodeParams params;
+  CUgraph_st *graph = nullptr; // the graph that holds it
+  /// Takes what `made` does (its work, parameters, event and child graph), keeping its place.
+  void takeWork(CUgraphNode_st &&made);
 };
 
 struct CUgraph_st {
   std::vector<std::unique_ptr<CUgraphNode_st>> nodes;
+  const CUgraph_st *clonedFrom = nullptr; // for cudaGraphNodeFindInClone
   CUgraphNode_st &add(cudaGraphNodeType type, std::vector<CUgraphNode_st *> dependencies, std::string label);
   bool owns(const CUgraphNode_st *node) const;
   /// A copy with its own nodes (child graphs included), dependencies mapped onto them.
@@ -41,9 +58,38 @@ struct CUgraphExec_st {
     cudaGraphNodeType type;
     std::function<void()> work;
     cudaEvent_t event;
+    const CUgraphNode_st *node; // the node of the instantiated graph it came from (or of a child)
+    const CUgraphNode_st *top;  // that node, or the child-graph node of the instantiated graph
+    bool enabled = true;        // cudaGraphNodeSetEnabled
   };
   std::vector<Step> steps;
+  unsigned long long flags = 0;
+  /// The instantiated graph's topology (kinds and dependencies), which cudaGraphExecUpdate keeps.
+  std::string topology;
 };
+
+class Runtime;
+
+/// The graph `graph` names: one the program made, or a child graph's node's own (as
+/// cudaGraphChildGraphNodeGetGraph hands out); null when it names none.
+CUgraph_st *findGraph(Runtime &rt, cudaGraph_t graph);
+/// Fill `node` (its work, label and parameters) from a call's parameters, or return the error a
+/// GPU gives for them: what cudaGraphAdd*Node and the setters share (Graphs.cpp).
+cudaError_t makeKernelNode(Runtime &rt, const cudaKernelNodeParams *p, CUgraphNode_st &node);
+cudaError_t makeCopyNode(Runtime &rt, const cudaMemcpy3DParms *p, CUgraphNode_st &node);
+cudaError_t makeCopyNode1D(Runtime &rt, void *dst, const void *src, size_t count, cudaMemcpyKind kind,
+                           CUgraphNode_st &node);
+cudaError_t makeFillNode(Runtime &rt, const cudaMemsetParams *p, CUgraphNode_st &node);
+cudaError_t makeHostNode(Runtime &rt, const cudaHostNodeParams *p, CUgraphNode_st &node);
+cudaError_t makeEventNode(Runtime &rt, cudaEvent_t event, CUgraphNode_st &node);
+cudaError_t makeChildNode(Runtime &rt, cudaGraph_t child, CUgraphNode_st &node);
+/// The steps of `graph` in dependency order (nodes in the order they were added among those
+/// ready), child graphs inline; false when its dependencies form a cycle.
+bool flatten(const CUgraph_st &graph, std::vector<CUgraphExec_st::Step> &steps,
+             const CUgraphNode_st *top = nullptr);
+/// The kinds and dependencies of `graph`'s nodes, child graphs included, as text: two graphs
+/// with equal topologies can update one instantiation.
+std::string topologyOf(const CUgraph_st &graph);
 
 /// One capture sequence (cudaStreamBeginCapture to cudaStreamEndCapture), shared by the
 /// streams that joined it through events.

@@ -6,13 +6,15 @@
 // Served: graphs with kernel, memcpy, memset, host, child-graph, empty, event record and event
 // wait nodes; instantiate, launch, clone, destroy; node queries; DOT output; capture in every
 // mode, across streams joined by events, with the errors a GPU gives for waiting on, or
-// synchronising with, a capturing stream. Not yet: node setters, cudaGraphExecUpdate, memory
-// alloc/free and conditional nodes (cudaErrorNotSupported, said once).
+// synchronising with, a capturing stream. GraphEdits.cpp serves edges, node parameters and
+// instantiation updates. Not yet: memory alloc/free and conditional nodes (cudaErrorNotSupported,
+// said once).
 #include "runtime/cudart/Runtime.h"
 #include "runtime/cudart/Transfers.h"
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <set>
@@ -27,6 +29,7 @@ CUgraphNode_st &CUgraph_st::add(cudaGraphNodeType type, std::vector<CUgraphNode_
   node->type = type;
   node->dependencies = std::move(dependencies);
   node->label = std::move(label);
+  node->graph = this;
   nodes.push_back(std::move(node));
   return *nodes.back();
 }
@@ -37,6 +40,7 @@ bool CUgraph_st::owns(const CUgraphNode_st *node) const {
 
 std::unique_ptr<CUgraph_st> CUgraph_st::clone() const {
   auto copy = std::make_unique<CUgraph_st>();
+  copy->clonedFrom = this;
   std::map<const CUgraphNode_st *, CUgraphNode_st *> mapped;
   for (const auto &n : nodes) {
     std::vector<CUgraphNode_st *> deps;
@@ -44,10 +48,38 @@ std::unique_ptr<CUgraph_st> CUgraph_st::clone() const {
     CUgraphNode_st &c = copy->add(n->type, std::move(deps), n->label);
     c.work = n->work;
     c.event = n->event;
+    c.params = n->params;
     if (n->child) c.child = n->child->clone();
     mapped[n.get()] = &c;
   }
   return copy;
+}
+
+void CUgraphNode_st::takeWork(CUgraphNode_st &&made) {
+  work = std::move(made.work);
+  child = std::move(made.child);
+  event = made.event;
+  params = std::move(made.params);
+  label = std::move(made.label);
+}
+
+namespace {
+CUgraph_st *findIn(const CUgraph_st &graph, cudaGraph_t wanted) {
+  for (const auto &n : graph.nodes)
+    if (n->child) {
+      if (n->child.get() == wanted) return n->child.get();
+      if (CUgraph_st *g = findIn(*n->child, wanted)) return g;
+    }
+  return nullptr;
+}
+} // namespace
+
+CUgraph_st *findGraph(Runtime &rt, cudaGraph_t graph) {
+  if (!graph) return nullptr;
+  if (auto it = rt.graphs.find(graph); it != rt.graphs.end()) return it->second.get();
+  for (const auto &[handle, g] : rt.graphs)
+    if (CUgraph_st *child = findIn(*g, graph)) return child;
+  return nullptr;
 }
 
 bool CUgraph_st::reaches(const CUgraphNode_st *node, const CUgraphNode_st *ancestor) {
@@ -137,38 +169,132 @@ cudaError_t addNode(const char *name, cudaGraphNode_t *out, cudaGraph_t graph, c
                     size_t n, cudaGraphNodeType type, Make make) {
   Api api(name);
   if (api.blocked()) return api.sticky();
-  auto it = api.rt.graphs.find(graph);
+  CUgraph_st *found = findGraph(api.rt, graph);
   std::vector<CUgraphNode_st *> dependencies;
-  if (!out || it == api.rt.graphs.end() || !dependenciesOf(*it->second, deps, n, dependencies))
-    return api(cudaErrorInvalidValue);
+  if (!out || !found || !dependenciesOf(*found, deps, n, dependencies)) return api(cudaErrorInvalidValue);
   CUgraphNode_st candidate;
   candidate.type = type;
   if (cudaError_t e = make(api.rt, candidate)) return api(e);
-  CUgraphNode_st &node = it->second->add(type, std::move(dependencies), std::move(candidate.label));
-  node.work = std::move(candidate.work);
-  node.child = std::move(candidate.child);
-  node.event = candidate.event;
+  CUgraphNode_st &node = found->add(type, std::move(dependencies), {});
+  node.takeWork(std::move(candidate));
   *out = &node;
   return cudaSuccess;
 }
 
-/// Appends the steps of `graph` in dependency order (nodes in the order they were added among
-/// those ready), child graphs inline.
-void flatten(const CUgraph_st &graph, std::vector<CUgraphExec_st::Step> &steps) {
+} // namespace
+
+namespace cudart {
+
+bool flatten(const CUgraph_st &graph, std::vector<CUgraphExec_st::Step> &steps, const CUgraphNode_st *top) {
   std::set<const CUgraphNode_st *> done;
   while (done.size() < graph.nodes.size()) {
+    const size_t before = done.size();
     for (const auto &n : graph.nodes) {
       if (done.count(n.get()) || !std::all_of(n->dependencies.begin(), n->dependencies.end(),
                                               [&](auto *d) { return done.count(d); }))
         continue;
-      if (n->child)
-        flatten(*n->child, steps);
-      else
-        steps.push_back({n->type, n->work, n->event});
+      if (n->child) {
+        if (!flatten(*n->child, steps, top ? top : n.get())) return false;
+      } else {
+        steps.push_back({n->type, n->work, n->event, n.get(), top ? top : n.get()});
+      }
       done.insert(n.get());
     }
+    if (done.size() == before) return false; // a cycle: no node is ever ready
   }
+  return true;
 }
+
+std::string topologyOf(const CUgraph_st &graph) {
+  std::map<const CUgraphNode_st *, size_t> index;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) index[graph.nodes[i].get()] = i;
+  std::string out = "(";
+  for (const auto &n : graph.nodes) {
+    out += std::to_string(n->type) + "<";
+    std::vector<size_t> deps;
+    for (const CUgraphNode_st *d : n->dependencies) deps.push_back(index.at(d));
+    std::sort(deps.begin(), deps.end());
+    for (size_t d : deps) out += std::to_string(d) + ",";
+    out += ">";
+    if (n->child) out += topologyOf(*n->child);
+    out += ";";
+  }
+  return out + ")";
+}
+
+cudaError_t makeKernelNode(Runtime &rt, const cudaKernelNodeParams *p, CUgraphNode_st &out) {
+  if (!p) return cudaErrorInvalidValue;
+  // Arguments in the "extra" form are not served: they need the buffer layout, which
+  // kernelParams spells out.
+  if (p->extra && !p->kernelParams) return rt.unsupported("cudaKernelNodeParams::extra");
+  // The arguments are copied now, as CUDA copies them.
+  if (cudaError_t e = rt.prepareLaunch("cudaGraphLaunch", p->func, p->gridDim, p->blockDim, p->kernelParams,
+                                       p->sharedMemBytes, false, dim3{1, 1, 1}, out.work, out.label))
+    return e;
+  NodeParams &kept = out.params;
+  kept.kernel = *p;
+  kept.kernel.kernelParams = kept.kernel.extra = nullptr;
+  const runtime::KernelAttributes &attributes = rt.kernel(p->func)->decoded->attributes();
+  kept.arguments.assign(attributes.paramBytes, 0);
+  kept.argumentOffsets.assign(attributes.paramOffsets.begin(), attributes.paramOffsets.end());
+  for (size_t i = 0; i < attributes.paramOffsets.size(); ++i)
+    std::memcpy(kept.arguments.data() + attributes.paramOffsets[i], p->kernelParams[i],
+                attributes.paramSizes[i]);
+  return cudaSuccess;
+}
+
+cudaError_t makeCopyNode(Runtime &rt, const cudaMemcpy3DParms *p, CUgraphNode_st &out) {
+  if (cudaError_t e = copyWork3D(rt, p, out.work, out.label)) return e;
+  out.params.copy = *p;
+  return cudaSuccess;
+}
+
+cudaError_t makeCopyNode1D(Runtime &rt, void *dst, const void *src, size_t count, cudaMemcpyKind kind,
+                           CUgraphNode_st &out) {
+  if (cudaError_t e = copyWork1D(rt, dst, src, count, kind, out.work, out.label)) return e;
+  // As CUDA reports a 1D node: one row of `count` bytes.
+  cudaMemcpy3DParms &c = out.params.copy;
+  c = {};
+  c.srcPtr = {const_cast<void *>(src), count, count, 1};
+  c.dstPtr = {dst, count, count, 1};
+  c.extent = {count, 1, 1};
+  c.kind = kind;
+  return cudaSuccess;
+}
+
+cudaError_t makeFillNode(Runtime &rt, const cudaMemsetParams *p, CUgraphNode_st &out) {
+  if (!p) return cudaErrorInvalidValue;
+  if (cudaError_t e = memsetWork(rt, *p, out.work, out.label)) return e;
+  out.params.fill = *p;
+  return cudaSuccess;
+}
+
+cudaError_t makeHostNode(Runtime &rt, const cudaHostNodeParams *p, CUgraphNode_st &out) {
+  if (!p || !p->fn) return cudaErrorInvalidValue;
+  out.work = [&rt, fn = p->fn, data = p->userData] {
+    if (rt.fault() == cudaSuccess) fn(data);
+  };
+  out.params.host = *p;
+  return cudaSuccess;
+}
+
+cudaError_t makeEventNode(Runtime &rt, cudaEvent_t event, CUgraphNode_st &out) {
+  if (!rt.events.count(event)) return cudaErrorInvalidResourceHandle;
+  out.event = event;
+  return cudaSuccess;
+}
+
+cudaError_t makeChildNode(Runtime &rt, cudaGraph_t child, CUgraphNode_st &out) {
+  CUgraph_st *found = findGraph(rt, child);
+  if (!found) return cudaErrorInvalidValue;
+  out.child = found->clone(); // the node's own copy, as CUDA makes
+  out.child->clonedFrom = nullptr;
+  return cudaSuccess;
+}
+
+} // namespace cudart
+
+namespace {
 
 const char *typeName(cudaGraphNodeType t) {
   switch (t) {
@@ -225,9 +351,9 @@ CUDART_EXPORT cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
 CUDART_EXPORT cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t original) {
   Api api("cudaGraphClone");
   if (api.blocked()) return api.sticky();
-  auto it = api.rt.graphs.find(original);
-  if (!pGraphClone || it == api.rt.graphs.end()) return api(cudaErrorInvalidValue);
-  std::unique_ptr<CUgraph_st> copy = it->second->clone();
+  CUgraph_st *found = findGraph(api.rt, original);
+  if (!pGraphClone || !found) return api(cudaErrorInvalidValue);
+  std::unique_ptr<CUgraph_st> copy = found->clone();
   *pGraphClone = copy.get();
   api.rt.graphs.emplace(copy.get(), std::move(copy));
   return cudaSuccess;
@@ -243,78 +369,51 @@ CUDART_EXPORT cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *node, cudaGrap
                                                  const cudaGraphNode_t *deps, size_t n,
                                                  const cudaKernelNodeParams *p) {
   return addNode("cudaGraphAddKernelNode", node, graph, deps, n, cudaGraphNodeTypeKernel,
-                 [p](Runtime &rt, CUgraphNode_st &out) {
-                   if (!p) return cudaErrorInvalidValue;
-                   // Arguments in the "extra" form are not served: they need the
-                   // buffer layout, which kernelParams spells out.
-                   if (p->extra && !p->kernelParams) return rt.unsupported("cudaKernelNodeParams::extra");
-                   // The arguments are copied now, as CUDA copies them.
-                   return rt.prepareLaunch("cudaGraphLaunch", p->func, p->gridDim, p->blockDim,
-                                           p->kernelParams, p->sharedMemBytes, false, dim3{1, 1, 1}, out.work,
-                                           out.label);
-                 });
+                 [p](Runtime &rt, CUgraphNode_st &out) { return makeKernelNode(rt, p, out); });
 }
 
 CUDART_EXPORT cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *node, cudaGraph_t graph,
                                                  const cudaGraphNode_t *deps, size_t n,
                                                  const cudaMemcpy3DParms *p) {
   return addNode("cudaGraphAddMemcpyNode", node, graph, deps, n, cudaGraphNodeTypeMemcpy,
-                 [p](Runtime &rt, CUgraphNode_st &out) { return copyWork3D(rt, p, out.work, out.label); });
+                 [p](Runtime &rt, CUgraphNode_st &out) { return makeCopyNode(rt, p, out); });
 }
 
 CUDART_EXPORT cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *node, cudaGraph_t graph,
                                                    const cudaGraphNode_t *deps, size_t n, void *dst,
                                                    const void *src, size_t count, cudaMemcpyKind kind) {
-  return addNode("cudaGraphAddMemcpyNode1D", node, graph, deps, n, cudaGraphNodeTypeMemcpy,
-                 [&](Runtime &rt, CUgraphNode_st &out) {
-                   return copyWork1D(rt, dst, src, count, kind, out.work, out.label);
-                 });
+  return addNode(
+      "cudaGraphAddMemcpyNode1D", node, graph, deps, n, cudaGraphNodeTypeMemcpy,
+      [&](Runtime &rt, CUgraphNode_st &out) { return makeCopyNode1D(rt, dst, src, count, kind, out); });
 }
 
 CUDART_EXPORT cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *node, cudaGraph_t graph,
                                                  const cudaGraphNode_t *deps, size_t n,
                                                  const cudaMemsetParams *p) {
   return addNode("cudaGraphAddMemsetNode", node, graph, deps, n, cudaGraphNodeTypeMemset,
-                 [p](Runtime &rt, CUgraphNode_st &out) {
-                   if (!p) return cudaErrorInvalidValue;
-                   return memsetWork(rt, *p, out.work, out.label);
-                 });
+                 [p](Runtime &rt, CUgraphNode_st &out) { return makeFillNode(rt, p, out); });
 }
 
 CUDART_EXPORT cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *node, cudaGraph_t graph,
                                                const cudaGraphNode_t *deps, size_t n,
                                                const cudaHostNodeParams *p) {
   return addNode("cudaGraphAddHostNode", node, graph, deps, n, cudaGraphNodeTypeHost,
-                 [p](Runtime &rt, CUgraphNode_st &out) {
-                   if (!p || !p->fn) return cudaErrorInvalidValue;
-                   out.work = [&rt, fn = p->fn, data = p->userData] {
-                     if (rt.fault() == cudaSuccess) fn(data);
-                   };
-                   return cudaSuccess;
-                 });
+                 [p](Runtime &rt, CUgraphNode_st &out) { return makeHostNode(rt, p, out); });
 }
 
 CUDART_EXPORT cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *node, cudaGraph_t graph,
                                                      const cudaGraphNode_t *deps, size_t n,
                                                      cudaGraph_t child) {
   return addNode("cudaGraphAddChildGraphNode", node, graph, deps, n, cudaGraphNodeTypeGraph,
-                 [child](Runtime &rt, CUgraphNode_st &out) {
-                   auto it = rt.graphs.find(child);
-                   if (it == rt.graphs.end()) return cudaErrorInvalidValue;
-                   out.child = it->second->clone(); // the node's own copy, as CUDA makes
-                   return cudaSuccess;
-                 });
+                 [child](Runtime &rt, CUgraphNode_st &out) { return makeChildNode(rt, child, out); });
 }
 
 namespace {
 template <cudaGraphNodeType kType>
 cudaError_t addEventNode(const char *name, cudaGraphNode_t *node, cudaGraph_t graph,
                          const cudaGraphNode_t *deps, size_t n, cudaEvent_t event) {
-  return addNode(name, node, graph, deps, n, kType, [event](Runtime &rt, CUgraphNode_st &out) {
-    if (!rt.events.count(event)) return cudaErrorInvalidResourceHandle;
-    out.event = event;
-    return cudaSuccess;
-  });
+  return addNode(name, node, graph, deps, n, kType,
+                 [event](Runtime &rt, CUgraphNode_st &out) { return makeEventNode(rt, event, out); });
 }
 } // namespace
 
@@ -343,10 +442,10 @@ namespace {
 template <class Pick>
 cudaError_t listNodes(const char *name, cudaGraph_t graph, cudaGraphNode_t *out, size_t *count, Pick pick) {
   Api api(name);
-  auto it = api.rt.graphs.find(graph);
-  if (!count || it == api.rt.graphs.end()) return api(cudaErrorInvalidValue);
+  CUgraph_st *g = findGraph(api.rt, graph);
+  if (!count || !g) return api(cudaErrorInvalidValue);
   size_t found = 0;
-  for (const auto &n : it->second->nodes)
+  for (const auto &n : g->nodes)
     if (pick(*n)) {
       if (out && found < *count) out[found] = n.get();
       ++found;
@@ -370,11 +469,13 @@ CUDART_EXPORT cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cuda
                                                unsigned long long flags) {
   Api api("cudaGraphInstantiate");
   if (api.blocked()) return api.sticky();
-  auto it = api.rt.graphs.find(graph);
-  if (!pGraphExec || it == api.rt.graphs.end()) return api(cudaErrorInvalidValue);
-  (void)flags; // auto-free, upload, device launch and priority change nothing here
+  CUgraph_st *found = findGraph(api.rt, graph);
+  if (!pGraphExec || !found) return api(cudaErrorInvalidValue);
+  // Auto-free, upload, device launch and priority change nothing here.
   auto exec = std::make_unique<CUgraphExec_st>();
-  flatten(*it->second, exec->steps);
+  exec->flags = flags;
+  if (!flatten(*found, exec->steps)) return api(cudaErrorInvalidValue); // a cycle
+  exec->topology = topologyOf(*found);
   *pGraphExec = exec.get();
   api.rt.graphExecs.emplace(exec.get(), std::move(exec));
   return cudaSuccess;
@@ -413,6 +514,7 @@ CUDART_EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t str
   std::vector<std::function<void()>> work;
   std::vector<EventState *> recorded;
   for (const CUgraphExec_st::Step &step : it->second->steps) {
+    if (!step.enabled) continue;
     auto event = api.rt.events.find(step.event);
     if (step.type == cudaGraphNodeTypeWaitEvent) {
       if (event != api.rt.events.end() && event->second.recorded) after.push_back(event->second.point);
@@ -446,12 +548,12 @@ CUDART_EXPORT cudaError_t cudaGraphUpload_ptsz(cudaGraphExec_t exec, cudaStream_
 
 CUDART_EXPORT cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path, unsigned int) {
   Api api("cudaGraphDebugDotPrint");
-  auto it = api.rt.graphs.find(graph);
-  if (!path || it == api.rt.graphs.end()) return api(cudaErrorInvalidValue);
+  CUgraph_st *found = findGraph(api.rt, graph);
+  if (!path || !found) return api(cudaErrorInvalidValue);
   std::ofstream out(path);
   if (!out) return api(cudaErrorOperatingSystem);
   out << "digraph cuda_graph {\n";
-  writeDot(out, *it->second, "");
+  writeDot(out, *found, "");
   out << "}\n";
   return out ? cudaSuccess : api(cudaErrorOperatingSystem);
 }
