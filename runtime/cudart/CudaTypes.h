@@ -479,6 +479,50 @@ struct cudaMemLocation {
   int id;
 };
 
+enum cudaMemAllocationType : int {
+  cudaMemAllocationTypeInvalid = 0x0,
+  cudaMemAllocationTypePinned = 0x1,
+  cudaMemAllocationTypeManaged = 0x2,
+  cudaMemAllocationTypeMax = 0x7FFFFFFF
+};
+
+enum cudaMemAllocationHandleType : int {
+  cudaMemHandleTypeNone = 0x0,
+  cudaMemHandleTypePosixFileDescriptor = 0x1,
+  cudaMemHandleTypeWin32 = 0x2,
+  cudaMemHandleTypeWin32Kmt = 0x4,
+  cudaMemHandleTypeFabric = 0x8
+};
+
+struct cudaMemPoolProps {
+  cudaMemAllocationType allocType;
+  cudaMemAllocationHandleType handleTypes;
+  cudaMemLocation location;
+  void *win32SecurityAttributes;
+  size_t maxSize;
+  unsigned short usage;
+  unsigned char reserved[54];
+};
+
+enum cudaMemAccessFlags : int {
+  cudaMemAccessFlagsProtNone = 0,
+  cudaMemAccessFlagsProtRead = 1,
+  cudaMemAccessFlagsProtReadWrite = 3
+};
+
+struct cudaMemAccessDesc {
+  cudaMemLocation location;
+  cudaMemAccessFlags flags;
+};
+
+struct cudaMemAllocNodeParams {
+  cudaMemPoolProps poolProps;
+  const cudaMemAccessDesc *accessDescs;
+  size_t accessDescCount;
+  size_t bytesize;
+  void *dptr;
+};
+
 enum cudaMemoryAdvise : int {
   cudaMemAdviseSetReadMostly = 1,
   cudaMemAdviseUnsetReadMostly = 2,
@@ -519,7 +563,9 @@ enum cudaGraphNodeType : int {
   cudaGraphNodeTypeGraph = 0x04,
   cudaGraphNodeTypeEmpty = 0x05,
   cudaGraphNodeTypeWaitEvent = 0x06,
-  cudaGraphNodeTypeEventRecord = 0x07
+  cudaGraphNodeTypeEventRecord = 0x07,
+  cudaGraphNodeTypeMemAlloc = 0x0a,
+  cudaGraphNodeTypeMemFree = 0x0b
 };
 
 struct cudaKernelNodeParams {

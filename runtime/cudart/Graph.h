@@ -6,6 +6,8 @@
 
 #include "runtime/cudart/CudaTypes.h"
 
+#include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -13,6 +15,26 @@
 #include <vector>
 
 namespace cudart {
+
+class Runtime;
+struct StreamCapture;
+
+/// The device memory of a graph's allocation node. Its address is fixed when the node is made
+/// (as CUDA fixes it, so kernels of the graph can be given it) and the bytes stay reserved while
+/// a node or an instantiation holds them. `held` says whether the allocation is the program's
+/// now: set when the allocation node runs, cleared by a free node, cudaFreeAsync or cudaFree.
+/// Memory still held when the last holder goes stays the program's, for cudaFree.
+struct GraphMemory {
+  GraphMemory(Runtime &rt, uint64_t address, size_t bytes);
+  ~GraphMemory();
+  GraphMemory(const GraphMemory &) = delete;
+  GraphMemory &operator=(const GraphMemory &) = delete;
+  Runtime &rt;
+  const void *device; // the device it came from: after a reset it is not freed there
+  uint64_t address;
+  size_t bytes;
+  std::atomic<bool> held{false};
+};
 
 /// A node's parameters as they were given, for cudaGraph*NodeGetParams (the kind of the node
 /// says which part holds them).
@@ -24,6 +46,8 @@ struct NodeParams {
   cudaMemcpy3DParms copy{};
   cudaMemsetParams fill{};
   cudaHostNodeParams host{};
+  cudaMemAllocNodeParams allocation{}; // dptr: the address, fixed when the node is made
+  void *freed = nullptr;               // a free node's address
 };
 
 /// What a node does when an instantiation of its graph runs.
@@ -35,7 +59,8 @@ struct CUgraphNode_st {
   std::vector<CUgraphNode_st *> dependencies;
   std::string label; // for cudaGraphDebugDotPrint
   NodeParams params;
-  CUgraph_st *graph = nullptr; // the graph that holds it
+  std::shared_ptr<GraphMemory> memory; // allocation nodes
+  CUgraph_st *graph = nullptr;         // the graph that holds it
   /// Takes what `made` does (its work, parameters, event and child graph), keeping its place.
   void takeWork(CUgraphNode_st &&made);
 };
@@ -58,17 +83,16 @@ struct CUgraphExec_st {
     cudaGraphNodeType type;
     std::function<void()> work;
     cudaEvent_t event;
-    const CUgraphNode_st *node; // the node of the instantiated graph it came from (or of a child)
-    const CUgraphNode_st *top;  // that node, or the child-graph node of the instantiated graph
-    bool enabled = true;        // cudaGraphNodeSetEnabled
+    const CUgraphNode_st *node;          // the node of the instantiated graph it came from (or of a child)
+    const CUgraphNode_st *top;           // that node, or the child-graph node of the instantiated graph
+    bool enabled = true;                 // cudaGraphNodeSetEnabled
+    std::shared_ptr<GraphMemory> memory; // an allocation node's, held while the instantiation is
   };
   std::vector<Step> steps;
   unsigned long long flags = 0;
   /// The instantiated graph's topology (kinds and dependencies), which cudaGraphExecUpdate keeps.
   std::string topology;
 };
-
-class Runtime;
 
 /// The graph `graph` names: one the program made, or a child graph's node's own (as
 /// cudaGraphChildGraphNodeGetGraph hands out); null when it names none.
@@ -83,6 +107,11 @@ cudaError_t makeFillNode(Runtime &rt, const cudaMemsetParams *p, CUgraphNode_st 
 cudaError_t makeHostNode(Runtime &rt, const cudaHostNodeParams *p, CUgraphNode_st &node);
 cudaError_t makeEventNode(Runtime &rt, cudaEvent_t event, CUgraphNode_st &node);
 cudaError_t makeChildNode(Runtime &rt, cudaGraph_t child, CUgraphNode_st &node);
+cudaError_t makeAllocNode(Runtime &rt, cudaMemAllocNodeParams *p, CUgraphNode_st &node);
+cudaError_t makeFreeNode(Runtime &rt, void *address, CUgraphNode_st &node);
+/// Adds `made` to a capture's graph after the capturing stream's last work (cudaMallocAsync and
+/// cudaFreeAsync captured).
+void addCaptured(StreamCapture &capture, CUgraphNode_st &&made);
 /// The steps of `graph` in dependency order (nodes in the order they were added among those
 /// ready), child graphs inline; false when its dependencies form a cycle.
 bool flatten(const CUgraph_st &graph, std::vector<CUgraphExec_st::Step> &steps,

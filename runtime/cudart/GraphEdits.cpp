@@ -267,6 +267,20 @@ CUDART_EXPORT cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const
                  [p](Runtime &rt, CUgraphNode_st &made) { return makeHostNode(rt, p, made); });
 }
 
+CUDART_EXPORT cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, cudaMemAllocNodeParams *p) {
+  return getNode("cudaGraphMemAllocNodeGetParams", node, cudaGraphNodeTypeMemAlloc, [p](CUgraphNode_st &n) {
+    if (p) *p = n.params.allocation;
+    return p != nullptr;
+  });
+}
+
+CUDART_EXPORT cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void *dptr) {
+  return getNode("cudaGraphMemFreeNodeGetParams", node, cudaGraphNodeTypeMemFree, [dptr](CUgraphNode_st &n) {
+    if (dptr) *static_cast<void **>(dptr) = n.params.freed;
+    return dptr != nullptr;
+  });
+}
+
 CUDART_EXPORT cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t *pGraph) {
   return getNode("cudaGraphChildGraphNodeGetGraph", node, cudaGraphNodeTypeGraph,
                  [pGraph](CUgraphNode_st &n) {

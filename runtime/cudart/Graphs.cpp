@@ -49,6 +49,7 @@ std::unique_ptr<CUgraph_st> CUgraph_st::clone() const {
     c.work = n->work;
     c.event = n->event;
     c.params = n->params;
+    c.memory = n->memory; // one allocation, whichever graph's instantiation runs
     if (n->child) c.child = n->child->clone();
     mapped[n.get()] = &c;
   }
@@ -60,6 +61,7 @@ void CUgraphNode_st::takeWork(CUgraphNode_st &&made) {
   child = std::move(made.child);
   event = made.event;
   params = std::move(made.params);
+  memory = std::move(made.memory);
   label = std::move(made.label);
 }
 
@@ -196,7 +198,7 @@ bool flatten(const CUgraph_st &graph, std::vector<CUgraphExec_st::Step> &steps, 
       if (n->child) {
         if (!flatten(*n->child, steps, top ? top : n.get())) return false;
       } else {
-        steps.push_back({n->type, n->work, n->event, n.get(), top ? top : n.get()});
+        steps.push_back({n->type, n->work, n->event, n.get(), top ? top : n.get(), true, n->memory});
       }
       done.insert(n.get());
     }
@@ -241,6 +243,65 @@ cudaError_t makeKernelNode(Runtime &rt, const cudaKernelNodeParams *p, CUgraphNo
     std::memcpy(kept.arguments.data() + attributes.paramOffsets[i], p->kernelParams[i],
                 attributes.paramSizes[i]);
   return cudaSuccess;
+}
+
+GraphMemory::GraphMemory(Runtime &rt, uint64_t address, size_t bytes)
+    : rt(rt), device(rt.device.get()), address(address), bytes(bytes) {}
+
+GraphMemory::~GraphMemory() {
+  // After a reset the device, and this memory with it, are gone.
+  if (rt.device.get() != device) return;
+  auto it = rt.allocations.find(address);
+  if (held) {
+    // Allocated by a launch and not freed since: the program's now, for cudaFree.
+    if (it != rt.allocations.end()) it->second.graph.reset();
+    return;
+  }
+  if (it != rt.allocations.end()) rt.allocations.erase(it);
+  rt.device->free(address);
+}
+
+cudaError_t makeAllocNode(Runtime &rt, cudaMemAllocNodeParams *p, CUgraphNode_st &out) {
+  if (!p || !p->bytesize) return cudaErrorInvalidValue;
+  // Pinned device memory of the one device, with no export handles.
+  const cudaMemPoolProps &props = p->poolProps;
+  if (props.allocType != cudaMemAllocationTypePinned || props.handleTypes != cudaMemHandleTypeNone ||
+      props.location.type != cudaMemLocationTypeDevice || props.location.id != 0)
+    return cudaErrorInvalidValue;
+  if (p->accessDescCount && !p->accessDescs) return cudaErrorInvalidValue;
+  for (size_t i = 0; i < p->accessDescCount; ++i)
+    if (p->accessDescs[i].location.type != cudaMemLocationTypeDevice || p->accessDescs[i].location.id != 0)
+      return cudaErrorInvalidDevice;
+  if (p->bytesize > rt.totalMemory() - std::min(rt.totalMemory(), rt.device->liveBytes()))
+    return cudaErrorMemoryAllocation;
+  const uint64_t address = rt.device->allocate(p->bytesize);
+  if (!address) return cudaErrorMemoryAllocation;
+  out.memory = std::make_shared<GraphMemory>(rt, address, p->bytesize);
+  rt.allocations[address] = {Allocation::Kind::Device, p->bytesize, 0, out.memory};
+  p->dptr = reinterpret_cast<void *>(address);
+  out.params.allocation = *p;
+  out.params.allocation.accessDescs = nullptr;
+  out.params.allocation.accessDescCount = 0;
+  out.work = [m = out.memory.get()] { m->held = true; };
+  out.label = "alloc " + std::to_string(p->bytesize) + " bytes";
+  return cudaSuccess;
+}
+
+cudaError_t makeFreeNode(Runtime &rt, void *address, CUgraphNode_st &out) {
+  // Only what an allocation node allocated.
+  auto it = rt.allocations.find(reinterpret_cast<uint64_t>(address));
+  std::shared_ptr<GraphMemory> memory = it == rt.allocations.end() ? nullptr : it->second.graph.lock();
+  if (!memory) return cudaErrorInvalidValue;
+  out.params.freed = address;
+  out.work = [memory] { memory->held = false; };
+  out.label = "free";
+  return cudaSuccess;
+}
+
+void addCaptured(StreamCapture &c, CUgraphNode_st &&made) {
+  CUgraphNode_st &node = c.sequence->graph->add(made.type, c.frontier, {});
+  node.takeWork(std::move(made));
+  c.frontier = {&node};
 }
 
 cudaError_t makeCopyNode(Runtime &rt, const cudaMemcpy3DParms *p, CUgraphNode_st &out) {
@@ -306,6 +367,8 @@ const char *typeName(cudaGraphNodeType t) {
   case cudaGraphNodeTypeEmpty: return "empty";
   case cudaGraphNodeTypeWaitEvent: return "event wait";
   case cudaGraphNodeTypeEventRecord: return "event record";
+  case cudaGraphNodeTypeMemAlloc: return "memory allocation";
+  case cudaGraphNodeTypeMemFree: return "memory free";
   }
   return "node";
 }
@@ -428,6 +491,19 @@ CUDART_EXPORT cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *node, cudaG
                                                     const cudaGraphNode_t *deps, size_t n,
                                                     cudaEvent_t event) {
   return addEventNode<cudaGraphNodeTypeWaitEvent>("cudaGraphAddEventWaitNode", node, graph, deps, n, event);
+}
+
+CUDART_EXPORT cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                                   const cudaGraphNode_t *deps, size_t n,
+                                                   cudaMemAllocNodeParams *p) {
+  return addNode("cudaGraphAddMemAllocNode", node, graph, deps, n, cudaGraphNodeTypeMemAlloc,
+                 [p](Runtime &rt, CUgraphNode_st &out) { return makeAllocNode(rt, p, out); });
+}
+
+CUDART_EXPORT cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                                  const cudaGraphNode_t *deps, size_t n, void *dptr) {
+  return addNode("cudaGraphAddMemFreeNode", node, graph, deps, n, cudaGraphNodeTypeMemFree,
+                 [dptr](Runtime &rt, CUgraphNode_st &out) { return makeFreeNode(rt, dptr, out); });
 }
 
 CUDART_EXPORT cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, cudaGraphNodeType *type) {

@@ -70,6 +70,10 @@ cudaError_t freeAt(Runtime &rt, void *p, bool host) {
   if (it == rt.allocations.end()) return cudaErrorInvalidValue;
   Allocation::Kind kind = it->second.kind;
   if (host != (kind == Allocation::Kind::Host)) return cudaErrorInvalidValue;
+  // A graph's allocation goes back to its graph (which keeps the address for its next
+  // launch); freeing one that is not allocated now is an error.
+  if (auto graph = it->second.graph.lock())
+    return graph->held.exchange(false) ? cudaSuccess : cudaErrorInvalidValue;
   switch (kind) {
   case Allocation::Kind::Device: rt.device->free(address); break;
   case Allocation::Kind::Managed:
@@ -271,8 +275,21 @@ CUDART_EXPORT cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream
   Api api("cudaMallocAsync");
   if (api.blocked()) return api.sticky();
   if (!api.rt.validStream(stream)) return api(cudaErrorInvalidResourceHandle);
-  // Captured, it would be a memory allocation node.
-  if (api.rt.captureOf(stream)) return api.rt.unsupported("cudaMallocAsync during stream capture");
+  // Captured: a memory allocation node, its address fixed now.
+  if (StreamCapture *c = api.rt.captureOf(stream)) {
+    if (!devPtr) return api(cudaErrorInvalidValue);
+    if (c->sequence->invalidated) return api(cudaErrorStreamCaptureInvalidated);
+    cudaMemAllocNodeParams params{};
+    params.poolProps.allocType = cudaMemAllocationTypePinned;
+    params.poolProps.location = {cudaMemLocationTypeDevice, 0};
+    params.bytesize = size;
+    CUgraphNode_st made;
+    made.type = cudaGraphNodeTypeMemAlloc;
+    if (cudaError_t e = makeAllocNode(api.rt, &params, made)) return api(e);
+    *devPtr = params.dptr;
+    addCaptured(*c, std::move(made));
+    return cudaSuccess;
+  }
   cudaError_t e = deviceAlloc(api.rt, devPtr, size);
   g_pool.usedHigh = std::max(g_pool.usedHigh, api.rt.device->liveBytes());
   return api(e);
@@ -300,12 +317,27 @@ CUDART_EXPORT cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t stream) {
   Api api("cudaFreeAsync");
   if (api.blocked()) return api.sticky();
   if (!api.rt.validStream(stream)) return api(cudaErrorInvalidResourceHandle);
-  if (api.rt.captureOf(stream)) return api.rt.unsupported("cudaFreeAsync during stream capture");
   if (!devPtr) return cudaSuccess;
   const uint64_t address = reinterpret_cast<uint64_t>(devPtr);
   auto it = api.rt.allocations.find(address);
   if (it == api.rt.allocations.end() || it->second.kind != Allocation::Kind::Device)
     return api(cudaErrorInvalidValue);
+  std::shared_ptr<GraphMemory> graph = it->second.graph.lock();
+  // Captured: a memory free node, for memory a graph allocated.
+  if (StreamCapture *c = api.rt.captureOf(stream)) {
+    if (!graph) return api.rt.unsupported("cudaFreeAsync during stream capture of memory no graph allocated");
+    if (c->sequence->invalidated) return api(cudaErrorStreamCaptureInvalidated);
+    CUgraphNode_st made;
+    made.type = cudaGraphNodeTypeMemFree;
+    if (cudaError_t e = makeFreeNode(api.rt, devPtr, made)) return api(e);
+    addCaptured(*c, std::move(made));
+    return cudaSuccess;
+  }
+  // A graph's allocation goes back to its graph in stream order.
+  if (graph) {
+    api.rt.submit(stream, [graph] { graph->held = false; });
+    return cudaSuccess;
+  }
   // The pointer is gone for the program now; the memory goes once the work
   // issued to the stream before has run (a kernel still running elsewhere
   // keeps its bytes until it ends).

@@ -74,6 +74,8 @@ struct Allocation {
   Kind kind = Kind::Device;
   uint64_t size = 0;
   unsigned flags = 0;
+  /// Device memory of a graph's allocation node: cudaFree hands it back to the graph.
+  std::weak_ptr<GraphMemory> graph = {};
 };
 
 struct StreamState {

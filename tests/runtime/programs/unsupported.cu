@@ -8,19 +8,19 @@
 // RUN: %json %t.json | FileCheck %s --check-prefix=JSON
 // CHECK-NOT: FAIL
 // CHECK: unsupported: ok
-// ERR: ptxvm: cudaGraphAddMemFreeNode is not supported
+// ERR: ptxvm: cudaGraphConditionalHandleCreate is not supported
 // ERR-NEXT: ptxvm: cudaMallocArray is not supported
 // ERR-NOT: not supported
 // JSON:      diagnostics[0].kind = "unsupported"
 // JSON-NEXT: diagnostics[0].severity = "warning"
-// JSON-NEXT: diagnostics[0].message = "cudaGraphAddMemFreeNode is not supported"
+// JSON-NEXT: diagnostics[0].message = "cudaGraphConditionalHandleCreate is not supported"
 // clang-format on
 #include "Inputs/check.h"
 
 int main() {
-  cudaGraphNode_t node = nullptr;
-  EXPECT_ERR(cudaGraphAddMemFreeNode(&node, nullptr, nullptr, 0, nullptr), cudaErrorNotSupported);
-  EXPECT_ERR(cudaGraphAddMemFreeNode(&node, nullptr, nullptr, 0, nullptr), cudaErrorNotSupported);
+  cudaGraphConditionalHandle handle = 0;
+  EXPECT_ERR(cudaGraphConditionalHandleCreate(&handle, nullptr, 0, 0), cudaErrorNotSupported);
+  EXPECT_ERR(cudaGraphConditionalHandleCreate(&handle, nullptr, 0, 0), cudaErrorNotSupported);
   EXPECT_ERR(cudaGetLastError(), cudaSuccess); // EXPECT_ERR read it
   cudaArray_t array = nullptr;
   cudaChannelFormatDesc desc = cudaCreateChannelDesc<float>();
