@@ -5,7 +5,9 @@
 // function, a node disabled and enabled again) while the graph stays as it was; the graph
 // changed and taken into the instantiation by cudaGraphExecUpdate, and the updates a GPU
 // refuses (another topology, another node kind); a clone's node found and destroyed; a cycle
-// taken as an edge and refused by cudaGraphInstantiate. Every launch's results are checked.
+// taken as an edge and refused by cudaGraphInstantiate (and its result by
+// cudaGraphInstantiateWithParams); a node added by hand to a capture under way, the stream's
+// dependencies set to it. Every launch's results are checked.
 #include "app_check.h"
 
 #include <cstdio>
@@ -306,6 +308,60 @@ int main() {
     CHECK(cudaGraphDestroy(inner));
     CHECK(cudaEventDestroy(e1));
     CHECK(cudaEventDestroy(e2));
+  }
+
+  // ---- 6. Instantiation results, and nodes added to a capture under way ----
+  {
+    cudaGraphInstantiateParams params{};
+    cudaGraphExec_t made = nullptr;
+    CHECK(cudaGraphAddDependencies(graph, &host, &fill, nullptr, 1)); // a cycle again
+    cudaError_t e = cudaGraphInstantiateWithParams(&made, graph, &params);
+    std::printf("a cycle, cudaGraphInstantiateWithParams: %s, result %d\n", cudaGetErrorName(e),
+                static_cast<int>(params.result_out));
+    verdict.expect(e == cudaErrorInvalidValue && params.result_out == cudaGraphInstantiateInvalidStructure,
+                   "instantiating a cycle: %s, result %d", cudaGetErrorName(e),
+                   static_cast<int>(params.result_out));
+    (void)cudaGetLastError();
+    CHECK(cudaGraphRemoveDependencies(graph, &host, &fill, nullptr, 1));
+    params = {};
+    params.flags = cudaGraphInstantiateFlagUpload;
+    params.uploadStream = s;
+    CHECK(cudaGraphInstantiateWithParams(&made, graph, &params));
+    verdict.expect(params.result_out == cudaGraphInstantiateSuccess, "instantiation result %d",
+                   static_cast<int>(params.result_out));
+    launchAndCheck(verdict, made, s, hostIn, hostOut, 1, 7, false, "instantiated with parameters");
+    CHECK(cudaGraphExecDestroy(made));
+
+    // Capture: out = 0; a kernel node added by hand to the capture's graph after the memset; the
+    // stream's next work made to depend on it; the copy back captured.
+    CHECK(cudaMemcpy(in, hostIn, kN * sizeof(int), cudaMemcpyHostToDevice));
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    CHECK(cudaMemsetAsync(out, 0, kN * sizeof(int), s));
+    cudaStreamCaptureStatus status;
+    cudaGraph_t building = nullptr;
+    const cudaGraphNode_t *frontier = nullptr;
+    size_t numFrontier = 0;
+    CHECK(cudaStreamGetCaptureInfo(s, &status, nullptr, &building, &frontier, nullptr, &numFrontier));
+    verdict.expect(building != nullptr && numFrontier == 1, "capture info: %zu dependencies", numFrontier);
+    int three = 3;
+    void *byHand[] = {&in, &out, &n, &three};
+    cudaKernelNodeParams k = kp;
+    k.kernelParams = byHand;
+    cudaGraphNode_t added;
+    CHECK(cudaGraphAddKernelNode(&added, building, frontier, numFrontier, &k));
+    CHECK(cudaStreamUpdateCaptureDependencies(s, &added, nullptr, 1, cudaStreamSetCaptureDependencies));
+    CHECK(cudaMemcpyAsync(hostOut, out, kN * sizeof(int), cudaMemcpyDeviceToHost, s));
+    cudaGraph_t captured;
+    CHECK(cudaStreamEndCapture(s, &captured));
+    size_t nodes = 0;
+    CHECK(cudaGraphGetNodes(captured, nullptr, &nodes));
+    verdict.expectEq(static_cast<long long>(nodes), 3, "nodes of the capture with a node added", 0);
+    cudaGraphExec_t capturedExec;
+    CHECK(cudaGraphInstantiate(&capturedExec, captured, 0));
+    launchAndCheck(verdict, capturedExec, s, hostIn, hostOut, 0, 3, false,
+                   "capture with a node added by hand");
+    CHECK(cudaGraphExecDestroy(capturedExec));
+    CHECK(cudaGraphDestroy(captured));
   }
 
   CHECK(cudaGraphExecDestroy(exec));

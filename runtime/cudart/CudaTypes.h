@@ -618,6 +618,26 @@ struct cudaGraphExecUpdateResultInfo {
   cudaGraphNode_t errorFromNode;
 };
 
+enum cudaGraphInstantiateResult : int {
+  cudaGraphInstantiateSuccess = 0,
+  cudaGraphInstantiateError = 1,
+  cudaGraphInstantiateInvalidStructure = 2,
+  cudaGraphInstantiateNodeOperationNotSupported = 3,
+  cudaGraphInstantiateMultipleDevicesNotSupported = 4,
+  cudaGraphInstantiateConditionalHandleUnused = 5
+};
+
+struct cudaGraphInstantiateParams {
+  unsigned long long flags;
+  cudaStream_t uploadStream;
+  cudaGraphNode_t errNode_out;
+  cudaGraphInstantiateResult result_out;
+};
+
+constexpr unsigned long long cudaGraphInstantiateFlagUpload = 2;
+constexpr unsigned cudaStreamAddCaptureDependencies = 0x0;
+constexpr unsigned cudaStreamSetCaptureDependencies = 0x1;
+
 constexpr unsigned cudaEventRecordExternal = 0x01;
 constexpr unsigned cudaEventWaitExternal = 0x01;
 

@@ -94,8 +94,9 @@ struct CUgraphExec_st {
   std::string topology;
 };
 
-/// The graph `graph` names: one the program made, or a child graph's node's own (as
-/// cudaGraphChildGraphNodeGetGraph hands out); null when it names none.
+/// The graph `graph` names: one the program made, a child graph's node's own (as
+/// cudaGraphChildGraphNodeGetGraph hands out) or a capture's under way (as
+/// cudaStreamGetCaptureInfo does); null when it names none.
 CUgraph_st *findGraph(Runtime &rt, cudaGraph_t graph);
 /// Fill `node` (its work, label and parameters) from a call's parameters, or return the error a
 /// GPU gives for them: what cudaGraphAdd*Node and the setters share (Graphs.cpp).

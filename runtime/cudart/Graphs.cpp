@@ -79,6 +79,9 @@ CUgraph_st *findIn(const CUgraph_st &graph, cudaGraph_t wanted) {
 CUgraph_st *findGraph(Runtime &rt, cudaGraph_t graph) {
   if (!graph) return nullptr;
   if (auto it = rt.graphs.find(graph); it != rt.graphs.end()) return it->second.get();
+  // The graph of a capture under way (cudaStreamGetCaptureInfo hands it out, to add nodes to).
+  for (const auto &[queue, capture] : rt.captures)
+    if (capture.sequence->graph.get() == graph) return capture.sequence->graph.get();
   for (const auto &[handle, g] : rt.graphs)
     if (CUgraph_st *child = findIn(*g, graph)) return child;
   return nullptr;
@@ -541,20 +544,55 @@ CUDART_EXPORT cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode
                    [](const CUgraphNode_st &n) { return n.dependencies.empty(); });
 }
 
+namespace {
+/// cudaGraphInstantiate*: the instantiation, or why there is none.
+cudaError_t instantiate(Runtime &rt, cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags,
+                        cudaGraphInstantiateResult &result) {
+  result = cudaGraphInstantiateError;
+  CUgraph_st *found = findGraph(rt, graph);
+  if (!pGraphExec || !found) return cudaErrorInvalidValue;
+  // Auto-free, upload, device launch and priority change nothing here.
+  auto exec = std::make_unique<CUgraphExec_st>();
+  exec->flags = flags;
+  if (!flatten(*found, exec->steps)) { // a cycle: cudaErrorInvalidValue, as on an H200
+    result = cudaGraphInstantiateInvalidStructure;
+    return cudaErrorInvalidValue;
+  }
+  exec->topology = topologyOf(*found);
+  *pGraphExec = exec.get();
+  rt.graphExecs.emplace(exec.get(), std::move(exec));
+  result = cudaGraphInstantiateSuccess;
+  return cudaSuccess;
+}
+} // namespace
+
 CUDART_EXPORT cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
                                                unsigned long long flags) {
   Api api("cudaGraphInstantiate");
   if (api.blocked()) return api.sticky();
-  CUgraph_st *found = findGraph(api.rt, graph);
-  if (!pGraphExec || !found) return api(cudaErrorInvalidValue);
-  // Auto-free, upload, device launch and priority change nothing here.
-  auto exec = std::make_unique<CUgraphExec_st>();
-  exec->flags = flags;
-  if (!flatten(*found, exec->steps)) return api(cudaErrorInvalidValue); // a cycle
-  exec->topology = topologyOf(*found);
-  *pGraphExec = exec.get();
-  api.rt.graphExecs.emplace(exec.get(), std::move(exec));
-  return cudaSuccess;
+  cudaGraphInstantiateResult result;
+  return api(instantiate(api.rt, pGraphExec, graph, flags, result));
+}
+
+CUDART_EXPORT cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+                                                         cudaGraphInstantiateParams *params) {
+  Api api("cudaGraphInstantiateWithParams");
+  if (api.blocked()) return api.sticky();
+  if (!params) return api(cudaErrorInvalidValue);
+  params->errNode_out = nullptr;
+  if ((params->flags & cudaGraphInstantiateFlagUpload) && !api.rt.validStream(params->uploadStream)) {
+    params->result_out = cudaGraphInstantiateError;
+    return api(cudaErrorInvalidResourceHandle);
+  }
+  // Uploading changes nothing here: the steps are the runtime's.
+  return api(instantiate(api.rt, pGraphExec, graph, params->flags, params->result_out));
+}
+
+CUDART_EXPORT cudaError_t cudaGraphInstantiateWithParams_ptsz(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+                                                              cudaGraphInstantiateParams *params) {
+  if (params && (params->flags & cudaGraphInstantiateFlagUpload))
+    params->uploadStream = perThreadDefault(params->uploadStream);
+  return cudaGraphInstantiateWithParams(pGraphExec, graph, params);
 }
 
 CUDART_EXPORT cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
@@ -687,6 +725,36 @@ CUDART_EXPORT cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t 
   *pGraph = sequence->graph.get();
   api.rt.graphs.emplace(sequence->graph.get(), std::move(sequence->graph));
   return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t *deps,
+                                                              const cudaGraphEdgeData *edgeData, size_t n,
+                                                              unsigned int flags) {
+  Api api("cudaStreamUpdateCaptureDependencies");
+  if (!api.rt.validStream(stream)) return api(cudaErrorInvalidResourceHandle);
+  StreamCapture *c = api.rt.captureOf(stream);
+  if (!c) return api(cudaErrorIllegalState);
+  if (flags > cudaStreamSetCaptureDependencies || (n && !deps)) return api(cudaErrorInvalidValue);
+  if (edgeData)
+    for (size_t i = 0; i < n; ++i) {
+      const auto *bytes = reinterpret_cast<const unsigned char *>(&edgeData[i]);
+      for (size_t b = 0; b < sizeof(cudaGraphEdgeData); ++b)
+        if (bytes[b]) return api(api.rt.unsupported("programmatic graph edges (cudaGraphEdgeData)"));
+    }
+  // Nodes of this capture's graph only.
+  for (size_t i = 0; i < n; ++i)
+    if (!deps[i] || !c->sequence->graph->owns(deps[i])) return api(cudaErrorInvalidValue);
+  if (flags == cudaStreamSetCaptureDependencies) c->frontier.clear();
+  for (size_t i = 0; i < n; ++i)
+    if (std::find(c->frontier.begin(), c->frontier.end(), deps[i]) == c->frontier.end())
+      c->frontier.push_back(deps[i]);
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaStreamUpdateCaptureDependencies_ptsz(cudaStream_t stream, cudaGraphNode_t *deps,
+                                                                   const cudaGraphEdgeData *edgeData,
+                                                                   size_t n, unsigned int flags) {
+  return cudaStreamUpdateCaptureDependencies(perThreadDefault(stream), deps, edgeData, n, flags);
 }
 
 CUDART_EXPORT cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t stream, cudaStreamCaptureMode mode) {

@@ -19,6 +19,9 @@ OURS(cudaHostRegisterReadOnly)
 OURS(cudaStreamDefault)
 OURS(cudaStreamNonBlocking)
 OURS(cudaEventRecordExternal)
+OURS(cudaGraphInstantiateFlagUpload)
+OURS(cudaStreamAddCaptureDependencies)
+OURS(cudaStreamSetCaptureDependencies)
 OURS(cudaEventWaitExternal)
 OURS(cudaEventDefault)
 OURS(cudaEventBlockingSync)
@@ -359,6 +362,18 @@ SAME_SIZE(cudaGraphExecUpdateResultInfo);
 SAME_FIELD(cudaGraphExecUpdateResultInfo, result);
 SAME_FIELD(cudaGraphExecUpdateResultInfo, errorNode);
 SAME_FIELD(cudaGraphExecUpdateResultInfo, errorFromNode);
+SAME_VALUE(cudaGraphInstantiateSuccess);
+SAME_VALUE(cudaGraphInstantiateError);
+SAME_VALUE(cudaGraphInstantiateInvalidStructure);
+SAME_VALUE(cudaGraphInstantiateConditionalHandleUnused);
+SAME_SIZE(cudaGraphInstantiateParams);
+SAME_FIELD(cudaGraphInstantiateParams, flags);
+SAME_FIELD(cudaGraphInstantiateParams, uploadStream);
+SAME_FIELD(cudaGraphInstantiateParams, errNode_out);
+SAME_FIELD(cudaGraphInstantiateParams, result_out);
+SAME_FLAG(cudaGraphInstantiateFlagUpload);
+SAME_FLAG(cudaStreamAddCaptureDependencies);
+SAME_FLAG(cudaStreamSetCaptureDependencies);
 SAME_SIZE(cudaHostNodeParams);
 SAME_FIELD(cudaHostNodeParams, fn);
 SAME_FIELD(cudaHostNodeParams, userData);
