@@ -75,6 +75,16 @@ cudaError_t getNode(const char *name, cudaGraphNode_t node, cudaGraphNodeType ty
   return get(*node) ? cudaSuccess : api(cudaErrorInvalidValue);
 }
 
+/// A getter that copies one part of the node's kept parameters to `out`.
+template <class T>
+cudaError_t getParam(const char *name, cudaGraphNode_t node, cudaGraphNodeType type, T *out,
+                     T NodeParams::*part) {
+  return getNode(name, node, type, [&](CUgraphNode_st &n) {
+    if (out) *out = n.params.*part;
+    return out != nullptr;
+  });
+}
+
 /// The entry of an instantiation's node setter: `node` must be a node of the graph `exec` was
 /// instantiated from (not one inside a child graph) of kind `type`; its step takes the work
 /// `make` makes.
@@ -225,10 +235,7 @@ CUDART_EXPORT cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, con
 }
 
 CUDART_EXPORT cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, cudaMemcpy3DParms *p) {
-  return getNode("cudaGraphMemcpyNodeGetParams", node, cudaGraphNodeTypeMemcpy, [p](CUgraphNode_st &n) {
-    if (p) *p = n.params.copy;
-    return p != nullptr;
-  });
+  return getParam("cudaGraphMemcpyNodeGetParams", node, cudaGraphNodeTypeMemcpy, p, &NodeParams::copy);
 }
 
 CUDART_EXPORT cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const cudaMemcpy3DParms *p) {
@@ -244,10 +251,7 @@ CUDART_EXPORT cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, v
 }
 
 CUDART_EXPORT cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, cudaMemsetParams *p) {
-  return getNode("cudaGraphMemsetNodeGetParams", node, cudaGraphNodeTypeMemset, [p](CUgraphNode_st &n) {
-    if (p) *p = n.params.fill;
-    return p != nullptr;
-  });
+  return getParam("cudaGraphMemsetNodeGetParams", node, cudaGraphNodeTypeMemset, p, &NodeParams::fill);
 }
 
 CUDART_EXPORT cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const cudaMemsetParams *p) {
@@ -256,10 +260,7 @@ CUDART_EXPORT cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, con
 }
 
 CUDART_EXPORT cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, cudaHostNodeParams *p) {
-  return getNode("cudaGraphHostNodeGetParams", node, cudaGraphNodeTypeHost, [p](CUgraphNode_st &n) {
-    if (p) *p = n.params.host;
-    return p != nullptr;
-  });
+  return getParam("cudaGraphHostNodeGetParams", node, cudaGraphNodeTypeHost, p, &NodeParams::host);
 }
 
 CUDART_EXPORT cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const cudaHostNodeParams *p) {
@@ -268,17 +269,13 @@ CUDART_EXPORT cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const
 }
 
 CUDART_EXPORT cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, cudaMemAllocNodeParams *p) {
-  return getNode("cudaGraphMemAllocNodeGetParams", node, cudaGraphNodeTypeMemAlloc, [p](CUgraphNode_st &n) {
-    if (p) *p = n.params.allocation;
-    return p != nullptr;
-  });
+  return getParam("cudaGraphMemAllocNodeGetParams", node, cudaGraphNodeTypeMemAlloc, p,
+                  &NodeParams::allocation);
 }
 
 CUDART_EXPORT cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void *dptr) {
-  return getNode("cudaGraphMemFreeNodeGetParams", node, cudaGraphNodeTypeMemFree, [dptr](CUgraphNode_st &n) {
-    if (dptr) *static_cast<void **>(dptr) = n.params.freed;
-    return dptr != nullptr;
-  });
+  return getParam("cudaGraphMemFreeNodeGetParams", node, cudaGraphNodeTypeMemFree, static_cast<void **>(dptr),
+                  &NodeParams::freed);
 }
 
 CUDART_EXPORT cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t *pGraph) {
