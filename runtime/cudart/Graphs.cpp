@@ -252,6 +252,9 @@ GraphMemory::GraphMemory(Runtime &rt, uint64_t address, size_t bytes)
     : rt(rt), device(rt.device.get()), address(address), bytes(bytes) {}
 
 GraphMemory::~GraphMemory() {
+  // The last holder may be stream work (a captured free, cudaFreeAsync) ending on a worker
+  // thread: the runtime's lock guards the allocation table there.
+  std::lock_guard lock(rt.mutex);
   // After a reset the device, and this memory with it, are gone.
   if (rt.device.get() != device) return;
   auto it = rt.allocations.find(address);
