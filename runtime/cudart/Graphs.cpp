@@ -6,9 +6,9 @@
 // Served: graphs with kernel, memcpy, memset, host, child-graph, empty, event record and event
 // wait nodes; instantiate, launch, clone, destroy; node queries; DOT output; capture in every
 // mode, across streams joined by events, with the errors a GPU gives for waiting on, or
-// synchronising with, a capturing stream. GraphEdits.cpp serves edges, node parameters and
-// instantiation updates. Not yet: memory alloc/free and conditional nodes (cudaErrorNotSupported,
-// said once).
+// synchronising with, a capturing stream; allocation and free nodes (also captured from
+// cudaMallocAsync/cudaFreeAsync). GraphEdits.cpp serves edges, node parameters and instantiation
+// updates. Not yet: conditional and external-semaphore nodes (cudaErrorNotSupported, said once).
 #include "runtime/cudart/Runtime.h"
 #include "runtime/cudart/Transfers.h"
 
@@ -288,7 +288,7 @@ cudaError_t makeAllocNode(Runtime &rt, cudaMemAllocNodeParams *p, CUgraphNode_st
   out.params.allocation = *p;
   out.params.allocation.accessDescs = nullptr;
   out.params.allocation.accessDescCount = 0;
-  out.work = [m = out.memory.get()] { m->held = true; };
+  out.work = [memory = out.memory] { memory->held = true; };
   out.label = "alloc " + std::to_string(p->bytesize) + " bytes";
   return cudaSuccess;
 }
