@@ -26,6 +26,7 @@ add_library(cudart SHARED
   cudart/Errors.cpp
   cudart/Functions.cpp
   cudart/GraphEdits.cpp
+  cudart/GraphMemory.cpp
   cudart/Graphs.cpp
   cudart/Launch.cpp
   cudart/Memory.cpp

@@ -2,8 +2,9 @@
 // made, read back from the node) used by a kernel and a copy, then freed by a free node,
 // launched three times; cudaMallocAsync and cudaFreeAsync captured from a stream as allocation
 // and free nodes; an allocation a graph leaves allocated, used after the launch by ordinary
-// stream work and freed with cudaFreeAsync before the next launch, then with cudaFree. Every
-// launch's results are checked.
+// stream work and freed with cudaFreeAsync before the next launch, then with cudaFree; the
+// device's graph memory attributes (printed: their values are the implementation's) while an
+// allocation is held and after all is freed and trimmed. Every launch's results are checked.
 #include "app_check.h"
 
 #include <cstdio>
@@ -16,6 +17,21 @@ __global__ void iota(int *data, int n, int base) {
 
 __global__ void addInto(const int *from, int *to, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) to[i] += from[i];
+}
+
+struct GraphMemUse {
+  unsigned long long used, usedHigh, reserved, reservedHigh;
+};
+
+GraphMemUse graphMemUse(const char *when) {
+  GraphMemUse u{};
+  CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent, &u.used));
+  CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemHigh, &u.usedHigh));
+  CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrReservedMemCurrent, &u.reserved));
+  CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrReservedMemHigh, &u.reservedHigh));
+  std::printf("graph memory %s: used %llu (high %llu), reserved %llu (high %llu)\n", when, u.used, u.usedHigh,
+              u.reserved, u.reservedHigh);
+  return u;
 }
 
 int main() {
@@ -143,6 +159,10 @@ int main() {
       addInto<<<4, 128, 0, s>>>(kept, out, kN);
       CHECK_LAUNCH();
       if (launch == 0) {
+        CHECK(cudaStreamSynchronize(s));
+        GraphMemUse u = graphMemUse("while a launch's allocation is held");
+        verdict.expect(u.used >= kN * sizeof(int) && u.usedHigh >= u.used && u.reservedHigh >= u.reserved,
+                       "graph memory in use while held");
         CHECK(cudaFreeAsync(kept, s));
         CHECK(cudaStreamSynchronize(s));
       } else {
@@ -158,6 +178,14 @@ int main() {
     // Still allocated after the graph is gone: the program frees it.
     CHECK(cudaFree(kept));
   }
+  CHECK(cudaDeviceSynchronize());
+  CHECK(cudaDeviceGraphMemTrim(0));
+  GraphMemUse after = graphMemUse("after every allocation was freed and the memory trimmed");
+  verdict.expect(after.used == 0 && after.usedHigh >= kN * sizeof(int), "graph memory after the frees");
+  unsigned long long zero = 0;
+  CHECK(cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrUsedMemHigh, &zero));
+  after = graphMemUse("after the high was reset");
+  verdict.expect(after.usedHigh == after.used, "used high after a reset");
 
   CHECK(cudaStreamDestroy(s));
   CHECK(cudaFree(out));

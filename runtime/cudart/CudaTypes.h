@@ -618,6 +618,13 @@ struct cudaGraphExecUpdateResultInfo {
   cudaGraphNode_t errorFromNode;
 };
 
+enum cudaGraphMemAttributeType : int {
+  cudaGraphMemAttrUsedMemCurrent = 0x0,
+  cudaGraphMemAttrUsedMemHigh = 0x1,
+  cudaGraphMemAttrReservedMemCurrent = 0x2,
+  cudaGraphMemAttrReservedMemHigh = 0x3
+};
+
 enum cudaGraphInstantiateResult : int {
   cudaGraphInstantiateSuccess = 0,
   cudaGraphInstantiateError = 1,

@@ -27,6 +27,10 @@ struct StreamCapture;
 struct GraphMemory {
   GraphMemory(Runtime &rt, uint64_t address, size_t bytes);
   ~GraphMemory();
+  /// The allocation node ran: the memory is the program's.
+  void allocate();
+  /// Given back (free node, cudaFreeAsync, cudaFree); false when it was not allocated.
+  bool release();
   GraphMemory(const GraphMemory &) = delete;
   GraphMemory &operator=(const GraphMemory &) = delete;
   Runtime &rt;
@@ -34,6 +38,13 @@ struct GraphMemory {
   uint64_t address;
   size_t bytes;
   std::atomic<bool> held{false};
+};
+
+/// What cudaDeviceGetGraphMemAttribute reports: bytes of graph memory allocated by launches
+/// and not freed (used), and reserved for allocation nodes (reserved), with their highs.
+struct GraphMemoryUse {
+  std::atomic<uint64_t> used{0}, usedHigh{0}, reserved{0}, reservedHigh{0};
+  void add(std::atomic<uint64_t> &current, std::atomic<uint64_t> &high, uint64_t bytes);
 };
 
 /// A node's parameters as they were given, for cudaGraph*NodeGetParams (the kind of the node

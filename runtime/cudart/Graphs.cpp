@@ -248,62 +248,6 @@ cudaError_t makeKernelNode(Runtime &rt, const cudaKernelNodeParams *p, CUgraphNo
   return cudaSuccess;
 }
 
-GraphMemory::GraphMemory(Runtime &rt, uint64_t address, size_t bytes)
-    : rt(rt), device(rt.device.get()), address(address), bytes(bytes) {}
-
-GraphMemory::~GraphMemory() {
-  // The last holder may be stream work (a captured free, cudaFreeAsync) ending on a worker
-  // thread: the runtime's lock guards the allocation table there.
-  std::lock_guard lock(rt.mutex);
-  // After a reset the device, and this memory with it, are gone.
-  if (rt.device.get() != device) return;
-  auto it = rt.allocations.find(address);
-  if (held) {
-    // Allocated by a launch and not freed since: the program's now, for cudaFree.
-    if (it != rt.allocations.end()) it->second.graph.reset();
-    return;
-  }
-  if (it != rt.allocations.end()) rt.allocations.erase(it);
-  rt.device->free(address);
-}
-
-cudaError_t makeAllocNode(Runtime &rt, cudaMemAllocNodeParams *p, CUgraphNode_st &out) {
-  if (!p || !p->bytesize) return cudaErrorInvalidValue;
-  // Pinned device memory of the one device, with no export handles.
-  const cudaMemPoolProps &props = p->poolProps;
-  if (props.allocType != cudaMemAllocationTypePinned || props.handleTypes != cudaMemHandleTypeNone ||
-      props.location.type != cudaMemLocationTypeDevice || props.location.id != 0)
-    return cudaErrorInvalidValue;
-  if (p->accessDescCount && !p->accessDescs) return cudaErrorInvalidValue;
-  for (size_t i = 0; i < p->accessDescCount; ++i)
-    if (p->accessDescs[i].location.type != cudaMemLocationTypeDevice || p->accessDescs[i].location.id != 0)
-      return cudaErrorInvalidDevice;
-  if (p->bytesize > rt.totalMemory() - std::min(rt.totalMemory(), rt.device->liveBytes()))
-    return cudaErrorMemoryAllocation;
-  const uint64_t address = rt.device->allocate(p->bytesize);
-  if (!address) return cudaErrorMemoryAllocation;
-  out.memory = std::make_shared<GraphMemory>(rt, address, p->bytesize);
-  rt.allocations[address] = {Allocation::Kind::Device, p->bytesize, 0, out.memory};
-  p->dptr = reinterpret_cast<void *>(address);
-  out.params.allocation = *p;
-  out.params.allocation.accessDescs = nullptr;
-  out.params.allocation.accessDescCount = 0;
-  out.work = [memory = out.memory] { memory->held = true; };
-  out.label = "alloc " + std::to_string(p->bytesize) + " bytes";
-  return cudaSuccess;
-}
-
-cudaError_t makeFreeNode(Runtime &rt, void *address, CUgraphNode_st &out) {
-  // Only what an allocation node allocated.
-  auto it = rt.allocations.find(reinterpret_cast<uint64_t>(address));
-  std::shared_ptr<GraphMemory> memory = it == rt.allocations.end() ? nullptr : it->second.graph.lock();
-  if (!memory) return cudaErrorInvalidValue;
-  out.params.freed = address;
-  out.work = [memory] { memory->held = false; };
-  out.label = "free";
-  return cudaSuccess;
-}
-
 void addCaptured(StreamCapture &c, CUgraphNode_st &&made) {
   CUgraphNode_st &node = c.sequence->graph->add(made.type, c.frontier, {});
   node.takeWork(std::move(made));

@@ -72,8 +72,11 @@ cudaError_t freeAt(Runtime &rt, void *p, bool host) {
   if (host != (kind == Allocation::Kind::Host)) return cudaErrorInvalidValue;
   // A graph's allocation goes back to its graph (which keeps the address for its next
   // launch); freeing one that is not allocated now is an error.
-  if (auto graph = it->second.graph.lock())
-    return graph->held.exchange(false) ? cudaSuccess : cudaErrorInvalidValue;
+  if (auto graph = it->second.graph.lock()) return graph->release() ? cudaSuccess : cudaErrorInvalidValue;
+  if (it->second.fromGraph) { // left allocated by a launch of a graph that is gone
+    rt.graphMemoryUse.used -= it->second.size;
+    rt.graphMemoryUse.reserved -= it->second.size;
+  }
   switch (kind) {
   case Allocation::Kind::Device: rt.device->free(address); break;
   case Allocation::Kind::Managed:
@@ -335,8 +338,12 @@ CUDART_EXPORT cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t stream) {
   }
   // A graph's allocation goes back to its graph in stream order.
   if (graph) {
-    api.rt.submit(stream, [graph] { graph->held = false; });
+    api.rt.submit(stream, [graph] { graph->release(); });
     return cudaSuccess;
+  }
+  if (it->second.fromGraph) { // left allocated by a launch of a graph that is gone
+    api.rt.graphMemoryUse.used -= it->second.size;
+    api.rt.graphMemoryUse.reserved -= it->second.size;
   }
   // The pointer is gone for the program now; the memory goes once the work
   // issued to the stream before has run (a kernel still running elsewhere

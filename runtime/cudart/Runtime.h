@@ -76,6 +76,8 @@ struct Allocation {
   unsigned flags = 0;
   /// Device memory of a graph's allocation node: cudaFree hands it back to the graph.
   std::weak_ptr<GraphMemory> graph = {};
+  /// Graph memory a launch left allocated after its graph went: still counted as graph memory.
+  bool fromGraph = false;
 };
 
 struct StreamState {
@@ -167,6 +169,7 @@ public:
   cudaError_t maySynchronize();
 
   // Graphs and stream capture (Graphs.cpp).
+  GraphMemoryUse graphMemoryUse;
   std::map<cudaGraph_t, std::unique_ptr<CUgraph_st>> graphs;
   std::map<cudaGraphExec_t, std::unique_ptr<CUgraphExec_st>> graphExecs;
   std::map<const Queue *, StreamCapture> captures;
