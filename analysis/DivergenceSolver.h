@@ -48,7 +48,9 @@ private:
   /// barriers at different instructions, phases say nothing any more.
   void checkBarrierAlignment(uint32_t br);
   void raiseLoopFloor(uint32_t loop, Uniformity level);
-  bool update(ValueId v, Uniformity level, Affine form);
+  /// Raises v to (level, form), refined by what the form says over the threads
+  /// in `among` (those that can compute it; all when null); true when v changed.
+  bool update(ValueId v, Uniformity level, Affine form, const ThreadSpace::Mask *among = nullptr);
 
   /// (uniformity, form) of one write of instruction i, before guards and floors.
   std::pair<Uniformity, Affine> transfer(uint32_t i, uint32_t slot);

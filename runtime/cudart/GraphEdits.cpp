@@ -13,18 +13,6 @@ using namespace cudart;
 
 namespace {
 
-/// Whether `edgeData` (n entries, or none) asks only for plain full dependencies: programmatic
-/// edges (port and type fields) are not served.
-bool plainEdges(const cudaGraphEdgeData *edgeData, size_t n) {
-  if (!edgeData) return true;
-  for (size_t i = 0; i < n; ++i) {
-    const auto *bytes = reinterpret_cast<const unsigned char *>(&edgeData[i]);
-    if (std::any_of(bytes, bytes + sizeof(cudaGraphEdgeData), [](unsigned char b) { return b != 0; }))
-      return false;
-  }
-  return true;
-}
-
 /// Writes `found` entries (pairs when `second` is given) the way CUDA's list calls do: without an
 /// array, *count becomes how many there are; with one, up to *count are written and *count
 /// becomes how many were, when fewer.

@@ -3,7 +3,7 @@
 // device's graph memory attributes.
 #include "runtime/cudart/Runtime.h"
 
-#include <algorithm>
+#include <string>
 
 using namespace cudart;
 
@@ -60,13 +60,14 @@ cudaError_t makeAllocNode(Runtime &rt, cudaMemAllocNodeParams *p, CUgraphNode_st
   for (size_t i = 0; i < p->accessDescCount; ++i)
     if (p->accessDescs[i].location.type != cudaMemLocationTypeDevice || p->accessDescs[i].location.id != 0)
       return cudaErrorInvalidDevice;
-  if (p->bytesize > rt.totalMemory() - std::min(rt.totalMemory(), rt.device->liveBytes()))
-    return cudaErrorMemoryAllocation;
-  const uint64_t address = rt.device->allocate(p->bytesize);
-  if (!address) return cudaErrorMemoryAllocation;
+  void *dptr = nullptr;
+  if (cudaError_t e = deviceAlloc(rt, &dptr, p->bytesize)) return e;
+  const uint64_t address = reinterpret_cast<uint64_t>(dptr);
   out.memory = std::make_shared<GraphMemory>(rt, address, p->bytesize);
-  rt.allocations[address] = {Allocation::Kind::Device, p->bytesize, 0, out.memory, true};
-  p->dptr = reinterpret_cast<void *>(address);
+  Allocation &a = rt.allocations.at(address);
+  a.graph = out.memory;
+  a.fromGraph = true;
+  p->dptr = dptr;
   out.params.allocation = *p;
   out.params.allocation.accessDescs = nullptr;
   out.params.allocation.accessDescCount = 0;

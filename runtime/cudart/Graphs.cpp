@@ -248,6 +248,16 @@ cudaError_t makeKernelNode(Runtime &rt, const cudaKernelNodeParams *p, CUgraphNo
   return cudaSuccess;
 }
 
+bool plainEdges(const cudaGraphEdgeData *edgeData, size_t n) {
+  if (!edgeData) return true;
+  for (size_t i = 0; i < n; ++i) {
+    const auto *bytes = reinterpret_cast<const unsigned char *>(&edgeData[i]);
+    if (std::any_of(bytes, bytes + sizeof(cudaGraphEdgeData), [](unsigned char b) { return b != 0; }))
+      return false;
+  }
+  return true;
+}
+
 void addCaptured(StreamCapture &c, CUgraphNode_st &&made) {
   CUgraphNode_st &node = c.sequence->graph->add(made.type, c.frontier, {});
   node.takeWork(std::move(made));
@@ -682,12 +692,8 @@ CUDART_EXPORT cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t strea
   StreamCapture *c = api.rt.captureOf(stream);
   if (!c) return api(cudaErrorIllegalState);
   if (flags > cudaStreamSetCaptureDependencies || (n && !deps)) return api(cudaErrorInvalidValue);
-  if (edgeData)
-    for (size_t i = 0; i < n; ++i) {
-      const auto *bytes = reinterpret_cast<const unsigned char *>(&edgeData[i]);
-      for (size_t b = 0; b < sizeof(cudaGraphEdgeData); ++b)
-        if (bytes[b]) return api(api.rt.unsupported("programmatic graph edges (cudaGraphEdgeData)"));
-    }
+  if (!plainEdges(edgeData, n))
+    return api(api.rt.unsupported("programmatic graph edges (cudaGraphEdgeData)"));
   // Nodes of this capture's graph only.
   for (size_t i = 0; i < n; ++i)
     if (!deps[i] || !c->sequence->graph->owns(deps[i])) return api(cudaErrorInvalidValue);

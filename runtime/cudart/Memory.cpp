@@ -22,13 +22,6 @@ const Allocation *Runtime::allocationAt(uint64_t address, uint64_t bytes, uint64
   return &it->second;
 }
 
-} // namespace cudart
-
-using namespace cudart;
-
-namespace {
-
-/// Device memory: an allocation of the device.
 cudaError_t deviceAlloc(Runtime &rt, void **p, size_t size) {
   if (!p) return cudaErrorInvalidValue;
   if (size == 0) {
@@ -43,6 +36,12 @@ cudaError_t deviceAlloc(Runtime &rt, void **p, size_t size) {
   *p = reinterpret_cast<void *>(address);
   return cudaSuccess;
 }
+
+} // namespace cudart
+
+using namespace cudart;
+
+namespace {
 
 /// Host memory the device adopts (pinned, managed).
 cudaError_t sharedAlloc(Runtime &rt, void **p, size_t size, Allocation::Kind kind, unsigned flags) {

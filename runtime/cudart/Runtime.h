@@ -289,6 +289,14 @@ private:
   bool blocked_ = false;
 };
 
+/// Device memory (cudaMalloc): an allocation of the device, recorded in rt.allocations; null for
+/// size 0, cudaErrorMemoryAllocation beyond what the device has left.
+cudaError_t deviceAlloc(Runtime &rt, void **p, size_t size);
+
+/// Whether `edgeData` (n entries, or none) asks only for plain full dependencies: programmatic
+/// edges (port and type fields) are not served.
+bool plainEdges(const cudaGraphEdgeData *edgeData, size_t n);
+
 /// The largest dynamic shared memory a launch of a decoded kernel may ask
 /// for: its cudaFuncAttributeMaxDynamicSharedMemorySize, or what fits in 48 KiB.
 uint64_t maxDynamicShared(const KernelInfo &k);
