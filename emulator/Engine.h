@@ -33,18 +33,22 @@ public:
 };
 
 /// Compiled code the interpreter's loop hands straight-line runs and branches
-/// to (the LLVM translator): it runs the running group of a warp from its pc
-/// while that stays simple, and leaves everything else (divergence, barriers,
-/// calls, exits) to the loop, so that every engine shares one SIMT and
-/// barrier machinery.
+/// to (the LLVM translator): it runs the warp's groups from the running
+/// group's pc through straight-line code, branches, divergence and
+/// reconvergence, moving the warp's SIMT stack as the loop would, and leaves
+/// everything else (barriers, calls, exits, pops that end a call) to the
+/// loop, so that every engine shares one SIMT and barrier machinery.
 class Accelerator {
 public:
   virtual ~Accelerator() = default;
-  /// Runs group `top` of `w` (lanes `active` of it) from top.pc for at most
-  /// `budget` warp instructions, moving top.pc past what it ran and counting
-  /// it (Cta::executed, Warp::warpInstructions, threadInstructions) as the
-  /// interpreter would. Returns the instructions it ran: 0 when it cannot
-  /// start at top.pc, and the interpreter runs that instruction instead.
+  /// Runs warp `w` from group `top` (lanes `active` of it, the stack's top)
+  /// for at most `budget` units of the loop's budget (one per instruction,
+  /// one per pop of the stack), leaving the stack's top group's pc where it
+  /// stopped and counting what it ran (Cta::executed,
+  /// Warp::warpInstructions, threadInstructions) as the interpreter would.
+  /// Returns the units it spent: 0 when it cannot start at top.pc, and the
+  /// interpreter runs that instruction instead. `top` may not be the
+  /// stack's top on return.
   virtual uint64_t run(Cta &cta, Warp &w, SimtEntry &top, uint32_t active, uint64_t budget) = 0;
 };
 

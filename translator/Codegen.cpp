@@ -12,6 +12,10 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
 namespace translator {
 
 using emu::Control;
@@ -35,7 +39,12 @@ Gen::Gen(llvm::LLVMContext &ctx, const emu::Kernel &k, const std::string &name)
     f->setMemoryEffects(llvm::MemoryEffects::inaccessibleOrArgMemOnly());
     f->addFnAttr(llvm::Attribute::NoUnwind);
   }
-  llvm::cast<llvm::Function>(handlerFn_.getCallee())->addFnAttr(llvm::Attribute::NoUnwind);
+  divergeFn_ = module_->getOrInsertFunction("ptxvm_jit_diverge",
+                                            llvm::FunctionType::get(b.getVoidTy(), {ptr, i32, i32}, false));
+  reconvergeFn_ =
+      module_->getOrInsertFunction("ptxvm_jit_reconverge", llvm::FunctionType::get(i32, {ptr}, false));
+  for (llvm::FunctionCallee c : {handlerFn_, divergeFn_, reconvergeFn_})
+    llvm::cast<llvm::Function>(c.getCallee())->addFnAttr(llvm::Attribute::NoUnwind);
 
   llvm::MDBuilder md(ctx);
   llvm::MDNode *root = md.createTBAARoot("ptxvm");
@@ -51,30 +60,16 @@ std::unique_ptr<llvm::Module> Gen::run(EntryMap &entries, CodegenStats &stats) {
   const std::vector<DInstr> &code = k_.code;
   findBlocks();
   entries.assign(code.size(), std::string());
-  for (uint32_t pc = 0; pc < code.size(); ++pc) {
-    if (!entry_[pc]) continue;
-    entries[pc] = name_ + "_" + std::to_string(pc);
-    beginFunction(entries[pc], pc);
-    if (code[pc].control == Control::Branch) {
-      emitBranch(pc);
-    } else {
-      uint32_t end = pc + 1;
-      while (end < code.size() && !leader_[end] && code[end].control == Control::Next) ++end;
-      emitBlock(pc, end);
-      if (end < code.size() && code[end].control == Control::Branch) {
-        // The branch that ends the block, unless the group reconverges
-        // there (a branch target's block may end at its own reconvergence
-        // point): every pc control passes to is checked, as the
-        // interpreter's loop checks it.
-        llvm::BasicBlock *branch = newBlock("branch"), *here = newBlock("reconverge");
-        b.CreateCondBr(b.CreateICmpEQ(reconverge_, b.getInt32(end)), here, branch);
-        b.SetInsertPoint(here);
-        leave(end);
-        b.SetInsertPoint(branch);
-        emitBranch(end);
-      } else {
-        jumpTo(end);
-      }
+  for (const emu::CodeRegion &region : k_.regions) {
+    const uint32_t end = std::min<uint32_t>(region.end, static_cast<uint32_t>(code.size()));
+    if (std::none_of(entry_.begin() + region.entry, entry_.begin() + end, [](uint8_t e) { return e; }))
+      continue;
+    const std::string name = name_ + "_" + std::to_string(region.entry);
+    beginFunction(name, region.entry, end);
+    for (uint32_t pc = region.entry; pc < end; ++pc) {
+      if (!entry_[pc]) continue;
+      entries[pc] = name;
+      emitEntry(pc);
     }
     finishFunction();
   }
@@ -85,23 +80,21 @@ std::unique_ptr<llvm::Module> Gen::run(EntryMap &entries, CodegenStats &stats) {
   return std::move(module_);
 }
 
-/// One function per place compiled code starts: the prologue reads the
-/// frame; every exit goes through one block that writes it back.
-void Gen::beginFunction(const std::string &name, uint32_t pc) {
+/// One function per PTX function (CodeRegion): the prologue reads the frame
+/// and dispatches on the group's pc; every exit goes through one block that
+/// writes the frame back. Between, control moves from block to block
+/// directly, and through `dispatch_` after the SIMT stack changed.
+void Gen::beginFunction(const std::string &name, uint32_t first, uint32_t end) {
   llvm::Type *i32 = b.getInt32Ty(), *i64 = b.getInt64Ty();
   fn_ = llvm::Function::Create(llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy()}, false),
                                llvm::Function::ExternalLinkage, name, module_.get());
   fn_->addFnAttr(llvm::Attribute::NoUnwind);
   frame_ = fn_->getArg(0);
-  start_ = pc;
+  regionFirst_ = first;
+  regionEnd_ = end;
   resetCaches();
   b.SetInsertPoint(newBlock("entry"));
   regs_ = b.CreateLoad(b.getPtrTy(), frameField(frame::kRegs), "regs");
-  activeBits_ = b.CreateLoad(i32, frameField(frame::kActive), "active");
-  activeMask_ = b.CreateBitCast(activeBits_, vec(b.getInt1Ty()), "activemask");
-  activeCount_ =
-      b.CreateZExt(b.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, activeBits_), i64, "activecount");
-  reconverge_ = b.CreateLoad(i32, frameField(frame::kReconverge), "reconverge");
   budgetSlot_ = b.CreateAlloca(i64, nullptr, "budget");
   threadsSlot_ = b.CreateAlloca(i64, nullptr, "threads");
   pcSlot_ = b.CreateAlloca(i32, nullptr, "pcslot");
@@ -111,11 +104,38 @@ void Gen::beginFunction(const std::string &name, uint32_t pc) {
   scratch_ = scratch;
   b.CreateStore(b.CreateLoad(i64, frameField(frame::kBudget)), budgetSlot_);
   b.CreateStore(b.CreateLoad(i64, frameField(frame::kThreads)), threadsSlot_);
-  b.CreateStore(b.getInt32(pc), pcSlot_);
   exit_ = newBlock("exit");
-  loop_ = newBlock("start");
-  b.CreateBr(loop_);
-  b.SetInsertPoint(loop_);
+  dispatch_ = newBlock("dispatch");
+  pop_ = newBlock("pop");
+  blocks_.assign(k_.code.size(), nullptr);
+  for (uint32_t pc = first; pc < end; ++pc)
+    if (entry_[pc]) blocks_[pc] = newBlock(("pc" + std::to_string(pc)).c_str());
+  b.CreateBr(dispatch_);
+
+  // The group the SIMT stack runs next (the caller's, or the services'
+  // after a divergent branch or a pop): its reconvergence point pops, any
+  // other pc goes to its block, or back to the interpreter without one.
+  b.SetInsertPoint(dispatch_);
+  llvm::Value *pc = b.CreateLoad(i32, frameField(frame::kPc), "pc");
+  llvm::Value *reconverge = b.CreateLoad(i32, frameField(frame::kReconverge));
+  llvm::BasicBlock *select = newBlock("select"), *none = newBlock("interpreted");
+  b.CreateCondBr(b.CreateICmpEQ(pc, reconverge), pop_, select);
+  b.SetInsertPoint(select);
+  llvm::SwitchInst *sw = b.CreateSwitch(pc, none);
+  for (uint32_t p = first; p < end; ++p)
+    if (blocks_[p]) sw->addCase(b.getInt32(p), blocks_[p]);
+  b.SetInsertPoint(none);
+  leave(pc);
+
+  // The group stands at its reconvergence point (f->pc): the service pops.
+  b.SetInsertPoint(pop_);
+  b.CreateStore(b.CreateLoad(i64, budgetSlot_), frameField(frame::kBudget));
+  llvm::Value *goesOn = b.CreateCall(reconvergeFn_, {frame_});
+  b.CreateStore(b.CreateLoad(i64, frameField(frame::kBudget)), budgetSlot_);
+  llvm::BasicBlock *stop = newBlock("popstop");
+  b.CreateCondBr(b.CreateICmpNE(goesOn, b.getInt32(0)), dispatch_, stop);
+  b.SetInsertPoint(stop);
+  leave(b.CreateLoad(i32, frameField(frame::kPc)));
 }
 
 void Gen::finishFunction() {
@@ -124,6 +144,35 @@ void Gen::finishFunction() {
   b.CreateStore(b.CreateLoad(b.getInt64Ty(), threadsSlot_), frameField(frame::kThreads));
   b.CreateStore(b.CreateLoad(b.getInt32Ty(), pcSlot_), frameField(frame::kPc));
   b.CreateRetVoid();
+}
+
+/// The code of entry `pc`: a straight-line block and the branch that ends
+/// it, or a branch alone, for the group the frame names.
+void Gen::emitEntry(uint32_t pc) {
+  const std::vector<DInstr> &code = k_.code;
+  b.SetInsertPoint(blocks_[pc]);
+  activeBits_ = b.CreateLoad(b.getInt32Ty(), frameField(frame::kActive), "active");
+  activeMask_ = b.CreateBitCast(activeBits_, vec(b.getInt1Ty()), "activemask");
+  activeCount_ = b.CreateZExt(b.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, activeBits_), b.getInt64Ty(),
+                              "activecount");
+  reconverge_ = b.CreateLoad(b.getInt32Ty(), frameField(frame::kReconverge), "reconverge");
+  if (code[pc].control == Control::Branch) return emitBranch(pc);
+  uint32_t end = pc + 1;
+  while (end < code.size() && !leader_[end] && code[end].control == Control::Next) ++end;
+  emitBlock(pc, end);
+  if (end < code.size() && code[end].control == Control::Branch && !leader_[end]) {
+    // The branch that ends the block, unless the group reconverges there:
+    // every pc control passes to is checked, as the interpreter's loop
+    // checks it.
+    llvm::BasicBlock *branch = newBlock("branch"), *here = newBlock("atreconverge");
+    b.CreateCondBr(b.CreateICmpEQ(reconverge_, b.getInt32(end)), here, branch);
+    b.SetInsertPoint(here);
+    reconvergeAt(end);
+    b.SetInsertPoint(branch);
+    emitBranch(end);
+  } else {
+    jumpTo(end);
+  }
 }
 
 llvm::Value *Gen::frameField(uint64_t offset) {
@@ -151,8 +200,14 @@ void Gen::findBlocks() {
     if (in.control == Control::Branch) mark(in.target);
     if (in.control == Control::Branch || in.control == Control::BranchIndexed) mark(in.reconverge);
   }
+  // PTXVM_JIT_RANGE=LO:HI compiles only the blocks starting at pcs in
+  // [LO, HI) (the interpreter runs the rest): bisecting it finds the block
+  // behind a difference between the two engines.
+  uint32_t lo = 0, hi = size;
+  if (const char *range = std::getenv("PTXVM_JIT_RANGE"); range && *range)
+    if (std::sscanf(range, "%u:%u", &lo, &hi) != 2) lo = 0, hi = size;
   entry_.assign(size, 0);
-  for (uint32_t pc = 0; pc < size; ++pc) {
+  for (uint32_t pc = lo; pc < std::min(hi, size); ++pc) {
     const Control c = code[pc].control;
     entry_[pc] = c == Control::Branch || (c == Control::Next && leader_[pc]);
   }
@@ -269,18 +324,33 @@ void Gen::emitBranch(uint32_t pc) {
   b.SetInsertPoint(all);
   count(activeCount_);
   jumpTo(in.target);
+  // A divergent branch: the service splits the group on the SIMT stack as
+  // the interpreter's loop does, and the side that runs first goes on here.
   b.SetInsertPoint(split);
-  leave(pc);
+  count(b.CreateZExt(b.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, taken), i64));
+  b.CreateStore(b.CreateSub(budget, b.getInt64(1)), frameField(frame::kBudget));
+  b.CreateCall(divergeFn_, {frame_, b.getInt32(pc), taken});
+  b.CreateBr(dispatch_);
 }
 
 void Gen::jumpTo(uint32_t pc) {
-  // A loop back to this function's start stays here; any other target is
-  // the engine's to dispatch.
-  if (pc != start_) return leave(pc);
-  llvm::BasicBlock *here = newBlock("reconverge");
-  b.CreateCondBr(b.CreateICmpEQ(reconverge_, b.getInt32(pc)), here, loop_);
+  // Within this function: the group's reconvergence point pops, any other
+  // entry is a direct branch; the rest is the interpreter's.
+  if (pc < regionFirst_ || pc >= regionEnd_) return leave(pc);
+  llvm::BasicBlock *here = newBlock("atreconverge"), *go = newBlock("jump");
+  b.CreateCondBr(b.CreateICmpEQ(reconverge_, b.getInt32(pc)), here, go);
   b.SetInsertPoint(here);
-  leave(pc);
+  reconvergeAt(pc);
+  b.SetInsertPoint(go);
+  if (blocks_[pc])
+    b.CreateBr(blocks_[pc]);
+  else
+    leave(pc);
+}
+
+void Gen::reconvergeAt(uint32_t pc) {
+  tagFrame(b.CreateStore(b.getInt32(pc), frameField(frame::kPc)));
+  b.CreateBr(pop_);
 }
 
 void Gen::leave(llvm::Value *pc) {

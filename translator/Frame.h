@@ -15,12 +15,18 @@ struct Kernel;
 
 namespace translator {
 
-/// One call of a kernel's compiled code: run the group of a warp whose lanes
-/// are `active` from `pc`, spending at most `budget` warp instructions, and
-/// stop where the interpreter must take over (a divergent branch, a control
-/// instruction, the group's reconvergence point, the end of the budget, a
-/// fault). On return `pc` is where the group goes on, `budget` what is left,
-/// and `threadInstructions` what the executed instructions' lanes add up to.
+/// One call of a kernel's compiled code: run the warp's running group (lanes
+/// `active`, reconverging at `reconverge`) from `pc`, spending at most
+/// `budget` units as the interpreter's loop spends them (one per instruction,
+/// one per pop of the reconvergence stack), and stop where the interpreter
+/// must take over (a control instruction other than a branch, the end of the
+/// budget, a fault, a pop that ends a call or the warp). Divergent branches
+/// and reconvergence run in compiled code through the services, which move
+/// the warp's SIMT stack exactly as the interpreter's loop would and set
+/// `pc`, `active` and `reconverge` to the group that runs next. On return
+/// `pc` is where the warp's top group goes on, `budget` what is left, `pops`
+/// the units of it spent popping, and `threadInstructions` what the executed
+/// instructions' lanes add up to.
 struct JitFrame {
   uint64_t *regs; // the warp's registers: register r of lane l at regs[r * 32 + l]
   emu::Cta *cta;
@@ -32,6 +38,7 @@ struct JitFrame {
   uint32_t active;
   uint32_t reconverge;
   uint32_t unused = 0;
+  uint64_t pops = 0;
   /// The warp's instruction count and the budget when the engine called,
   /// and the budget left counting the instruction being executed, which
   /// compiled code stores before it calls a service: the services set
@@ -75,6 +82,7 @@ constexpr uint64_t kThreads = offsetof(JitFrame, threadInstructions);
 constexpr uint64_t kPc = offsetof(JitFrame, pc);
 constexpr uint64_t kActive = offsetof(JitFrame, active);
 constexpr uint64_t kReconverge = offsetof(JitFrame, reconverge);
+constexpr uint64_t kPops = offsetof(JitFrame, pops);
 constexpr uint64_t kWindows = offsetof(JitFrame, windows);
 constexpr uint64_t kBudgetNow = offsetof(JitFrame, budgetNow);
 constexpr uint64_t kParams = offsetof(JitFrame, params);
@@ -113,4 +121,16 @@ void ptxvm_jit_operand(translator::JitFrame *f, uint32_t pc, uint32_t op, uint64
 /// (the handler).
 int ptxvm_jit_direct(translator::JitFrame *f, uint32_t space, uint32_t window, uint64_t lo, uint64_t hi,
                      uint64_t bits, uint32_t size, uint64_t *delta);
+/// Branch `pc` (already counted) splits the running group: lanes `taken` go
+/// to its target. Pushes the two sides as the interpreter's loop does
+/// (Cta::diverge) and sets pc, active and reconverge to the side that runs
+/// first.
+void ptxvm_jit_diverge(translator::JitFrame *f, uint32_t pc, uint32_t taken);
+/// The running group stands at `f->pc`, its reconvergence point: pops the
+/// SIMT stack as the interpreter's loop does (one budget unit per pop) until
+/// a group can run, and sets pc, active and reconverge to it. 0 when the
+/// interpreter must go on instead (the budget is spent, a pop would end a
+/// call or the warp, the next group waits at a barrier or fell off the end);
+/// `f->pc` is then the top group's pc.
+int ptxvm_jit_reconverge(translator::JitFrame *f);
 }

@@ -38,13 +38,17 @@ public:
 private:
   // ---- Structure (Codegen.cpp) ----
   void findBlocks();
-  void beginFunction(const std::string &name, uint32_t pc);
+  /// The function of the PTX function at pcs [first, end).
+  void beginFunction(const std::string &name, uint32_t first, uint32_t end);
   void finishFunction();
+  void emitEntry(uint32_t pc);
   void emitBlock(uint32_t first, uint32_t end);
   void emitBranch(uint32_t pc);
-  /// Continues at `pc`: leaves for the interpreter at the group's
-  /// reconvergence point or where no compiled code starts, else jumps there.
+  /// Continues at `pc`: pops at the group's reconvergence point, jumps to
+  /// the block at `pc`, or leaves for the interpreter where none starts.
   void jumpTo(uint32_t pc);
+  /// The group stands at its reconvergence point `pc`: pop (the service).
+  void reconvergeAt(uint32_t pc);
   /// Leaves the function, the group going on at `pc`.
   void leave(llvm::Value *pc);
   void leave(uint32_t pc) { leave(b.getInt32(pc)); }
@@ -128,9 +132,10 @@ public:
   llvm::Value *activeBits_ = nullptr, *activeMask_ = nullptr, *activeCount_ = nullptr, *reconverge_ = nullptr;
   llvm::Value *budgetSlot_ = nullptr, *threadsSlot_ = nullptr, *pcSlot_ = nullptr;
   llvm::Value *scratch_ = nullptr, *deltaSlot_ = nullptr;
-  llvm::BasicBlock *exit_ = nullptr, *loop_ = nullptr;
-  uint32_t start_ = 0; // the pc the function being built starts at
-  llvm::FunctionCallee handlerFn_, operandFn_, directFn_;
+  llvm::BasicBlock *exit_ = nullptr, *dispatch_ = nullptr, *pop_ = nullptr;
+  std::vector<llvm::BasicBlock *> blocks_; // per pc of the function being built: its entry's block
+  uint32_t regionFirst_ = 0, regionEnd_ = 0;
+  llvm::FunctionCallee handlerFn_, operandFn_, directFn_, divergeFn_, reconvergeFn_;
   llvm::MDNode *tbaaReg_ = nullptr, *tbaaMem_ = nullptr, *tbaaFrame_ = nullptr;
   CodegenStats stats_;
 

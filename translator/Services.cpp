@@ -14,7 +14,19 @@ using translator::JitFrame;
 namespace {
 /// The warp's instruction count as the interpreter would have it now.
 void publishCount(JitFrame *f) {
-  f->warp->warpInstructions = f->instructionsAtStart + (f->budgetAtStart - f->budgetNow);
+  f->warp->warpInstructions = f->instructionsAtStart + (f->budgetAtStart - f->budgetNow) - f->pops;
+}
+
+/// Lanes of the top group that still run, as the interpreter's loop has them.
+uint32_t activeLanes(const emu::Warp &w) {
+  return w.stack.back().mask & ~w.exited & ~(w.calls.empty() ? 0u : w.calls.back().returned);
+}
+
+void runTop(JitFrame *f) {
+  const emu::SimtEntry &top = f->warp->stack.back();
+  f->pc = top.pc;
+  f->active = activeLanes(*f->warp);
+  f->reconverge = top.reconverge;
 }
 } // namespace
 
@@ -54,4 +66,37 @@ extern "C" int ptxvm_jit_direct(JitFrame *f, uint32_t space, uint32_t window, ui
     w.end = r.end;
   }
   return 1;
+}
+
+extern "C" void ptxvm_jit_diverge(JitFrame *f, uint32_t pc, uint32_t taken) {
+  const emu::DInstr &in = f->kernel->code[pc];
+  f->budgetNow = f->budget;
+  publishCount(f);
+  f->cta->diverge(*f->warp, pc, in.target, taken, f->active & ~taken, in.reconverge);
+  runTop(f);
+}
+
+extern "C" int ptxvm_jit_reconverge(JitFrame *f) {
+  emu::Warp &w = *f->warp;
+  emu::Cta &cta = *f->cta;
+  const size_t size = f->kernel->code.size();
+  w.stack.back().pc = f->pc;
+  // The interpreter's loop, one budget unit per pop, for the pops that
+  // change nothing but the stack; anything else is the loop's.
+  for (;;) {
+    const emu::SimtEntry &top = w.stack.back();
+    if (top.waitBarrier >= 0) break;
+    const uint32_t active = activeLanes(w);
+    if (active != 0 && top.pc != top.reconverge && top.pc < size) {
+      runTop(f);
+      return 1;
+    }
+    const bool endsCall = !w.calls.empty() && w.stack.size() - 1 == w.calls.back().stackDepth;
+    if (f->budget == 0 || cta.failed || w.stack.size() == 1 || endsCall || top.pc >= size) break;
+    w.stack.pop_back();
+    --f->budget;
+    ++f->pops;
+  }
+  f->pc = w.stack.back().pc;
+  return 0;
 }

@@ -167,6 +167,8 @@ llvm::Error defineServices(Jit &jit, llvm::orc::JITDylib &dylib) {
   services[mangle("ptxvm_jit_handler")] = {llvm::orc::ExecutorAddr::fromPtr(&ptxvm_jit_handler), flags};
   services[mangle("ptxvm_jit_operand")] = {llvm::orc::ExecutorAddr::fromPtr(&ptxvm_jit_operand), flags};
   services[mangle("ptxvm_jit_direct")] = {llvm::orc::ExecutorAddr::fromPtr(&ptxvm_jit_direct), flags};
+  services[mangle("ptxvm_jit_diverge")] = {llvm::orc::ExecutorAddr::fromPtr(&ptxvm_jit_diverge), flags};
+  services[mangle("ptxvm_jit_reconverge")] = {llvm::orc::ExecutorAddr::fromPtr(&ptxvm_jit_reconverge), flags};
   return dylib.define(llvm::orc::absoluteSymbols(std::move(services)));
 }
 
@@ -227,7 +229,10 @@ void writePerfMap(const Prepared &p, const std::vector<CompiledFunction> &functi
   std::vector<std::pair<uint64_t, size_t>> sorted;
   for (size_t pc = 0; pc < functions.size(); ++pc)
     if (functions[pc]) sorted.emplace_back(reinterpret_cast<uint64_t>(functions[pc]), pc);
+  // One function per PTX function: named after its first entry.
   std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end(), [](auto &x, auto &y) { return x.first == y.first; }),
+               sorted.end());
   std::string path = "/tmp/perf-" + std::to_string(::getpid()) + ".map";
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Append);
@@ -305,19 +310,6 @@ std::shared_ptr<const CompiledCode> link(Jit &jit, Prepared &p, const JitOptions
   return *code;
 }
 
-/// PTXVM_JIT_RANGE=LO:HI keeps compiled code only for blocks starting at
-/// pcs in [LO, HI) (the interpreter runs the rest): bisecting it finds the
-/// block behind a difference between the two engines.
-std::shared_ptr<const CompiledCode> restrictToRange(std::shared_ptr<const CompiledCode> code) {
-  const char *range = std::getenv("PTXVM_JIT_RANGE");
-  size_t lo = 0, hi = 0;
-  if (!code || !range || !*range || std::sscanf(range, "%zu:%zu", &lo, &hi) != 2) return code;
-  auto restricted = std::make_shared<CompiledCode>(*code);
-  for (size_t pc = 0; pc < restricted->functions.size(); ++pc)
-    if (pc < lo || pc >= hi) restricted->functions[pc] = nullptr;
-  return restricted;
-}
-
 std::shared_ptr<const CompiledCode> compileNow(const emu::Kernel &k, const JitOptions &options,
                                                CompileReport &report) {
   const auto start = std::chrono::steady_clock::now();
@@ -330,7 +322,7 @@ std::shared_ptr<const CompiledCode> compileNow(const emu::Kernel &k, const JitOp
   AddressFacts facts;
   if (options.uniformity) facts = addressFacts(k);
   if (!prepare(k, jit, options.uniformity ? &facts : nullptr, true, p, report)) return nullptr;
-  std::shared_ptr<const CompiledCode> code = restrictToRange(link(jit, p, options, report));
+  std::shared_ptr<const CompiledCode> code = link(jit, p, options, report);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return code;
 }
@@ -429,7 +421,7 @@ public:
         prepare(*s.kernel, jit, s.options.uniformity ? &s.facts : nullptr, false, p, report);
     }
     std::shared_ptr<const CompiledCode> code;
-    if (report.error.empty()) code = restrictToRange(link(jit, p, s.options, report));
+    if (report.error.empty()) code = link(jit, p, s.options, report);
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     s.publish(std::move(code), std::move(report));
   }
@@ -582,19 +574,19 @@ uint64_t CompiledEngine::run(emu::Cta &cta, emu::Warp &w, emu::SimtEntry &top, u
   f.local = cta.observeMemory ? nullptr : cta.local.data();
   f.localBytes = cta.kernel.localBytes;
   f.callFrame = cta.observeMemory ? nullptr : w.frame.data();
-  // From block to block while each makes progress; a block that cannot
-  // start (too little budget, a divergent branch) or a pc without compiled
-  // code hands the group back to the interpreter's loop.
-  while (f.pc < functions.size() && functions[f.pc] && f.pc != f.reconverge) {
-    const uint64_t before = f.budget;
-    functions[f.pc](&f);
-    if (f.budget == before || cta.failed) break;
-  }
+  f.pops = 0;
+  // Compiled code runs the warp's groups (divergence and reconvergence
+  // included) until the interpreter's loop must take over; a pc without
+  // compiled code, or too little budget to start, hands over at once.
+  if (f.pc < functions.size() && functions[f.pc] && f.pc != f.reconverge) functions[f.pc](&f);
   const uint64_t used = budget - f.budget;
-  cta.executed += used;
-  w.warpInstructions = instructions + used;
+  const uint64_t executed = used - f.pops;
+  cta.executed += executed;
+  w.warpInstructions = instructions + executed;
   w.threadInstructions += f.threadInstructions;
-  top.pc = f.pc;
+  // The services may have pushed and popped: the group compiled code
+  // stopped in is the stack's top, no longer necessarily `top`.
+  w.stack.back().pc = f.pc;
   return used;
 }
 
