@@ -1,7 +1,7 @@
-// The structure of a kernel's compiled function: an entry that dispatches on
-// the group's pc, one LLVM block per straight-line block of the kernel and
-// per branch, the budget and instruction counts the interpreter keeps, and
-// the exits back to the interpreter's loop. Instruction bodies: Lowering.cpp.
+// The structure of a kernel's compiled functions (one per PTX function): an
+// entry that dispatches on the group's pc, one LLVM block per straight-line
+// block and per branch, the SIMT services at divergence and reconvergence, the budget and instruction counts
+// the interpreter keeps, and the exits back to the interpreter's loop. Instruction bodies: Lowering.cpp.
 #include "translator/Gen.h"
 
 #include "ptx/Writer.h"
@@ -90,8 +90,6 @@ void Gen::beginFunction(const std::string &name, uint32_t first, uint32_t end) {
                                llvm::Function::ExternalLinkage, name, module_.get());
   fn_->addFnAttr(llvm::Attribute::NoUnwind);
   frame_ = fn_->getArg(0);
-  regionFirst_ = first;
-  regionEnd_ = end;
   resetCaches();
   b.SetInsertPoint(newBlock("entry"));
   regs_ = b.CreateLoad(b.getPtrTy(), frameField(frame::kRegs), "regs");
@@ -334,9 +332,9 @@ void Gen::emitBranch(uint32_t pc) {
 }
 
 void Gen::jumpTo(uint32_t pc) {
-  // Within this function: the group's reconvergence point pops, any other
-  // entry is a direct branch; the rest is the interpreter's.
-  if (pc < regionFirst_ || pc >= regionEnd_) return leave(pc);
+  // The group's reconvergence point pops, an entry of this function is a
+  // direct branch; the rest is the interpreter's. (Branches stay within
+  // their PTX function.)
   llvm::BasicBlock *here = newBlock("atreconverge"), *go = newBlock("jump");
   b.CreateCondBr(b.CreateICmpEQ(reconverge_, b.getInt32(pc)), here, go);
   b.SetInsertPoint(here);

@@ -1,9 +1,10 @@
 // PTX kernel code (the emulator's decoded form) to LLVM IR: one function per
-// kernel that runs a warp's group through straight-line blocks and uniform
+// PTX function that runs a warp's groups through straight-line blocks and
 // branches as whole-warp vector code (lanes as <32 x T> under the group's
-// mask), calling the interpreter's handler for any instruction it does not
-// compile itself, and returning to the interpreter's loop for everything that
-// changes the SIMT state. The contract of the function is JitFrame (Frame.h).
+// mask), divergence and reconvergence through the SIMT services, calling the
+// interpreter's handler for any instruction it does not compile itself, and
+// returning to the interpreter's loop for calls, exits and barriers. The
+// contract of the functions is JitFrame (Frame.h).
 #pragma once
 
 #include <cstdint>
@@ -28,7 +29,7 @@ struct CodegenStats {
   uint32_t instructions = 0; // in the kernel's code, device functions included
   uint32_t native = 0;       // compiled to vector code
   uint32_t handlerCalls = 0; // compiled as a call of the interpreter's handler
-  uint32_t branches = 0;     // branches compiled (uniform ones stay in compiled code)
+  uint32_t branches = 0;     // branches compiled (divergent ones through the SIMT services)
   uint32_t interpreted = 0;  // left to the interpreter's loop: calls, exits, barriers, brx.idx, unsupported
   uint32_t blocks = 0;       // straight-line blocks
   uint32_t uniformAddresses = 0;     // accesses whose span the analyses settle: one address
@@ -42,8 +43,7 @@ struct CodegenStats {
 using EntryMap = std::vector<std::string>;
 
 /// Builds the module of kernel `k`'s compiled functions, named after `name`:
-/// one per straight-line block (with the branch that ends it: a loop back
-/// to its start stays inside) and one per branch.
+/// one per PTX function, entered at any pc `entries` names.
 /// `facts` (Facts.h; null: none) lets memory accesses skip the run-time
 /// span checks the analyses settle.
 /// `names`: fill stats.handlerOpcodes, which reads the kernel's ptx::Module

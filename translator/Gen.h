@@ -134,7 +134,6 @@ public:
   llvm::Value *scratch_ = nullptr, *deltaSlot_ = nullptr;
   llvm::BasicBlock *exit_ = nullptr, *dispatch_ = nullptr, *pop_ = nullptr;
   std::vector<llvm::BasicBlock *> blocks_; // per pc of the function being built: its entry's block
-  uint32_t regionFirst_ = 0, regionEnd_ = 0;
   llvm::FunctionCallee handlerFn_, operandFn_, directFn_, divergeFn_, reconvergeFn_;
   llvm::MDNode *tbaaReg_ = nullptr, *tbaaMem_ = nullptr, *tbaaFrame_ = nullptr;
   CodegenStats stats_;
