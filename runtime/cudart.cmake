@@ -28,6 +28,7 @@ add_library(cudart SHARED
   cudart/GraphEdits.cpp
   cudart/GraphMemory.cpp
   cudart/Graphs.cpp
+  cudart/GraphNodes.cpp
   cudart/Launch.cpp
   cudart/Memory.cpp
   cudart/Registration.cpp

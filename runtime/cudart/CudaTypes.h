@@ -564,8 +564,11 @@ enum cudaGraphNodeType : int {
   cudaGraphNodeTypeEmpty = 0x05,
   cudaGraphNodeTypeWaitEvent = 0x06,
   cudaGraphNodeTypeEventRecord = 0x07,
+  cudaGraphNodeTypeExtSemaphoreSignal = 0x08,
+  cudaGraphNodeTypeExtSemaphoreWait = 0x09,
   cudaGraphNodeTypeMemAlloc = 0x0a,
-  cudaGraphNodeTypeMemFree = 0x0b
+  cudaGraphNodeTypeMemFree = 0x0b,
+  cudaGraphNodeTypeConditional = 0x0d
 };
 
 struct cudaKernelNodeParams {
@@ -589,6 +592,82 @@ struct cudaMemsetParams {
 struct cudaHostNodeParams {
   cudaHostFn_t fn;
   void *userData;
+};
+
+// ---- cudaGraphAddNode's parameters (one struct for every kind of node) ----
+
+using cudaGraphConditionalHandle = unsigned long long;
+enum cudaGraphConditionalHandleFlags : int { cudaGraphCondAssignDefault = 1 };
+enum cudaGraphConditionalNodeType : int {
+  cudaGraphCondTypeIf = 0,
+  cudaGraphCondTypeWhile = 1,
+  cudaGraphCondTypeSwitch = 2
+};
+struct cudaConditionalNodeParams {
+  cudaGraphConditionalHandle handle;
+  cudaGraphConditionalNodeType type;
+  unsigned int size;
+  CUgraph_st **phGraph_out; // the runtime's array of body graphs, set when the node is made
+};
+struct cudaKernelNodeParamsV2 {
+  void *func;
+  dim3 gridDim;
+  dim3 blockDim;
+  unsigned int sharedMemBytes;
+  void **kernelParams;
+  void **extra;
+};
+struct cudaMemcpyNodeParams {
+  int flags;
+  int reserved[3];
+  cudaMemcpy3DParms copyParams;
+};
+struct cudaMemsetParamsV2 {
+  void *dst;
+  size_t pitch;
+  unsigned int value;
+  unsigned int elementSize;
+  size_t width;
+  size_t height;
+};
+struct cudaHostNodeParamsV2 {
+  cudaHostFn_t fn;
+  void *userData;
+};
+enum cudaGraphChildGraphNodeOwnership : int {
+  cudaGraphChildGraphOwnershipClone = 0,
+  cudaGraphChildGraphOwnershipMove = 1
+};
+struct cudaChildGraphNodeParams {
+  CUgraph_st *graph;
+  cudaGraphChildGraphNodeOwnership ownership;
+};
+struct cudaEventRecordNodeParams {
+  cudaEvent_t event;
+};
+struct cudaEventWaitNodeParams {
+  cudaEvent_t event;
+};
+struct cudaMemFreeNodeParams {
+  void *dptr;
+};
+struct cudaGraphNodeParams {
+  cudaGraphNodeType type;
+  int reserved0[3];
+  union {
+    long long reserved1[29];
+    cudaKernelNodeParamsV2 kernel;
+    cudaMemcpyNodeParams memcpy;
+    cudaMemsetParamsV2 memset;
+    cudaHostNodeParamsV2 host;
+    cudaChildGraphNodeParams graph;
+    cudaEventWaitNodeParams eventWait;
+    cudaEventRecordNodeParams eventRecord;
+    cudaMemAllocNodeParams alloc; // the V2 struct has the same layout
+    cudaMemFreeNodeParams free;
+    cudaConditionalNodeParams conditional;
+  };
+  long long reserved2;
 };
 
 /// A graph edge's kind (programmatic edges of sm_90 have non-zero ports or type; ptxvm serves

@@ -86,6 +86,17 @@ void DeviceServices::install(runtime::Device &device) {
     device_->free(address);
     call.heapChanged(address);
   });
+  device.setHostFunction("cudaGraphSetConditional", [this](runtime::HostCall &call) {
+    const uint64_t handle = call.argument(0);
+    if (std::shared_ptr<ConditionalHandle> c = conditional(handle)) {
+      c->value.store(static_cast<unsigned>(call.argument(1)));
+      return;
+    }
+    call.fail(ptx::DiagKind::Trap,
+              "cudaGraphSetConditional(" + hex(handle) +
+                  "): not a conditional handle (cudaGraphConditionalHandleCreate makes them)",
+              {{"handle", hex(handle)}});
+  });
   device.setHostFunction("__assertfail", [this](runtime::HostCall &call) {
     std::string message, file, function;
     if (!call.readString(call.argument(0), message) || !call.readString(call.argument(1), file) ||
@@ -177,6 +188,25 @@ void DeviceServices::resetHeap() {
 bool DeviceServices::isHeapAllocation(uint64_t address) {
   std::lock_guard lock(mutex_);
   return heap_.count(address) != 0;
+}
+
+uint64_t DeviceServices::createConditional(const void *graph, unsigned initial, bool assignDefault) {
+  std::lock_guard lock(mutex_);
+  // Handles are opaque to programs; a tag in the high bits keeps them apart from small integers
+  // a kernel might pass by mistake.
+  const uint64_t handle = 0xC0DE'0000'0000'0000ull + conditionals_.size() + 1;
+  auto c = std::make_shared<ConditionalHandle>();
+  c->value = c->initial = initial;
+  c->assignDefault = assignDefault;
+  c->graph = graph;
+  conditionals_.emplace(handle, std::move(c));
+  return handle;
+}
+
+std::shared_ptr<ConditionalHandle> DeviceServices::conditional(uint64_t handle) {
+  std::lock_guard lock(mutex_);
+  auto it = conditionals_.find(handle);
+  return it == conditionals_.end() ? nullptr : it->second;
 }
 
 } // namespace cudart

@@ -1,5 +1,6 @@
 // What device code calls on the host through the runtime: printf (vprintf), malloc and free on
-// the device heap, and assert (__assertfail). Printf output is kept per launch and CTA while a
+// the device heap, assert (__assertfail), and cudaGraphSetConditional on the handles of graphs'
+// conditional nodes. Printf output is kept per launch and CTA while a
 // launch runs (launches of several streams may run at once), appended in CTA order when it ends
 // (so it does not depend on the host thread count), and written to stdout at the points where
 // CUDA flushes its printf buffer.
@@ -7,13 +8,25 @@
 
 #include "runtime/Device.h"
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 
 namespace cudart {
+
+/// A conditional node's handle (cudaGraphConditionalHandleCreate): the value device code sets
+/// with cudaGraphSetConditional and the node reads, and the value a launch of its graph starts
+/// from when `assignDefault`.
+struct ConditionalHandle {
+  std::atomic<unsigned> value{0};
+  unsigned initial = 0;
+  bool assignDefault = false;
+  const void *graph = nullptr; // the graph it was made for
+};
 
 class DeviceServices {
 public:
@@ -32,6 +45,11 @@ public:
 
   /// Whether `address` is a live allocation of device-side malloc.
   bool isHeapAllocation(uint64_t address);
+
+  /// A new conditional handle for `graph`, its value `initial`.
+  uint64_t createConditional(const void *graph, unsigned initial, bool assignDefault);
+  /// The handle `handle` names; null when none.
+  std::shared_ptr<ConditionalHandle> conditional(uint64_t handle);
 
   // cudaLimitPrintfFifoSize and cudaLimitMallocHeapSize.
   uint64_t printfFifoSize = 1 << 20;
@@ -54,6 +72,7 @@ private:
   bool dropped_ = false;                      // output was dropped since the last flush
   std::map<uint64_t, uint64_t> heap_;         // device malloc: address -> bytes
   uint64_t heapUsed_ = 0;
+  std::map<uint64_t, std::shared_ptr<ConditionalHandle>> conditionals_;
 };
 
 } // namespace cudart

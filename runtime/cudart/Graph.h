@@ -5,6 +5,7 @@
 #pragma once
 
 #include "runtime/cudart/CudaTypes.h"
+#include "runtime/cudart/DeviceServices.h"
 
 #include <atomic>
 #include <cstdint>
@@ -59,6 +60,7 @@ struct NodeParams {
   cudaHostNodeParams host{};
   cudaMemAllocNodeParams allocation{}; // dptr: the address, fixed when the node is made
   void *freed = nullptr;               // a free node's address
+  cudaConditionalNodeParams conditional{};
 };
 
 /// What a node does when an instantiation of its graph runs.
@@ -72,6 +74,10 @@ struct CUgraphNode_st {
   NodeParams params;
   std::shared_ptr<GraphMemory> memory; // allocation nodes
   CUgraph_st *graph = nullptr;         // the graph that holds it
+  /// A conditional node's body graphs (what params.conditional.phGraph_out points to) and handle.
+  std::vector<std::unique_ptr<CUgraph_st>> bodies;
+  std::vector<CUgraph_st *> bodyHandles;
+  std::shared_ptr<ConditionalHandle> condition;
   /// Takes what `made` does (its work, parameters, event and child graph), keeping its place.
   void takeWork(CUgraphNode_st &&made);
 };
@@ -83,6 +89,8 @@ struct CUgraph_st {
   bool owns(const CUgraphNode_st *node) const;
   /// A copy with its own nodes (child graphs included), dependencies mapped onto them.
   std::unique_ptr<CUgraph_st> clone() const;
+  /// Whether it or a graph inside it holds a conditional node (such graphs cannot be cloned).
+  bool hasConditional() const;
   /// Whether `node` is `ancestor` or depends on it, directly or not.
   static bool reaches(const CUgraphNode_st *node, const CUgraphNode_st *ancestor);
 };
@@ -103,6 +111,9 @@ struct CUgraphExec_st {
   unsigned long long flags = 0;
   /// The instantiated graph's topology (kinds and dependencies), which cudaGraphExecUpdate keeps.
   std::string topology;
+  /// The handles of its conditional nodes: a launch first sets those that ask for it to their
+  /// default values.
+  std::vector<std::shared_ptr<ConditionalHandle>> conditions;
 };
 
 /// The graph `graph` names: one the program made, a child graph's node's own (as
@@ -121,13 +132,27 @@ cudaError_t makeEventNode(Runtime &rt, cudaEvent_t event, CUgraphNode_st &node);
 cudaError_t makeChildNode(Runtime &rt, cudaGraph_t child, CUgraphNode_st &node);
 cudaError_t makeAllocNode(Runtime &rt, cudaMemAllocNodeParams *p, CUgraphNode_st &node);
 cudaError_t makeFreeNode(Runtime &rt, void *address, CUgraphNode_st &node);
+/// The entry of a cudaGraphAdd*Node call: checks the graph and the dependencies, then adds the
+/// node `make` fills in (or returns its error).
+using MakeNode = std::function<cudaError_t(Runtime &, CUgraphNode_st &)>;
+cudaError_t addGraphNode(const char *name, cudaGraphNode_t *out, cudaGraph_t graph,
+                         const cudaGraphNode_t *deps, size_t n, cudaGraphNodeType type, const MakeNode &make);
+/// A conditional node with its empty body graphs; sets p->phGraph_out (GraphNodes.cpp).
+cudaError_t makeConditionalNode(Runtime &rt, cudaConditionalNodeParams *p, CUgraphNode_st &node);
+/// A node of any kind from cudaGraphAddNode's parameters (GraphNodes.cpp).
+cudaError_t makeNode(Runtime &rt, cudaGraphNodeParams *p, CUgraphNode_st &node);
 /// Adds `made` to a capture's graph after the capturing stream's last work (cudaMallocAsync and
 /// cudaFreeAsync captured).
 void addCaptured(StreamCapture &capture, CUgraphNode_st &&made);
 /// The steps of `graph` in dependency order (nodes in the order they were added among those
-/// ready), child graphs inline; false when its dependencies form a cycle.
-bool flatten(const CUgraph_st &graph, std::vector<CUgraphExec_st::Step> &steps,
+/// ready), child graphs inline, a conditional node one step that runs its bodies' steps; false
+/// when dependencies form a cycle.
+bool flatten(Runtime &rt, const CUgraph_st &graph, std::vector<CUgraphExec_st::Step> &steps,
              const CUgraphNode_st *top = nullptr);
+/// The step of conditional node `node`, its bodies flattened; false for a cycle in one.
+bool conditionalStep(Runtime &rt, const CUgraphNode_st &node, CUgraphExec_st::Step &step);
+/// The handles of the conditional nodes in `graph` and the graphs inside it.
+void conditionsOf(const CUgraph_st &graph, std::vector<std::shared_ptr<ConditionalHandle>> &out);
 /// The kinds and dependencies of `graph`'s nodes, child graphs included, as text: two graphs
 /// with equal topologies can update one instantiation.
 std::string topologyOf(const CUgraph_st &graph);

@@ -358,7 +358,7 @@ CUDART_EXPORT cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t e
     return api(cudaErrorInvalidValue);
   // The child's steps take the new graph's work, which must have the same topology.
   std::vector<CUgraphExec_st::Step> fresh;
-  if (topologyOf(*g) != topologyOf(*node->child) || !flatten(*g, fresh, node))
+  if (topologyOf(*g) != topologyOf(*node->child) || !flatten(api.rt, *g, fresh, node))
     return api(cudaErrorInvalidValue);
   size_t k = 0;
   for (CUgraphExec_st::Step &s : it->second->steps)
@@ -417,7 +417,7 @@ CUDART_EXPORT cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t 
   *info = {cudaGraphExecUpdateSuccess, nullptr, nullptr};
   CUgraphExec_st &x = *it->second;
   std::vector<CUgraphExec_st::Step> fresh;
-  const bool ordered = flatten(*g, fresh);
+  const bool ordered = flatten(api.rt, *g, fresh);
   if (!ordered || topologyOf(*g) != x.topology || fresh.size() != x.steps.size()) {
     // Which kind of change, as a GPU reports it: a node of another kind, or other edges.
     info->result = cudaGraphExecUpdateErrorTopologyChanged;
@@ -435,5 +435,7 @@ CUDART_EXPORT cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t 
     x.steps[i].work = std::move(fresh[i].work);
     x.steps[i].event = fresh[i].event;
   }
+  x.conditions.clear();
+  conditionsOf(*g, x.conditions);
   return cudaSuccess;
 }

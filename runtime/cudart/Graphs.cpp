@@ -63,15 +63,23 @@ void CUgraphNode_st::takeWork(CUgraphNode_st &&made) {
   params = std::move(made.params);
   memory = std::move(made.memory);
   label = std::move(made.label);
+  bodies = std::move(made.bodies);
+  bodyHandles = std::move(made.bodyHandles);
+  condition = std::move(made.condition);
 }
 
 namespace {
 CUgraph_st *findIn(const CUgraph_st &graph, cudaGraph_t wanted) {
-  for (const auto &n : graph.nodes)
+  for (const auto &n : graph.nodes) {
     if (n->child) {
       if (n->child.get() == wanted) return n->child.get();
       if (CUgraph_st *g = findIn(*n->child, wanted)) return g;
     }
+    for (const auto &body : n->bodies) {
+      if (body.get() == wanted) return body.get();
+      if (CUgraph_st *g = findIn(*body, wanted)) return g;
+    }
+  }
   return nullptr;
 }
 } // namespace
@@ -190,7 +198,14 @@ cudaError_t addNode(const char *name, cudaGraphNode_t *out, cudaGraph_t graph, c
 
 namespace cudart {
 
-bool flatten(const CUgraph_st &graph, std::vector<CUgraphExec_st::Step> &steps, const CUgraphNode_st *top) {
+cudaError_t addGraphNode(const char *name, cudaGraphNode_t *out, cudaGraph_t graph,
+                         const cudaGraphNode_t *deps, size_t n, cudaGraphNodeType type,
+                         const MakeNode &make) {
+  return addNode(name, out, graph, deps, n, type, make);
+}
+
+bool flatten(Runtime &rt, const CUgraph_st &graph, std::vector<CUgraphExec_st::Step> &steps,
+             const CUgraphNode_st *top) {
   std::set<const CUgraphNode_st *> done;
   while (done.size() < graph.nodes.size()) {
     const size_t before = done.size();
@@ -199,7 +214,11 @@ bool flatten(const CUgraph_st &graph, std::vector<CUgraphExec_st::Step> &steps, 
                                               [&](auto *d) { return done.count(d); }))
         continue;
       if (n->child) {
-        if (!flatten(*n->child, steps, top ? top : n.get())) return false;
+        if (!flatten(rt, *n->child, steps, top ? top : n.get())) return false;
+      } else if (n->type == cudaGraphNodeTypeConditional) {
+        CUgraphExec_st::Step step{n->type, {}, nullptr, n.get(), top ? top : n.get(), true, nullptr};
+        if (!conditionalStep(rt, *n, step)) return false;
+        steps.push_back(std::move(step));
       } else {
         steps.push_back({n->type, n->work, n->event, n.get(), top ? top : n.get(), true, n->memory});
       }
@@ -222,6 +241,7 @@ std::string topologyOf(const CUgraph_st &graph) {
     for (size_t d : deps) out += std::to_string(d) + ",";
     out += ">";
     if (n->child) out += topologyOf(*n->child);
+    for (const auto &body : n->bodies) out += topologyOf(*body);
     out += ";";
   }
   return out + ")";
@@ -307,7 +327,7 @@ cudaError_t makeEventNode(Runtime &rt, cudaEvent_t event, CUgraphNode_st &out) {
 
 cudaError_t makeChildNode(Runtime &rt, cudaGraph_t child, CUgraphNode_st &out) {
   CUgraph_st *found = findGraph(rt, child);
-  if (!found) return cudaErrorInvalidValue;
+  if (!found || found->hasConditional()) return cudaErrorInvalidValue;
   out.child = found->clone(); // the node's own copy, as CUDA makes
   out.child->clonedFrom = nullptr;
   return cudaSuccess;
@@ -329,6 +349,9 @@ const char *typeName(cudaGraphNodeType t) {
   case cudaGraphNodeTypeEventRecord: return "event record";
   case cudaGraphNodeTypeMemAlloc: return "memory allocation";
   case cudaGraphNodeTypeMemFree: return "memory free";
+  case cudaGraphNodeTypeConditional: return "conditional";
+  case cudaGraphNodeTypeExtSemaphoreSignal: return "external semaphore signal";
+  case cudaGraphNodeTypeExtSemaphoreWait: return "external semaphore wait";
   }
   return "node";
 }
@@ -347,6 +370,12 @@ void writeDot(std::ostream &out, const CUgraph_st &graph, const std::string &pre
     if (n->child) {
       out << "  subgraph cluster_" << ids[n.get()] << " {\n  label=\"child graph\";\n";
       writeDot(out, *n->child, ids[n.get()] + "_");
+      out << "  }\n";
+    }
+    for (size_t i = 0; i < n->bodies.size(); ++i) {
+      const std::string id = ids[n.get()] + "_body" + std::to_string(i);
+      out << "  subgraph cluster_" << id << " {\n  label=\"body " << i << "\";\n";
+      writeDot(out, *n->bodies[i], id + "_");
       out << "  }\n";
     }
     for (const CUgraphNode_st *d : n->dependencies) out << "  " << ids[d] << " -> " << ids[n.get()] << ";\n";
@@ -376,6 +405,7 @@ CUDART_EXPORT cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t o
   if (api.blocked()) return api.sticky();
   CUgraph_st *found = findGraph(api.rt, original);
   if (!pGraphClone || !found) return api(cudaErrorInvalidValue);
+  if (found->hasConditional()) return api(cudaErrorNotSupported); // as CUDA documents
   std::unique_ptr<CUgraph_st> copy = found->clone();
   *pGraphClone = copy.get();
   api.rt.graphs.emplace(copy.get(), std::move(copy));
@@ -511,11 +541,12 @@ cudaError_t instantiate(Runtime &rt, cudaGraphExec_t *pGraphExec, cudaGraph_t gr
   // Auto-free, upload, device launch and priority change nothing here.
   auto exec = std::make_unique<CUgraphExec_st>();
   exec->flags = flags;
-  if (!flatten(*found, exec->steps)) { // a cycle: cudaErrorInvalidValue, as on an H200
+  if (!flatten(rt, *found, exec->steps)) { // a cycle: cudaErrorInvalidValue, as on an H200
     result = cudaGraphInstantiateInvalidStructure;
     return cudaErrorInvalidValue;
   }
   exec->topology = topologyOf(*found);
+  conditionsOf(*found, exec->conditions);
   *pGraphExec = exec.get();
   rt.graphExecs.emplace(exec.get(), std::move(exec));
   result = cudaGraphInstantiateSuccess;
@@ -600,8 +631,13 @@ CUDART_EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t str
       work.push_back(step.work);
     }
   }
+  // Conditional handles that ask for it start each launch from their default values.
+  std::vector<std::shared_ptr<ConditionalHandle>> resets;
+  for (const auto &c : it->second->conditions)
+    if (c->assignDefault) resets.push_back(c);
   QueuePoint done = api.rt.submit(stream,
-                                  [work = std::move(work)] {
+                                  [work = std::move(work), resets = std::move(resets)] {
+                                    for (const auto &c : resets) c->value = c->initial;
                                     for (const std::function<void()> &w : work) w();
                                   },
                                   std::move(after), {cudaGraphNodeTypeGraph, "graph launch"});

@@ -8,19 +8,18 @@
 // RUN: %json %t.json | FileCheck %s --check-prefix=JSON
 // CHECK-NOT: FAIL
 // CHECK: unsupported: ok
-// ERR: ptxvm: cudaGraphConditionalHandleCreate is not supported
+// ERR: ptxvm: cudaGraphRetainUserObject is not supported
 // ERR-NEXT: ptxvm: cudaMallocArray is not supported
 // ERR-NOT: not supported
 // JSON:      diagnostics[0].kind = "unsupported"
 // JSON-NEXT: diagnostics[0].severity = "warning"
-// JSON-NEXT: diagnostics[0].message = "cudaGraphConditionalHandleCreate is not supported"
+// JSON-NEXT: diagnostics[0].message = "cudaGraphRetainUserObject is not supported"
 // clang-format on
 #include "Inputs/check.h"
 
 int main() {
-  cudaGraphConditionalHandle handle = 0;
-  EXPECT_ERR(cudaGraphConditionalHandleCreate(&handle, nullptr, 0, 0), cudaErrorNotSupported);
-  EXPECT_ERR(cudaGraphConditionalHandleCreate(&handle, nullptr, 0, 0), cudaErrorNotSupported);
+  EXPECT_ERR(cudaGraphRetainUserObject(nullptr, nullptr, 1, 0), cudaErrorNotSupported);
+  EXPECT_ERR(cudaGraphRetainUserObject(nullptr, nullptr, 1, 0), cudaErrorNotSupported);
   EXPECT_ERR(cudaGetLastError(), cudaSuccess); // EXPECT_ERR read it
   cudaArray_t array = nullptr;
   cudaChannelFormatDesc desc = cudaCreateChannelDesc<float>();

@@ -1,0 +1,206 @@
+// Graph nodes made from cudaGraphNodeParams (cudaGraphAddNode and the generic setters), and
+// conditional nodes: handles whose values device code sets (cudaGraphSetConditional, served by
+// DeviceServices), if/else, while and switch nodes whose body graphs run as the handle's value
+// says when a launch reaches them.
+#include "runtime/cudart/Runtime.h"
+
+#include <algorithm>
+
+using namespace cudart;
+
+namespace cudart {
+
+bool CUgraph_st::hasConditional() const {
+  return std::any_of(nodes.begin(), nodes.end(), [](const auto &n) {
+    return n->type == cudaGraphNodeTypeConditional || (n->child && n->child->hasConditional());
+  });
+}
+
+void conditionsOf(const CUgraph_st &graph, std::vector<std::shared_ptr<ConditionalHandle>> &out) {
+  for (const auto &n : graph.nodes) {
+    if (n->condition && std::find(out.begin(), out.end(), n->condition) == out.end())
+      out.push_back(n->condition);
+    if (n->child) conditionsOf(*n->child, out);
+    for (const auto &body : n->bodies) conditionsOf(*body, out);
+  }
+}
+
+bool conditionalStep(Runtime &rt, const CUgraphNode_st &node, CUgraphExec_st::Step &step) {
+  using Steps = std::vector<CUgraphExec_st::Step>;
+  auto bodies = std::make_shared<std::vector<Steps>>(node.bodies.size());
+  for (size_t i = 0; i < node.bodies.size(); ++i)
+    if (!flatten(rt, *node.bodies[i], (*bodies)[i])) return false;
+  const cudaGraphConditionalNodeType type = node.params.conditional.type;
+  step.work = [&rt, type, bodies, condition = node.condition] {
+    // Bodies hold kernels, copies, fills, empty nodes and conditional nodes (as CUDA allows),
+    // all of which are work; a kernel that faulted ends the loop (its later work does nothing).
+    auto run = [&](const Steps &steps) {
+      for (const CUgraphExec_st::Step &s : steps)
+        if (s.enabled && s.work) s.work();
+    };
+    const unsigned value = condition->value.load();
+    switch (type) {
+    case cudaGraphCondTypeIf:
+      if (value)
+        run((*bodies)[0]);
+      else if (bodies->size() == 2)
+        run((*bodies)[1]);
+      break;
+    case cudaGraphCondTypeWhile:
+      while (condition->value.load() && rt.fault() == cudaSuccess) run((*bodies)[0]);
+      break;
+    case cudaGraphCondTypeSwitch:
+      if (value < bodies->size()) run((*bodies)[value]);
+      break;
+    }
+  };
+  return true;
+}
+
+cudaError_t makeConditionalNode(Runtime &rt, cudaConditionalNodeParams *p, CUgraphNode_st &out) {
+  if (!p) return cudaErrorInvalidValue;
+  std::shared_ptr<ConditionalHandle> condition = rt.services.conditional(p->handle);
+  if (!condition) return cudaErrorInvalidValue;
+  const bool sized = p->type == cudaGraphCondTypeIf       ? p->size == 1 || p->size == 2
+                     : p->type == cudaGraphCondTypeWhile  ? p->size == 1
+                     : p->type == cudaGraphCondTypeSwitch ? p->size >= 1
+                                                          : false;
+  if (!sized) return cudaErrorInvalidValue;
+  out.condition = std::move(condition);
+  for (unsigned i = 0; i < p->size; ++i) {
+    out.bodies.push_back(std::make_unique<CUgraph_st>());
+    out.bodyHandles.push_back(out.bodies.back().get());
+  }
+  p->phGraph_out = out.bodyHandles.data(); // the node keeps the array (a vector moves its buffer)
+  out.params.conditional = *p;
+  static const char *const kKinds[] = {"if", "while", "switch"};
+  out.label = std::string(kKinds[p->type]) + " on handle " + std::to_string(p->handle & 0xFFFFFFFF);
+  return cudaSuccess;
+}
+
+cudaError_t makeNode(Runtime &rt, cudaGraphNodeParams *p, CUgraphNode_st &out) {
+  if (!p) return cudaErrorInvalidValue;
+  switch (p->type) {
+  case cudaGraphNodeTypeKernel: {
+    const cudaKernelNodeParamsV2 &k = p->kernel;
+    const cudaKernelNodeParams v1{k.func, k.gridDim, k.blockDim, k.sharedMemBytes, k.kernelParams, k.extra};
+    return makeKernelNode(rt, &v1, out);
+  }
+  case cudaGraphNodeTypeMemcpy:
+    if (p->memcpy.flags != 0) return cudaErrorInvalidValue; // "must be zero"
+    return makeCopyNode(rt, &p->memcpy.copyParams, out);
+  case cudaGraphNodeTypeMemset: {
+    const cudaMemsetParamsV2 &m = p->memset;
+    const cudaMemsetParams v1{m.dst, m.pitch, m.value, m.elementSize, m.width, m.height};
+    return makeFillNode(rt, &v1, out);
+  }
+  case cudaGraphNodeTypeHost: {
+    const cudaHostNodeParams v1{p->host.fn, p->host.userData};
+    return makeHostNode(rt, &v1, out);
+  }
+  case cudaGraphNodeTypeGraph:
+    if (p->graph.ownership == cudaGraphChildGraphOwnershipMove)
+      return rt.unsupported("cudaGraphChildGraphOwnershipMove (child graphs are cloned into the node)");
+    if (p->graph.ownership != cudaGraphChildGraphOwnershipClone) return cudaErrorInvalidValue;
+    if (cudaError_t e = makeChildNode(rt, p->graph.graph, out)) return e;
+    p->graph.graph = out.child.get(); // the node's own graph, as CUDA hands it back
+    return cudaSuccess;
+  case cudaGraphNodeTypeEmpty: return cudaSuccess;
+  case cudaGraphNodeTypeWaitEvent: return makeEventNode(rt, p->eventWait.event, out);
+  case cudaGraphNodeTypeEventRecord: return makeEventNode(rt, p->eventRecord.event, out);
+  case cudaGraphNodeTypeMemAlloc: return makeAllocNode(rt, &p->alloc, out);
+  case cudaGraphNodeTypeMemFree: return makeFreeNode(rt, p->free.dptr, out);
+  case cudaGraphNodeTypeConditional: return makeConditionalNode(rt, &p->conditional, out);
+  case cudaGraphNodeTypeExtSemaphoreSignal:
+  case cudaGraphNodeTypeExtSemaphoreWait: return rt.unsupported("external semaphore graph nodes");
+  }
+  return cudaErrorInvalidValue;
+}
+
+} // namespace cudart
+
+CUDART_EXPORT cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle_out,
+                                                           cudaGraph_t graph, unsigned int defaultLaunchValue,
+                                                           unsigned int flags) {
+  Api api("cudaGraphConditionalHandleCreate");
+  if (api.blocked()) return api.sticky();
+  CUgraph_st *found = findGraph(api.rt, graph);
+  if (!pHandle_out || !found || (flags & ~unsigned{cudaGraphCondAssignDefault}))
+    return api(cudaErrorInvalidValue);
+  *pHandle_out =
+      api.rt.services.createConditional(found, defaultLaunchValue, (flags & cudaGraphCondAssignDefault) != 0);
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                           const cudaGraphNode_t *pDependencies,
+                                           const cudaGraphEdgeData *dependencyData, size_t numDependencies,
+                                           cudaGraphNodeParams *nodeParams) {
+  if (!plainEdges(dependencyData, numDependencies)) {
+    Api api("cudaGraphAddNode");
+    return api(api.rt.unsupported("programmatic graph edges (cudaGraphEdgeData)"));
+  }
+  const cudaGraphNodeType type = nodeParams ? nodeParams->type : cudaGraphNodeTypeEmpty;
+  return addGraphNode(
+      "cudaGraphAddNode", pGraphNode, graph, pDependencies, numDependencies, type,
+      [nodeParams](Runtime &rt, CUgraphNode_st &out) { return makeNode(rt, nodeParams, out); });
+}
+
+namespace {
+/// Whether cudaGraphNodeSetParams and cudaGraphExecNodeSetParams change nodes of this kind (as
+/// CUDA 13 documents: not allocations, frees or conditional nodes, whose memory and bodies are
+/// fixed when they are made).
+bool settable(cudaGraphNodeType type) {
+  return type != cudaGraphNodeTypeMemAlloc && type != cudaGraphNodeTypeMemFree &&
+         type != cudaGraphNodeTypeConditional;
+}
+} // namespace
+
+CUDART_EXPORT cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, cudaGraphNodeParams *nodeParams) {
+  Api api("cudaGraphNodeSetParams");
+  if (api.blocked()) return api.sticky();
+  if (!node || !nodeParams || !node->graph || !findGraph(api.rt, node->graph) ||
+      node->type != nodeParams->type)
+    return api(cudaErrorInvalidValue);
+  if (!settable(node->type)) return api(cudaErrorNotSupported);
+  CUgraphNode_st made;
+  made.type = node->type;
+  if (cudaError_t e = makeNode(api.rt, nodeParams, made)) return api(e);
+  node->takeWork(std::move(made));
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node,
+                                                     cudaGraphNodeParams *nodeParams) {
+  Api api("cudaGraphExecNodeSetParams");
+  if (api.blocked()) return api.sticky();
+  auto it = api.rt.graphExecs.find(graphExec);
+  if (it == api.rt.graphExecs.end() || !node || !nodeParams || node->type != nodeParams->type)
+    return api(cudaErrorInvalidValue);
+  if (!settable(node->type)) return api(cudaErrorNotSupported);
+  CUgraphNode_st made;
+  made.type = node->type;
+  if (cudaError_t e = makeNode(api.rt, nodeParams, made)) return api(e);
+  // A child graph node's steps are its graph's, flattened: they take the new graph's work when it
+  // has the same topology; any other node is one step of the instantiated graph.
+  auto &steps = it->second->steps;
+  if (made.child) {
+    std::vector<CUgraphExec_st::Step> fresh;
+    if (!node->child || topologyOf(*made.child) != topologyOf(*node->child) ||
+        !flatten(api.rt, *made.child, fresh, node))
+      return api(cudaErrorInvalidValue);
+    size_t k = 0;
+    for (CUgraphExec_st::Step &s : steps)
+      if (s.top == node && k < fresh.size()) {
+        s.work = std::move(fresh[k].work);
+        s.event = fresh[k++].event;
+      }
+    return cudaSuccess;
+  }
+  auto step = std::find_if(steps.begin(), steps.end(),
+                           [&](const auto &s) { return s.node == node && s.top == node; });
+  if (step == steps.end()) return api(cudaErrorInvalidValue);
+  step->work = std::move(made.work);
+  step->event = made.event;
+  return cudaSuccess;
+}
