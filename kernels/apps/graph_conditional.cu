@@ -3,10 +3,14 @@
 // device code), launched twice (the handle's default value is applied at each launch); an
 // if/else node choosing its body from a device flag; a switch node with three bodies, one run
 // for values 0-2 and none for 5; kernel and memset nodes made with the generic cudaGraphAddNode
-// and changed with cudaGraphNodeSetParams and cudaGraphExecNodeSetParams. Misuse: cloning a
-// graph with a conditional node, a handle with unknown flags, a while node of two bodies.
+// and changed with cudaGraphNodeSetParams and cudaGraphExecNodeSetParams; kernel node
+// attributes (a grid-synchronizing kernel made cooperative by its node's attribute, priority and
+// access-policy values read back, attributes copied between nodes). Misuse: cloning a graph with
+// a conditional node, a handle with unknown flags, a while node of two bodies, a stream-only
+// attribute on a kernel node.
 #include "app_check.h"
 
+#include <cooperative_groups.h>
 #include <cstdio>
 
 __global__ void countDown(cudaGraphConditionalHandle handle, int *counter, int *iterations) {
@@ -27,6 +31,14 @@ __global__ void chooseFrom(cudaGraphConditionalHandle handle, const int *value) 
 
 __global__ void writeValue(int *out, int value) {
   out[threadIdx.x] = value + static_cast<int>(threadIdx.x);
+}
+
+// Two blocks swap values across a grid-wide barrier: right only in a cooperative launch.
+__global__ void swapAcrossGrid(int *slots, int *out) {
+  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+  if (threadIdx.x == 0) slots[blockIdx.x] = 10 + static_cast<int>(blockIdx.x);
+  grid.sync();
+  if (threadIdx.x == 0) out[blockIdx.x] = slots[1 - blockIdx.x];
 }
 
 cudaGraphNode_t addKernel(cudaGraph_t graph, const cudaGraphNode_t *deps, size_t n, void *func, void **args,
@@ -215,6 +227,68 @@ int main() {
     std::printf("while of two bodies: %s\n", cudaGetErrorName(e));
     cudaGetLastError();
     CHECK(cudaGraphDestroy(graph));
+  }
+  // ---- 5. kernel node attributes ----
+  {
+    cudaGraph_t graph;
+    CHECK(cudaGraphCreate(&graph, 0));
+    int *slots;
+    CHECK(cudaMalloc(&slots, 2 * sizeof(int)));
+    void *args[] = {&slots, &out};
+    cudaKernelNodeParams kp{};
+    kp.func = (void *)swapAcrossGrid;
+    kp.gridDim = dim3(2);
+    kp.blockDim = dim3(32);
+    kp.kernelParams = args;
+    cudaGraphNode_t swap, plain;
+    CHECK(cudaGraphAddKernelNode(&swap, graph, nullptr, 0, &kp));
+    cudaLaunchAttributeValue v{};
+    CHECK(cudaGraphKernelNodeGetAttribute(swap, cudaLaunchAttributeCooperative, &v));
+    std::printf("cooperative before: %d\n", v.cooperative);
+    v.cooperative = 1;
+    CHECK(cudaGraphKernelNodeSetAttribute(swap, cudaLaunchAttributeCooperative, &v));
+    v = {};
+    v.priority = 3;
+    CHECK(cudaGraphKernelNodeSetAttribute(swap, cudaLaunchAttributePriority, &v));
+    v = {};
+    v.accessPolicyWindow.base_ptr = slots;
+    v.accessPolicyWindow.num_bytes = 8;
+    v.accessPolicyWindow.hitRatio = 0.5f;
+    v.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+    v.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+    CHECK(cudaGraphKernelNodeSetAttribute(swap, cudaLaunchAttributeAccessPolicyWindow, &v));
+    CHECK(cudaGraphAddKernelNode(&plain, graph, &swap, 1, &kp)); // the same kernel, not cooperative yet
+    CHECK(cudaGraphKernelNodeCopyAttributes(plain, swap));
+    cudaLaunchAttributeValue got{};
+    CHECK(cudaGraphKernelNodeGetAttribute(plain, cudaLaunchAttributeCooperative, &got));
+    std::printf("cooperative copied: %d\n", got.cooperative);
+    CHECK(cudaGraphKernelNodeGetAttribute(plain, cudaLaunchAttributePriority, &got));
+    std::printf("priority copied: %d\n", got.priority);
+    // Priorities outside the device's range [greatest, least] = [-5, 0]: kept or clamped?
+    for (int priority : {3, -2, -9}) {
+      v = {};
+      v.priority = priority;
+      CHECK(cudaGraphKernelNodeSetAttribute(plain, cudaLaunchAttributePriority, &v));
+      CHECK(cudaGraphKernelNodeGetAttribute(plain, cudaLaunchAttributePriority, &got));
+      std::printf("priority %d reads back as %d\n", priority, got.priority);
+    }
+    CHECK(cudaGraphKernelNodeGetAttribute(swap, cudaLaunchAttributeAccessPolicyWindow, &got));
+    verdict.expect(got.accessPolicyWindow.base_ptr == slots && got.accessPolicyWindow.num_bytes == 8 &&
+                       got.accessPolicyWindow.hitRatio == 0.5f,
+                   "the access policy window read back differs");
+    cudaGraphExec_t exec;
+    CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    CHECK(cudaGraphLaunch(exec, s));
+    CHECK(cudaStreamSynchronize(s));
+    std::vector<int> swapped = hostCopy(out, 2);
+    verdict.expectEq(swapped[0], 11, "grid swap", 0);
+    verdict.expectEq(swapped[1], 10, "grid swap", 1);
+    cudaError_t e = cudaGraphKernelNodeSetAttribute(swap, cudaLaunchAttributeProgrammaticStreamSerialization, &v);
+    std::printf("stream-only attribute: %s\n", cudaGetErrorName(e));
+    cudaGetLastError();
+    CHECK(cudaGraphExecDestroy(exec));
+    CHECK(cudaGraphDestroy(graph));
+    CHECK(cudaFree(slots));
   }
   return verdict.finish();
 }

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -78,6 +79,9 @@ struct CUgraphNode_st {
   std::vector<std::unique_ptr<CUgraph_st>> bodies;
   std::vector<CUgraph_st *> bodyHandles;
   std::shared_ptr<ConditionalHandle> condition;
+  /// A kernel node's launch attributes (cudaGraphKernelNodeSetAttribute), by id; cooperative and
+  /// the cluster shape change how it launches. They stay with the node when its parameters are set.
+  std::map<int, cudaLaunchAttributeValue> attributes;
   /// Takes what `made` does (its work, parameters, event and child graph), keeping its place.
   void takeWork(CUgraphNode_st &&made);
 };

@@ -50,6 +50,7 @@ cudaError_t setNode(const char *name, cudaGraphNode_t node, cudaGraphNodeType ty
     return api(cudaErrorInvalidValue);
   CUgraphNode_st made;
   made.type = type;
+  made.attributes = node->attributes;
   if (cudaError_t e = make(api.rt, made)) return api(e);
   node->takeWork(std::move(made));
   return cudaSuccess;
@@ -89,6 +90,7 @@ cudaError_t setExecNode(const char *name, cudaGraphExec_t exec, cudaGraphNode_t 
   if (step == steps.end()) return api(cudaErrorInvalidValue);
   CUgraphNode_st made;
   made.type = type;
+  made.attributes = node->attributes;
   if (cudaError_t e = make(api.rt, made)) return api(e);
   step->work = std::move(made.work);
   step->event = made.event;

@@ -1,7 +1,7 @@
-// Graph nodes made from cudaGraphNodeParams (cudaGraphAddNode and the generic setters), and
-// conditional nodes: handles whose values device code sets (cudaGraphSetConditional, served by
-// DeviceServices), if/else, while and switch nodes whose body graphs run as the handle's value
-// says when a launch reaches them.
+// Graph nodes made from cudaGraphNodeParams (cudaGraphAddNode and the generic setters), kernel
+// nodes' launch attributes, and conditional nodes: handles whose values device code sets
+// (cudaGraphSetConditional, served by DeviceServices), if/else, while and switch nodes whose body graphs run
+// as the handle's value says when a launch reaches them.
 #include "runtime/cudart/Runtime.h"
 
 #include <algorithm>
@@ -165,6 +165,7 @@ CUDART_EXPORT cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, cudaGraph
   if (!settable(node->type)) return api(cudaErrorNotSupported);
   CUgraphNode_st made;
   made.type = node->type;
+  made.attributes = node->attributes;
   if (cudaError_t e = makeNode(api.rt, nodeParams, made)) return api(e);
   node->takeWork(std::move(made));
   return cudaSuccess;
@@ -180,6 +181,7 @@ CUDART_EXPORT cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, 
   if (!settable(node->type)) return api(cudaErrorNotSupported);
   CUgraphNode_st made;
   made.type = node->type;
+  made.attributes = node->attributes;
   if (cudaError_t e = makeNode(api.rt, nodeParams, made)) return api(e);
   // A child graph node's steps are its graph's, flattened: they take the new graph's work when it
   // has the same topology; any other node is one step of the instantiated graph.
@@ -202,5 +204,95 @@ CUDART_EXPORT cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, 
   if (step == steps.end()) return api(cudaErrorInvalidValue);
   step->work = std::move(made.work);
   step->event = made.event;
+  return cudaSuccess;
+}
+
+// ---- Kernel node attributes ---------------------------------------------------------------------
+
+namespace {
+
+/// The launch attributes a kernel node keeps (CUDA 13's list for graph kernel nodes; the
+/// stream-only ones and programmatic launches are refused).
+bool kernelNodeAttribute(cudaLaunchAttributeID id) {
+  switch (id) {
+  case cudaLaunchAttributeAccessPolicyWindow:
+  case cudaLaunchAttributeCooperative:
+  case cudaLaunchAttributeClusterDimension:
+  case cudaLaunchAttributeClusterSchedulingPolicyPreference:
+  case cudaLaunchAttributePriority:
+  case cudaLaunchAttributeMemSyncDomainMap:
+  case cudaLaunchAttributeMemSyncDomain:
+  case cudaLaunchAttributePreferredClusterDimension:
+  case cudaLaunchAttributePreferredSharedMemoryCarveout: return true;
+  default: return false;
+  }
+}
+
+/// Makes a kernel node's work again from its kept parameters, under its current attributes.
+cudaError_t remakeKernel(Runtime &rt, CUgraphNode_st &node) {
+  const NodeParams &kept = node.params;
+  std::vector<void *> arguments;
+  for (size_t offset : kept.argumentOffsets)
+    arguments.push_back(const_cast<uint8_t *>(kept.arguments.data()) + offset);
+  cudaKernelNodeParams p = kept.kernel;
+  p.kernelParams = arguments.empty() ? nullptr : arguments.data();
+  p.extra = nullptr;
+  CUgraphNode_st made;
+  made.type = cudaGraphNodeTypeKernel;
+  made.attributes = node.attributes;
+  if (cudaError_t e = makeKernelNode(rt, &p, made)) return e;
+  node.takeWork(std::move(made));
+  return cudaSuccess;
+}
+
+bool liveKernelNode(Runtime &rt, cudaGraphNode_t node) {
+  return node && node->type == cudaGraphNodeTypeKernel && node->graph && findGraph(rt, node->graph);
+}
+
+} // namespace
+
+CUDART_EXPORT cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t node, cudaLaunchAttributeID attr,
+                                                          const cudaLaunchAttributeValue *value) {
+  Api api("cudaGraphKernelNodeSetAttribute");
+  if (api.blocked()) return api.sticky();
+  if (!liveKernelNode(api.rt, node) || !value) return api(cudaErrorInvalidValue);
+  if (attr == cudaLaunchAttributeDeviceUpdatableKernelNode)
+    return api(
+        api.rt.unsupported("device-updatable kernel nodes (cudaLaunchAttributeDeviceUpdatableKernelNode)"));
+  if (!kernelNodeAttribute(attr)) return api(cudaErrorInvalidValue);
+  // A shape or mode the kernel cannot launch with leaves the node as it was.
+  const std::map<int, cudaLaunchAttributeValue> before = node->attributes;
+  cudaLaunchAttributeValue &kept = node->attributes[attr];
+  kept = *value;
+  // Priorities are clamped into the device's range (cudaDeviceGetStreamPriorityRange: -5 to 0),
+  // as an H200 reads them back.
+  if (attr == cudaLaunchAttributePriority) kept.priority = std::clamp(kept.priority, -5, 0);
+  if (cudaError_t e = remakeKernel(api.rt, *node)) {
+    node->attributes = before;
+    return api(e);
+  }
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t node, cudaLaunchAttributeID attr,
+                                                          cudaLaunchAttributeValue *value) {
+  Api api("cudaGraphKernelNodeGetAttribute");
+  if (!liveKernelNode(api.rt, node) || !value || !kernelNodeAttribute(attr))
+    return api(cudaErrorInvalidValue);
+  auto it = node->attributes.find(attr);
+  *value = it == node->attributes.end() ? cudaLaunchAttributeValue{} : it->second;
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t dst, cudaGraphNode_t src) {
+  Api api("cudaGraphKernelNodeCopyAttributes");
+  if (api.blocked()) return api.sticky();
+  if (!liveKernelNode(api.rt, dst) || !liveKernelNode(api.rt, src)) return api(cudaErrorInvalidValue);
+  const std::map<int, cudaLaunchAttributeValue> before = dst->attributes;
+  dst->attributes = src->attributes;
+  if (cudaError_t e = remakeKernel(api.rt, *dst)) {
+    dst->attributes = before;
+    return api(e);
+  }
   return cudaSuccess;
 }

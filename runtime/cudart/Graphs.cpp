@@ -49,6 +49,7 @@ std::unique_ptr<CUgraph_st> CUgraph_st::clone() const {
     c.work = n->work;
     c.event = n->event;
     c.params = n->params;
+    c.attributes = n->attributes;
     c.memory = n->memory; // one allocation, whichever graph's instantiation runs
     if (n->child) c.child = n->child->clone();
     mapped[n.get()] = &c;
@@ -252,9 +253,17 @@ cudaError_t makeKernelNode(Runtime &rt, const cudaKernelNodeParams *p, CUgraphNo
   // Arguments in the "extra" form are not served: they need the buffer layout, which
   // kernelParams spells out.
   if (p->extra && !p->kernelParams) return rt.unsupported("cudaKernelNodeParams::extra");
-  // The arguments are copied now, as CUDA copies them.
+  // The arguments are copied now, as CUDA copies them. The node's attributes say whether it
+  // launches cooperatively and in clusters.
+  bool cooperative = false;
+  dim3 cluster{1, 1, 1};
+  if (auto a = out.attributes.find(cudaLaunchAttributeCooperative); a != out.attributes.end())
+    cooperative = a->second.cooperative != 0;
+  if (auto a = out.attributes.find(cudaLaunchAttributeClusterDimension);
+      a != out.attributes.end() && a->second.clusterDim.x != 0)
+    cluster = dim3{a->second.clusterDim.x, a->second.clusterDim.y, a->second.clusterDim.z};
   if (cudaError_t e = rt.prepareLaunch("cudaGraphLaunch", p->func, p->gridDim, p->blockDim, p->kernelParams,
-                                       p->sharedMemBytes, false, dim3{1, 1, 1}, out.work, out.label))
+                                       p->sharedMemBytes, cooperative, cluster, out.work, out.label))
     return e;
   NodeParams &kept = out.params;
   kept.kernel = *p;
