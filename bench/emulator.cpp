@@ -358,13 +358,17 @@ Measured measure(Case &c, const ptx::Module &m, unsigned threads, int repeat, bo
 
 } // namespace
 
-/// usage: bench_emulator [--repeat N] [NAME-SUBSTRING...]
+/// usage: bench_emulator [--repeat N] [--profile interp|cpu] [NAME-SUBSTRING...]
+/// --profile runs only that engine on one host thread (for perf record).
 int main(int argc, char **argv) {
   int repeat = 3;
   std::vector<std::string> only;
+  std::string profile;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc)
       repeat = std::max(1, std::atoi(argv[++i]));
+    else if (std::strcmp(argv[i], "--profile") == 0 && i + 1 < argc)
+      profile = argv[++i];
     else
       only.emplace_back(argv[i]);
   }
@@ -400,9 +404,15 @@ int main(int argc, char **argv) {
     }
     auto m = ptx::parseModule(std::move(text), path, diags);
     if (!m) continue;
+    double compileSeconds = 0;
+    if (!profile.empty()) {
+      const Measured run = measure(c, *m, 1, repeat, profile == "cpu", compileSeconds);
+      std::printf("%-26s %s: %s %.3g thread-instructions/s\n", c.name, profile.c_str(),
+                  run.ok ? "ok" : run.why.c_str(), run.ok ? run.threadInstructions / run.seconds : 0.0);
+      continue;
+    }
     // Interpreter and compiled code (--device cpu's engine), on one host
     // thread and on all.
-    double compileSeconds = 0;
     Measured runs[4];
     bool ok = true;
     for (int i = 0; i < 4 && ok; ++i) {

@@ -370,12 +370,13 @@ llvm::Value *Gen::loadReg(uint32_t r) {
 void Gen::storeReg(uint32_t r, llvm::Value *bits, llvm::Value *mask) {
   llvm::Type *v64 = vec(b.getInt64Ty());
   if (bits->getType() != v64) bits = b.CreateZExt(bits, v64);
-  // Only the executing lanes' registers change: a masked store, no read of
-  // the old value. The cached value is right in the active lanes: a
-  // guarded write merges with what they held.
+  // Only the executing lanes' registers change: the new value blended with
+  // the old one and stored whole. (A masked store is slower: AMD's cores
+  // microcode vpmaskmov stores.) Cached values are exact in every lane.
+  llvm::Value *merged = b.CreateSelect(mask, bits, loadReg(r));
   llvm::Value *p = b.CreateConstInBoundsGEP1_64(b.getInt64Ty(), regs_, uint64_t{r} * kLanes);
-  tagRegister(b.CreateMaskedStore(bits, p, llvm::Align(8), mask));
-  cache_[r] = mask == activeMask_ ? bits : b.CreateSelect(mask, bits, loadReg(r));
+  tagRegister(b.CreateAlignedStore(merged, p, llvm::Align(8)));
+  cache_[r] = merged;
 }
 
 void Gen::storeOperand(const DOp &op, llvm::Value *bits, llvm::Value *mask) {
@@ -469,22 +470,54 @@ llvm::Value *Gen::specialRegister(uint32_t pc, unsigned index) {
   }
 }
 
+/// Most warps' accesses are consecutive, so that is tested first, with
+/// 64-bit lane compares; the span is then the first and last executing
+/// lanes' addresses. Only other patterns pay for the min, max and OR
+/// reductions (64-bit unsigned min and max take several instructions per
+/// step on AVX2).
 Gen::Span Gen::span(llvm::Value *base, llvm::Value *mask, llvm::Value *maskBits, unsigned size,
                     bool remember) {
   auto key = std::make_tuple(base, mask, size);
   if (auto it = spans_.find(key); it != spans_.end()) return it->second;
-  llvm::Type *i64 = b.getInt64Ty(), *v64 = vec(i64);
+  llvm::Type *i32 = b.getInt32Ty(), *i64 = b.getInt64Ty(), *v64 = vec(i64);
   Span s;
-  s.lo = b.CreateIntMinReduce(b.CreateSelect(mask, base, llvm::Constant::getAllOnesValue(v64)), false);
-  llvm::Value *live = b.CreateSelect(mask, base, llvm::Constant::getNullValue(v64));
-  s.hi = b.CreateIntMaxReduce(live, false);
-  s.bits = b.CreateOrReduce(live);
-  s.first = b.CreateIntrinsic(llvm::Intrinsic::cttz, {b.getInt32Ty()}, {maskBits, b.getTrue()});
+  s.first = b.CreateIntrinsic(llvm::Intrinsic::cttz, {i32}, {maskBits, b.getTrue()});
+  llvm::Value *firstAddress = b.CreateExtractElement(base, s.first);
   llvm::Value *skipped = b.CreateMul(b.CreateZExt(s.first, i64), b.getInt64(size));
-  llvm::Value *expected = b.CreateAdd(b.CreateVectorSplat(kLanes, b.CreateSub(s.lo, skipped)),
+  llvm::Value *expected = b.CreateAdd(b.CreateVectorSplat(kLanes, b.CreateSub(firstAddress, skipped)),
                                       perLane(64, [size](uint32_t l) { return uint64_t{l} * size; }));
   s.consecutive = b.CreateAndReduce(b.CreateOr(b.CreateICmpEQ(base, expected), b.CreateNot(mask)));
-  s.valid = b.getTrue();
+  llvm::BasicBlock *row = newBlock("row"), *other = newBlock("spread"), *join = newBlock("spanned");
+  b.CreateCondBr(s.consecutive, row, other);
+
+  b.SetInsertPoint(row);
+  llvm::Value *last = b.CreateSub(b.getInt32(kLanes - 1),
+                                  b.CreateIntrinsic(llvm::Intrinsic::ctlz, {i32}, {maskBits, b.getTrue()}));
+  llvm::Value *rowHi = b.CreateExtractElement(base, last);
+  llvm::Value *rowValid = b.CreateICmpULE(firstAddress, rowHi); // no wrap-around within the warp
+  b.CreateBr(join);
+
+  b.SetInsertPoint(other);
+  llvm::Value *lo =
+      b.CreateIntMinReduce(b.CreateSelect(mask, base, llvm::Constant::getAllOnesValue(v64)), false);
+  llvm::Value *live = b.CreateSelect(mask, base, llvm::Constant::getNullValue(v64));
+  llvm::Value *hi = b.CreateIntMaxReduce(live, false);
+  llvm::Value *bits = b.CreateOrReduce(live);
+  b.CreateBr(join);
+
+  b.SetInsertPoint(join);
+  auto phi = [&](llvm::Value *onRow, llvm::Value *onOther) {
+    llvm::PHINode *n = b.CreatePHI(onRow->getType(), 2);
+    n->addIncoming(onRow, row);
+    n->addIncoming(onOther, other);
+    return n;
+  };
+  s.lo = phi(firstAddress, lo);
+  s.hi = phi(rowHi, hi);
+  // Every lane's address is the first one's plus a multiple of the size:
+  // the first one's alignment is theirs.
+  s.bits = phi(firstAddress, bits);
+  s.valid = phi(rowValid, b.getTrue());
   if (remember) spans_.emplace(key, s);
   return s;
 }

@@ -219,6 +219,40 @@ private:
   llvm::Value *rowStart(const Access &a, unsigned size) {
     return b.CreateSub(a.lo, b.CreateMul(b.CreateZExt(a.first, b.getInt64Ty()), b.getInt64(size)));
   }
+  /// The consecutive lanes' values at `at` (lane 0's element): a plain
+  /// vector load when the whole warp executes, else a masked one. (A
+  /// masked store is microcoded on AMD's cores, and both are slower than
+  /// plain ones everywhere.)
+  llvm::Value *rowLoad(llvm::Type *type, llvm::Value *at) {
+    llvm::BasicBlock *whole = g.newBlock("wholewarp"), *some = g.newBlock("somelanes"),
+                     *join = g.newBlock("rowloaded");
+    b.CreateCondBr(b.CreateICmpEQ(maskBits, b.getInt32(~0u)), whole, some);
+    b.SetInsertPoint(whole);
+    llvm::LoadInst *plain = b.CreateAlignedLoad(type, at, llvm::Align(1));
+    g.tagMemory(plain);
+    b.CreateBr(join);
+    b.SetInsertPoint(some);
+    llvm::CallInst *masked = b.CreateMaskedLoad(type, at, llvm::Align(1), mask);
+    g.tagMemory(masked);
+    b.CreateBr(join);
+    b.SetInsertPoint(join);
+    llvm::PHINode *v = b.CreatePHI(type, 2);
+    v->addIncoming(plain, whole);
+    v->addIncoming(masked, some);
+    return v;
+  }
+  void rowStore(llvm::Value *value, llvm::Value *at) {
+    llvm::BasicBlock *whole = g.newBlock("wholewarp"), *some = g.newBlock("somelanes"),
+                     *join = g.newBlock("rowstored");
+    b.CreateCondBr(b.CreateICmpEQ(maskBits, b.getInt32(~0u)), whole, some);
+    b.SetInsertPoint(whole);
+    g.tagMemory(b.CreateAlignedStore(value, at, llvm::Align(1)));
+    b.CreateBr(join);
+    b.SetInsertPoint(some);
+    g.tagMemory(b.CreateMaskedStore(value, at, llvm::Align(1), mask));
+    b.CreateBr(join);
+    b.SetInsertPoint(join);
+  }
   /// Host pointers of every lane's address, as a gather or scatter takes
   /// them. Shared memory (at most 227 KiB) is addressed with 32-bit offsets
   /// from its start, which the hardware gathers twice as wide.
@@ -380,9 +414,8 @@ private:
       b.SetInsertPoint(spread);
       b.CreateCondBr(a.consecutive, row, many);
       b.SetInsertPoint(row);
-      llvm::CallInst *loaded =
-          b.CreateMaskedLoad(g.vec(elem), pointer(rowStart(a, size), a), llvm::Align(1), mask);
-      g.tagMemory(loaded);
+      llvm::Value *loaded = rowLoad(g.vec(elem), pointer(rowStart(a, size), a));
+      row = b.GetInsertBlock();
       b.CreateBr(join);
       b.SetInsertPoint(many);
       llvm::CallInst *gathered =
@@ -410,7 +443,7 @@ private:
                        *join = g.newBlock("stored");
       b.CreateCondBr(a.consecutive, row, many);
       b.SetInsertPoint(row);
-      g.tagMemory(b.CreateMaskedStore(value, pointer(rowStart(a, size), a), llvm::Align(1), mask));
+      rowStore(value, pointer(rowStart(a, size), a));
       b.CreateBr(join);
       b.SetInsertPoint(many);
       g.tagMemory(b.CreateMaskedScatter(value, lanePointers(0, space, a), llvm::Align(1), mask));
