@@ -609,30 +609,14 @@ struct cudaConditionalNodeParams {
   unsigned int size;
   CUgraph_st **phGraph_out; // the runtime's array of body graphs, set when the node is made
 };
-struct cudaKernelNodeParamsV2 {
-  void *func;
-  dim3 gridDim;
-  dim3 blockDim;
-  unsigned int sharedMemBytes;
-  void **kernelParams;
-  void **extra;
-};
+// The V2 forms of the kernel, memset and host parameters have the V1 layouts.
+using cudaKernelNodeParamsV2 = cudaKernelNodeParams;
+using cudaMemsetParamsV2 = cudaMemsetParams;
+using cudaHostNodeParamsV2 = cudaHostNodeParams;
 struct cudaMemcpyNodeParams {
   int flags;
   int reserved[3];
   cudaMemcpy3DParms copyParams;
-};
-struct cudaMemsetParamsV2 {
-  void *dst;
-  size_t pitch;
-  unsigned int value;
-  unsigned int elementSize;
-  size_t width;
-  size_t height;
-};
-struct cudaHostNodeParamsV2 {
-  cudaHostFn_t fn;
-  void *userData;
 };
 enum cudaGraphChildGraphNodeOwnership : int {
   cudaGraphChildGraphOwnershipClone = 0,

@@ -157,6 +157,10 @@ bool flatten(Runtime &rt, const CUgraph_st &graph, std::vector<CUgraphExec_st::S
 bool conditionalStep(Runtime &rt, const CUgraphNode_st &node, CUgraphExec_st::Step &step);
 /// The handles of the conditional nodes in `graph` and the graphs inside it.
 void conditionsOf(const CUgraph_st &graph, std::vector<std::shared_ptr<ConditionalHandle>> &out);
+/// The steps of instantiation `exec` that came from child-graph node `node` take the work of
+/// `child` (of the same topology as the node's graph); cudaErrorInvalidValue when they cannot.
+cudaError_t setChildSteps(Runtime &rt, CUgraphExec_st &exec, const CUgraphNode_st *node,
+                          const CUgraph_st &child);
 /// The kinds and dependencies of `graph`'s nodes, child graphs included, as text: two graphs
 /// with equal topologies can update one instantiation.
 std::string topologyOf(const CUgraph_st &graph);

@@ -358,20 +358,28 @@ CUDART_EXPORT cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t e
   CUgraph_st *g = findGraph(api.rt, child);
   if (it == api.rt.graphExecs.end() || !node || node->type != cudaGraphNodeTypeGraph || !node->child || !g)
     return api(cudaErrorInvalidValue);
+  if (cudaError_t e = setChildSteps(api.rt, *it->second, node, *g)) return api(e);
+  return cudaSuccess;
+}
+
+namespace cudart {
+cudaError_t setChildSteps(Runtime &rt, CUgraphExec_st &exec, const CUgraphNode_st *node,
+                          const CUgraph_st &child) {
   // The child's steps take the new graph's work, which must have the same topology.
   std::vector<CUgraphExec_st::Step> fresh;
-  if (topologyOf(*g) != topologyOf(*node->child) || !flatten(api.rt, *g, fresh, node))
-    return api(cudaErrorInvalidValue);
+  if (!node->child || topologyOf(child) != topologyOf(*node->child) || !flatten(rt, child, fresh, node))
+    return cudaErrorInvalidValue;
   size_t k = 0;
-  for (CUgraphExec_st::Step &s : it->second->steps)
+  for (CUgraphExec_st::Step &s : exec.steps)
     if (s.top == node) {
-      if (k >= fresh.size()) return api(cudaErrorInvalidValue); // instantiated from another graph
+      if (k >= fresh.size()) return cudaErrorInvalidValue; // instantiated from another graph
       s.work = fresh[k].work;
       s.event = fresh[k].event;
       ++k;
     }
-  return k == fresh.size() ? cudaSuccess : api(cudaErrorInvalidValue);
+  return k == fresh.size() ? cudaSuccess : cudaErrorInvalidValue;
 }
+} // namespace cudart
 
 CUDART_EXPORT cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t exec, cudaGraphNode_t node,
                                                   unsigned int enabled) {

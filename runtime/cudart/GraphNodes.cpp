@@ -81,23 +81,12 @@ cudaError_t makeConditionalNode(Runtime &rt, cudaConditionalNodeParams *p, CUgra
 cudaError_t makeNode(Runtime &rt, cudaGraphNodeParams *p, CUgraphNode_st &out) {
   if (!p) return cudaErrorInvalidValue;
   switch (p->type) {
-  case cudaGraphNodeTypeKernel: {
-    const cudaKernelNodeParamsV2 &k = p->kernel;
-    const cudaKernelNodeParams v1{k.func, k.gridDim, k.blockDim, k.sharedMemBytes, k.kernelParams, k.extra};
-    return makeKernelNode(rt, &v1, out);
-  }
+  case cudaGraphNodeTypeKernel: return makeKernelNode(rt, &p->kernel, out);
   case cudaGraphNodeTypeMemcpy:
     if (p->memcpy.flags != 0) return cudaErrorInvalidValue; // "must be zero"
     return makeCopyNode(rt, &p->memcpy.copyParams, out);
-  case cudaGraphNodeTypeMemset: {
-    const cudaMemsetParamsV2 &m = p->memset;
-    const cudaMemsetParams v1{m.dst, m.pitch, m.value, m.elementSize, m.width, m.height};
-    return makeFillNode(rt, &v1, out);
-  }
-  case cudaGraphNodeTypeHost: {
-    const cudaHostNodeParams v1{p->host.fn, p->host.userData};
-    return makeHostNode(rt, &v1, out);
-  }
+  case cudaGraphNodeTypeMemset: return makeFillNode(rt, &p->memset, out);
+  case cudaGraphNodeTypeHost: return makeHostNode(rt, &p->host, out);
   case cudaGraphNodeTypeGraph:
     if (p->graph.ownership == cudaGraphChildGraphOwnershipMove)
       return rt.unsupported("cudaGraphChildGraphOwnershipMove (child graphs are cloned into the node)");
@@ -154,6 +143,14 @@ bool settable(cudaGraphNodeType type) {
   return type != cudaGraphNodeTypeMemAlloc && type != cudaGraphNodeTypeMemFree &&
          type != cudaGraphNodeTypeConditional;
 }
+
+/// What both generic setters make for `node`: a node of its kind from `p`, its attributes kept.
+cudaError_t remake(Runtime &rt, const CUgraphNode_st &node, cudaGraphNodeParams *p, CUgraphNode_st &made) {
+  if (!settable(node.type)) return cudaErrorNotSupported;
+  made.type = node.type;
+  made.attributes = node.attributes;
+  return makeNode(rt, p, made);
+}
 } // namespace
 
 CUDART_EXPORT cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, cudaGraphNodeParams *nodeParams) {
@@ -162,11 +159,8 @@ CUDART_EXPORT cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, cudaGraph
   if (!node || !nodeParams || !node->graph || !findGraph(api.rt, node->graph) ||
       node->type != nodeParams->type)
     return api(cudaErrorInvalidValue);
-  if (!settable(node->type)) return api(cudaErrorNotSupported);
   CUgraphNode_st made;
-  made.type = node->type;
-  made.attributes = node->attributes;
-  if (cudaError_t e = makeNode(api.rt, nodeParams, made)) return api(e);
+  if (cudaError_t e = remake(api.rt, *node, nodeParams, made)) return api(e);
   node->takeWork(std::move(made));
   return cudaSuccess;
 }
@@ -178,27 +172,15 @@ CUDART_EXPORT cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, 
   auto it = api.rt.graphExecs.find(graphExec);
   if (it == api.rt.graphExecs.end() || !node || !nodeParams || node->type != nodeParams->type)
     return api(cudaErrorInvalidValue);
-  if (!settable(node->type)) return api(cudaErrorNotSupported);
   CUgraphNode_st made;
-  made.type = node->type;
-  made.attributes = node->attributes;
-  if (cudaError_t e = makeNode(api.rt, nodeParams, made)) return api(e);
-  // A child graph node's steps are its graph's, flattened: they take the new graph's work when it
-  // has the same topology; any other node is one step of the instantiated graph.
-  auto &steps = it->second->steps;
+  if (cudaError_t e = remake(api.rt, *node, nodeParams, made)) return api(e);
+  // A child graph node's steps are its graph's, flattened; any other node is one step of the
+  // instantiated graph.
   if (made.child) {
-    std::vector<CUgraphExec_st::Step> fresh;
-    if (!node->child || topologyOf(*made.child) != topologyOf(*node->child) ||
-        !flatten(api.rt, *made.child, fresh, node))
-      return api(cudaErrorInvalidValue);
-    size_t k = 0;
-    for (CUgraphExec_st::Step &s : steps)
-      if (s.top == node && k < fresh.size()) {
-        s.work = std::move(fresh[k].work);
-        s.event = fresh[k++].event;
-      }
+    if (cudaError_t e = setChildSteps(api.rt, *it->second, node, *made.child)) return api(e);
     return cudaSuccess;
   }
+  auto &steps = it->second->steps;
   auto step = std::find_if(steps.begin(), steps.end(),
                            [&](const auto &s) { return s.node == node && s.top == node; });
   if (step == steps.end()) return api(cudaErrorInvalidValue);
