@@ -481,7 +481,10 @@ Gen::Span Gen::span(llvm::Value *base, llvm::Value *mask, llvm::Value *maskBits,
   if (auto it = spans_.find(key); it != spans_.end()) return it->second;
   llvm::Type *i32 = b.getInt32Ty(), *i64 = b.getInt64Ty(), *v64 = vec(i64);
   Span s;
-  s.first = b.CreateIntrinsic(llvm::Intrinsic::cttz, {i32}, {maskBits, b.getTrue()});
+  // Lane indices stay defined (and within the warp) for an empty mask too: this code runs, and
+  // branches, before the caller's test for no lanes.
+  s.first = b.CreateAnd(b.CreateIntrinsic(llvm::Intrinsic::cttz, {i32}, {maskBits, b.getFalse()}),
+                        b.getInt32(kLanes - 1));
   llvm::Value *firstAddress = b.CreateExtractElement(base, s.first);
   llvm::Value *skipped = b.CreateMul(b.CreateZExt(s.first, i64), b.getInt64(size));
   llvm::Value *expected = b.CreateAdd(b.CreateVectorSplat(kLanes, b.CreateSub(firstAddress, skipped)),
@@ -491,8 +494,10 @@ Gen::Span Gen::span(llvm::Value *base, llvm::Value *mask, llvm::Value *maskBits,
   b.CreateCondBr(s.consecutive, row, other);
 
   b.SetInsertPoint(row);
-  llvm::Value *last = b.CreateSub(b.getInt32(kLanes - 1),
-                                  b.CreateIntrinsic(llvm::Intrinsic::ctlz, {i32}, {maskBits, b.getTrue()}));
+  llvm::Value *last =
+      b.CreateAnd(b.CreateSub(b.getInt32(kLanes - 1),
+                              b.CreateIntrinsic(llvm::Intrinsic::ctlz, {i32}, {maskBits, b.getFalse()})),
+                  b.getInt32(kLanes - 1));
   llvm::Value *rowHi = b.CreateExtractElement(base, last);
   llvm::Value *rowValid = b.CreateICmpULE(firstAddress, rowHi); // no wrap-around within the warp
   b.CreateBr(join);
