@@ -2,6 +2,7 @@
 
 #include "ptx/Builder.h"
 #include "ptx/Layout.h"
+#include "ptx/Version.h"
 #include "ptx/Writer.h"
 
 #include <algorithm>
@@ -43,8 +44,9 @@ private:
   void checkModuleHeader() {
     if (m_.versionMajor == 0 && m_.versionMinor == 0) error({1, 1}, "missing .version directive");
     if (m_.targets.empty()) error(m_.versionLoc, "missing .target directive");
-    if (m_.ptxVersion() > 90)
-      error(m_.versionLoc, "PTX ISA " + versionText(m_.ptxVersion()) + " is newer than 9.0");
+    if (m_.ptxVersion() > kMaxPtxIsaVersion)
+      error(m_.versionLoc,
+            "PTX ISA " + versionText(m_.ptxVersion()) + " is newer than " + versionText(kMaxPtxIsaVersion));
   }
 
   /// Sizes that cannot be laid out: a variable whose bytes do not fit in

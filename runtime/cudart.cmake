@@ -3,7 +3,7 @@
 
 # The JSON report of launches and diagnostics (`ptxvm run --report`, PTXVM_REPORT).
 add_library(launch_report STATIC cudart/LaunchReport.cpp)
-target_link_libraries(launch_report PUBLIC device ptx)
+target_link_libraries(launch_report PUBLIC device ptx PRIVATE ptx_version)
 # The PTXVM_* settings, which `ptxvm exec` checks as the library will read them.
 add_library(cudart_config STATIC cudart/Config.cpp)
 target_link_libraries(cudart_config PUBLIC device)
@@ -50,7 +50,7 @@ if(NOT PTXVM_SANITIZE AND NOT PTXVM_FUZZ)
   # Every symbol the library needs is in it or in a system library.
   target_link_options(cudart PRIVATE -Wl,--no-undefined)
 endif()
-install(TARGETS cudart LIBRARY DESTINATION lib/ptxvm)
+install(TARGETS cudart LIBRARY DESTINATION lib/ptxvm COMPONENT runtime)
 
 # `ptxvm exec` can run programs (tests/runtime/apps.cmake waits for this).
 set(PTXVM_EXEC_READY ON CACHE INTERNAL "libcudart.so.13 is built")

@@ -122,10 +122,11 @@ static std::string findLibraryDirectory(const std::string &self, const char *ove
   return "";
 }
 
-// The build tree puts the library in lib/ next to bin/; an install in lib/ptxvm/ (not lib/,
-// where it would shadow CUDA's for every program).
+// An install puts the library in lib/ptxvm/ (not lib/, where it would shadow CUDA's for every
+// program), the build tree in lib/ next to bin/. lib/ptxvm/ first: installed in /usr, lib/ is
+// /usr/lib, where NVIDIA's own libcudart.so.13 may be.
 std::string findCudartDirectory(const std::string &self) {
-  return findLibraryDirectory(self, "PTXVM_CUDART_DIR", "libcudart.so.13", {"lib", "lib/ptxvm", ""});
+  return findLibraryDirectory(self, "PTXVM_CUDART_DIR", "libcudart.so.13", {"lib/ptxvm", "lib", ""});
 }
 
 /// The directory of the CUDA shim (libcuda.so.1 of --device gpu): lib/cuda-shim
@@ -179,7 +180,7 @@ Command addExecCommand(CLI::App &ptxvm, const std::vector<std::string> *afterDas
   cmd->add_option(
          "--device", o->device,
          "the device: emulator (default), cpu (kernels compiled to native code through LLVM), or gpu")
-      ->type_name("NAME");
+      ->option_text("emulator|cpu|gpu");
   addJitOptions(*cmd, o->jit);
   cmd->add_option("--threads", o->threads, "host threads per launch (default: all cores)")
       ->check(CLI::Range(1u, 4096u))

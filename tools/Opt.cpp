@@ -2,6 +2,7 @@
 #include "tools/Opt.h"
 
 #include "analysis/Passes.h"
+#include "ptx/Version.h"
 #include "ptx/Writer.h"
 
 #include <boost/json/serialize.hpp>
@@ -75,7 +76,8 @@ int opt(const OptOptions &o, const CLI::App &cmd) {
                                          {"remarks", std::move(remarks)}});
   }
   if (!o.report.empty()) {
-    boost::json::object report{{"file", o.in.file}, {"ok", ok}, {"passes", std::move(passes)}};
+    boost::json::object report{
+        {"ptxvm", ptx::buildInfoJson()}, {"file", o.in.file}, {"ok", ok}, {"passes", std::move(passes)}};
     if (!writeFile(o.report, boost::json::serialize(report) + "\n"))
       return usageError(cmd, "cannot write the report to '" + o.report + "'");
   }

@@ -48,7 +48,7 @@ Command addRunCommand(CLI::App &ptxvm) {
                   "the device to run on: emulator (default), cpu (the emulator's machine model with kernels "
                   "compiled to native code through LLVM), gpu (the real GPU through its driver: the PTX as "
                   "ptxvm writes it, JIT-compiled by the driver)")
-      ->type_name("NAME");
+      ->option_text("emulator|cpu|gpu");
   addJitOptions(*cmd, o->jit);
   cmd->add_option("--kernel", o->kernel, "the .entry to launch")->required()->type_name("NAME");
   cmd->add_option("--grid", o->grid, "CTAs in the grid")

@@ -4,6 +4,7 @@
 #include "ptx/IRDump.h"
 #include "ptx/Parser.h"
 #include "ptx/Verifier.h"
+#include "ptx/Version.h"
 #include "ptx/Writer.h"
 #include "regalloc/RegAlloc.h"
 #include "tools/Analyze.h"
@@ -11,6 +12,7 @@
 #include "tools/Exec.h"
 #include "tools/Opt.h"
 #include "tools/Run.h"
+#include "tools/ShellDocs.h"
 #include "tools/Stats.h"
 
 #include <cstdio>
@@ -148,16 +150,20 @@ int main(int argc, char **argv) {
   CLI::App app("ptxvm: a PTX virtual machine. Reads, checks, analyses and runs PTX; runs CUDA programs.",
                "ptxvm");
   app.require_subcommand(1);
+  std::string version = ptx::versionText();
+  version.pop_back(); // CLI11 ends it with a newline of its own
+  app.set_version_flag("--version", version, "print the version, commit, build and the PTX ptxvm serves");
   app.footer("Exit status: 0 success, 1 diagnostics reported, 2 usage error.\n"
              "'ptxvm COMMAND --help' describes a command.");
   regalloc::registerPasses(); // before the commands add the passes' options
   std::vector<std::string> args(argv + 1, argv + argc);
   bool split = false;
   std::vector<std::string> program = splitProgram(args, split);
-  std::vector<Command> commands{addFmtCommand(app),     addVerifyCommand(app),
-                                addStatsCommand(app),   addDumpCommand(app),
-                                addAnalyzeCommand(app), addOptCommand(app),
-                                addRunCommand(app),     addExecCommand(app, split ? &program : nullptr)};
+  std::vector<Command> commands{addFmtCommand(app),       addVerifyCommand(app),
+                                addStatsCommand(app),     addDumpCommand(app),
+                                addAnalyzeCommand(app),   addOptCommand(app),
+                                addRunCommand(app),       addExecCommand(app, split ? &program : nullptr),
+                                addCompletionCommand(app)};
   try {
     // CLI11 takes its arguments last first.
     std::vector<std::string> reversed(args.rbegin(), args.rend());
@@ -165,6 +171,8 @@ int main(int argc, char **argv) {
   } catch (const CLI::CallForHelp &e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp &e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion &e) {
     return app.exit(e);
   } catch (const CLI::ParseError &e) {
     const CLI::App *failed = &app;

@@ -42,7 +42,8 @@ add_custom_command(
 
 add_library(ptx_antlr_generated STATIC ${PTX_ANTLR_SOURCES})
 target_compile_options(ptx_antlr_generated PRIVATE -fno-char8_t -w)
-target_include_directories(ptx_antlr_generated SYSTEM PUBLIC ${PTX_ANTLR_OUT} ${PTXVM_ANTLR4_INCLUDE})
+target_include_directories(ptx_antlr_generated SYSTEM PUBLIC $<BUILD_INTERFACE:${PTX_ANTLR_OUT}>
+                                                              ${PTXVM_ANTLR4_INCLUDE})
 target_link_libraries(ptx_antlr_generated PUBLIC ${PTXVM_ANTLR4_RUNTIME} ${PTXVM_UUID})
 set_target_properties(ptx_antlr_generated PROPERTIES POSITION_INDEPENDENT_CODE ON)
 

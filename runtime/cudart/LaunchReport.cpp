@@ -1,6 +1,7 @@
 #include "runtime/cudart/LaunchReport.h"
 
 #include "ptx/DiagnosticJson.h"
+#include "ptx/Version.h"
 
 #include <boost/json/serialize.hpp>
 
@@ -50,7 +51,8 @@ boost::json::object launchJson(std::string_view kernel, runtime::Dim3 grid, runt
 
 boost::json::object reportJson(const std::vector<boost::json::object> &launches,
                                const ptx::DiagnosticList &diags) {
-  return {{"launches", boost::json::array(launches.begin(), launches.end())},
+  return {{"ptxvm", ptx::buildInfoJson()},
+          {"launches", boost::json::array(launches.begin(), launches.end())},
           {"diagnostics", ptx::toJson(diags)}};
 }
 

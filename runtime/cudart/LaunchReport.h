@@ -1,6 +1,6 @@
 // The JSON report of launches and diagnostics that `ptxvm run --report` and the CUDA runtime
-// replacement (PTXVM_REPORT / `ptxvm exec --report`) both write: {"launches": [...],
-// "diagnostics": [...]}.
+// replacement (PTXVM_REPORT / `ptxvm exec --report`) both write: {"ptxvm": {version, commit,
+// ...}, "launches": [...], "diagnostics": [...]}.
 #pragma once
 
 #include "ptx/Diagnostic.h"

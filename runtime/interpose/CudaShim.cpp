@@ -11,6 +11,7 @@
 // PTXVM_REPORT (JSON written at exit; "%p" in it becomes the process id).
 #include "analysis/Passes.h"
 #include "ptx/Parser.h"
+#include "ptx/Version.h"
 #include "ptx/Writer.h"
 #include "regalloc/RegAlloc.h"
 #include "runtime/Fatbin.h"
@@ -211,7 +212,8 @@ void writeReport() {
                                           {"load_seconds", r.loadSeconds},
                                           {"result", r.result}});
   }
-  boost::json::object report{{"device", "gpu"},
+  boost::json::object report{{"ptxvm", ptx::buildInfoJson()},
+                             {"device", "gpu"},
                              {"passes", s.passes},
                              {"modules", std::move(modules)},
                              {"launches", ptxvm::shim::timedLaunches()}};

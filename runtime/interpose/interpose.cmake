@@ -38,7 +38,7 @@ set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_shim_src}/libc
 enable_language(ASM)
 add_library(cuda_shim SHARED ${_shim_src}/CudaShim.cpp ${_shim_src}/KernelTiming.cpp ${_shim_gen}/Stubs.S)
 target_include_directories(cuda_shim PRIVATE ${_shim_gen} ${PROJECT_SOURCE_DIR})
-target_link_libraries(cuda_shim PRIVATE regalloc analysis fatbin ptx ${CMAKE_DL_LIBS})
+target_link_libraries(cuda_shim PRIVATE regalloc analysis fatbin ptx ptx_version ${CMAKE_DL_LIBS})
 # Only the driver's names leave the library (the project's own code stays hidden).
 target_link_options(cuda_shim PRIVATE -Wl,--version-script=${_shim_src}/exports.map -Wl,--no-undefined)
 set_target_properties(cuda_shim PROPERTIES

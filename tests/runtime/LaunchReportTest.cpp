@@ -2,6 +2,8 @@
 // and PTXVM_REPORT write: parsed back, it holds every launch and diagnostic.
 #include "runtime/cudart/LaunchReport.h"
 
+#include "ptx/Version.h"
+
 #include <boost/json/parse.hpp>
 
 #include <gtest/gtest.h>
@@ -63,7 +65,14 @@ TEST(LaunchReport, WrittenFileParses) {
   text << in.rdbuf();
   std::remove(path.c_str());
   boost::json::object report = boost::json::parse(text.str()).as_object();
-  ASSERT_EQ(report.size(), 2u);
+  ASSERT_EQ(report.size(), 3u);
+  // The build that wrote it (ptx/Version.h).
+  const boost::json::object &build = report.at("ptxvm").as_object();
+  EXPECT_EQ(build.at("version").as_string(), ptx::buildInfo().version);
+  EXPECT_EQ(build.at("commit").as_string(), ptx::buildInfo().commit);
+  EXPECT_EQ(build.at("ptx_isa"), "9.0");
+  EXPECT_GE(build.at("sm").at("max").as_int64(), 90);
+  EXPECT_TRUE(build.contains("build_type") && build.contains("llvm"));
   const boost::json::array &l = report.at("launches").as_array();
   ASSERT_EQ(l.size(), 2u);
   EXPECT_EQ(l[0].at("kernel"), "a");

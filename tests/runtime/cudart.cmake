@@ -20,7 +20,7 @@ add_executable(cudart_tests
   runtime/PtxLinkTest.cpp
   runtime/WorkQueuesTest.cpp
 )
-target_link_libraries(cudart_tests PRIVATE cudart_core launch_report GTest::gtest_main)
+target_link_libraries(cudart_tests PRIVATE cudart_core launch_report ptx_version GTest::gtest_main)
 target_compile_definitions(cudart_tests PRIVATE ${PTXVM_TEST_DEFINES})
 gtest_discover_tests(cudart_tests DISCOVERY_TIMEOUT 60)
 
