@@ -347,41 +347,43 @@ GateKind GatedSSA::kind(uint32_t phi) const {
   return GateKind::Gamma;
 }
 
-std::string GatedSSA::print(const ptx::Module &m) const {
+std::string GatedSSA::branchName(uint32_t br) const {
+  const ptx::Instruction &in = cfg_->function().instrs[branches_[br].instr];
+  return cfg_->blockName(branches_[br].block) + "(line " + std::to_string(in.loc.line) + ")";
+}
+
+std::string GatedSSA::describePhi(uint32_t p) const {
   const Cfg &cfg = *cfg_;
-  const ptx::Function &fn = cfg.function();
-  auto branchName = [&](uint32_t br) {
-    const ptx::Instruction &in = fn.instrs[branches_[br].instr];
-    return cfg.blockName(branches_[br].block) + "(line " + std::to_string(in.loc.line) + ")";
-  };
-  std::string out;
-  for (uint32_t v = 0; v < cfg.size(); ++v) {
-    for (uint32_t p : ssa_->phisOf(v)) {
-      const Phi &phi = ssa_->phis()[p];
-      out += cfg.blockName(v, &m) + ": " + std::string(gateKindName(kind(p))) + ' ' +
-             ssa_->valueName(phi.value) + " = [";
-      auto in = ssa_->incoming(p);
-      auto preds = cfg.preds(v);
-      for (uint32_t j = 0; j < in.size(); ++j) {
-        if (j) out += ", ";
-        out += (j < preds.size() ? cfg.blockName(preds[j]) : std::string("entry")) + ": " +
-               ssa_->valueName(in[j]);
-      }
-      out += ']';
-      if (!gates(v).empty()) {
-        out += " if";
-        for (uint32_t br : gates(v)) out += ' ' + branchName(br);
-      }
-      for (uint32_t l : exitOf(v)) {
-        out += " leaving loop " + std::to_string(l);
-        if (!exitBranches(l).empty()) {
-          out += " when";
-          for (uint32_t br : exitBranches(l)) out += ' ' + branchName(br);
-        }
-      }
-      out += '\n';
+  const Phi &phi = ssa_->phis()[p];
+  const uint32_t v = phi.block;
+  std::string out = std::string(gateKindName(kind(p))) + ' ' + ssa_->valueName(phi.value) + " = [";
+  auto in = ssa_->incoming(p);
+  auto preds = cfg.preds(v);
+  for (uint32_t j = 0; j < in.size(); ++j) {
+    if (j) out += ", ";
+    out +=
+        (j < preds.size() ? cfg.blockName(preds[j]) : std::string("entry")) + ": " + ssa_->valueName(in[j]);
+  }
+  out += ']';
+  if (!gates(v).empty()) {
+    out += " if";
+    for (uint32_t br : gates(v)) out += ' ' + branchName(br);
+  }
+  for (uint32_t l : exitOf(v)) {
+    out += " leaving loop " + std::to_string(l);
+    if (!exitBranches(l).empty()) {
+      out += " when";
+      for (uint32_t br : exitBranches(l)) out += ' ' + branchName(br);
     }
   }
+  return out;
+}
+
+std::string GatedSSA::print(const ptx::Module &m) const {
+  const Cfg &cfg = *cfg_;
+  std::string out;
+  for (uint32_t v = 0; v < cfg.size(); ++v)
+    for (uint32_t p : ssa_->phisOf(v)) out += cfg.blockName(v, &m) + ": " + describePhi(p) + '\n';
   for (uint32_t br = 0; br < branches_.size(); ++br) {
     out += "branch " + branchName(br) + " reconverges at " + cfg.blockName(branches_[br].floor) + "; joins";
     for (uint32_t j : joins(br)) out += ' ' + cfg.blockName(j);

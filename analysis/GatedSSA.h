@@ -97,6 +97,11 @@ public:
   /// Every φ-node with its kind, incoming values and gates, then every
   /// branch with its joins and the loops whose exits it decides.
   std::string print(const ptx::Module &m) const;
+  /// One φ-node (an index into SSA::phis()) as print() writes it, without
+  /// its block: "gamma %r5.2 = [B1: %r5.1, B2: %r5.0] if B0(line 12)".
+  std::string describePhi(uint32_t phi) const;
+  /// "B0(line 12)": a branch's block and PTX line.
+  std::string branchName(uint32_t branch) const;
 
 private:
   template <class T>

@@ -11,7 +11,7 @@ packages=(
   libzstd-dev liblz4-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libboost1.81-dev libboost-json1.81-dev libcli11-dev libfmt-dev
-  dpkg-dev man-db
+  dpkg-dev man-db graphviz
 )
 
 missing=()

@@ -1,5 +1,7 @@
 #include "tools/Analyze.h"
 
+#include "tools/CfgGraph.h"
+
 #include "analysis/BarrierCheck.h"
 #include "analysis/Divergence.h"
 #include "ptx/DiagnosticJson.h"
@@ -14,22 +16,12 @@ namespace ptxvm {
 
 namespace {
 
-std::string flatInstruction(const ptx::Module &m, const ptx::Function &fn, const ptx::Instruction &in) {
-  std::string out;
-  for (char c : ptx::writeInstruction(m, fn, in))
-    if (c != '\t') out += c;
-  return out;
-}
-
 /// The form worth showing: constants and thread-id forms.
 bool informative(const analysis::Affine &a) {
   return a.known() && !(a.threadInvariant() && !a.coef(0).isConst());
 }
 
-struct Analysed {
-  const analysis::FunctionDivergence *divergence;
-  const analysis::BarrierReport *barriers;
-};
+using Analysed = AnalysedFunction;
 
 // ---- text ------------------------------------------------------------------------------
 
@@ -137,66 +129,6 @@ std::string renderJson(const ptx::Module &m, const std::vector<Analysed> &fns) {
          "\n";
 }
 
-// ---- dot -------------------------------------------------------------------------------
-
-const char *colour(analysis::Uniformity u) {
-  switch (u) {
-  case analysis::Uniformity::CtaUniform: return "forestgreen";
-  case analysis::Uniformity::WarpUniform: return "darkorange";
-  case analysis::Uniformity::Divergent: return "red";
-  }
-  return "black";
-}
-
-std::string dotEscape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out;
-}
-
-std::string renderDot(const ptx::Module &m, const std::vector<Analysed> &fns) {
-  std::string out = "digraph ptxvm {\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n";
-  for (size_t f = 0; f < fns.size(); ++f) {
-    const analysis::FunctionDivergence &fd = *fns[f].divergence;
-    const analysis::GatedSSA &g = fd.gated();
-    const analysis::Cfg &cfg = g.cfg();
-    const ptx::Function &fn = fd.function();
-    std::string prefix = "f" + std::to_string(f) + "_";
-    out += "  subgraph cluster_" + std::to_string(f) + " {\n    label=\"" + dotEscape(m.str(fn.name)) +
-           " (block " + fd.shape().str() + ")\";\n";
-    for (uint32_t b = 0; b < cfg.size(); ++b) {
-      std::string label = cfg.blockName(b, &m);
-      if (b < cfg.numBlocks()) {
-        const ptx::BasicBlock &block = fn.blocks[b];
-        for (uint32_t i = block.firstInstr; i < block.firstInstr + block.numInstrs; ++i)
-          label += "\\l" + dotEscape(flatInstruction(m, fn, fn.instrs[i]));
-        label += "\\l";
-      }
-      // Blocks that part of a warp may run are red, the others green.
-      const char *fill = b < cfg.numBlocks() && fd.partialWarp(b) ? "mistyrose" : "honeydew";
-      out += "    " + prefix + std::to_string(b) + " [label=\"" + label +
-             "\", style=filled, fillcolor=" + fill + (cfg.reachable(b) ? "" : ", color=gray") + "];\n";
-    }
-    for (uint32_t b = 0; b < cfg.size(); ++b) {
-      uint32_t br = g.branchOfBlock(b);
-      for (uint32_t s : cfg.succs(b)) {
-        out += "    " + prefix + std::to_string(b) + " -> " + prefix + std::to_string(s);
-        if (cfg.isFakeEdge(b, s))
-          out += " [style=dotted]";
-        else if (br != analysis::kNone)
-          out += std::string(" [color=") + colour(fd.branchLevel(br)) + ", label=\"" +
-                 std::string(analysis::uniformityName(fd.branchLevel(br))) + "\"]";
-        out += ";\n";
-      }
-    }
-    out += "  }\n";
-  }
-  return out + "}\n";
-}
-
 } // namespace
 
 Command addAnalyzeCommand(CLI::App &ptxvm) {
@@ -224,9 +156,11 @@ Command addAnalyzeCommand(CLI::App &ptxvm) {
       ->check(dimensions(1024));
   cmd->add_option(
          "--format", o->format,
-         "text (annotated listing, default), json, or dot (the CFG for Graphviz, blocks and branches "
-         "coloured by uniformity)")
-      ->check(CLI::IsMember({"text", "json", "dot"}))
+         "text (annotated listing, default), json, or the CFG with blocks coloured by the uniformity of "
+         "their branch, reconvergence points, barriers and gates: dot (Graphviz), svg (laid out by "
+         "Graphviz's "
+         "dot; DOT when it is not installed), html (one self-contained page per file)")
+      ->check(CLI::IsMember({"text", "json", "dot", "svg", "html"}))
       ->type_name("FORMAT");
   return {cmd, [o, cmd] { return analyze(*o, *cmd); }};
 }
@@ -269,9 +203,27 @@ int analyze(const AnalyzeOptions &o, const CLI::App &command) {
     for (const analysis::BarrierReport &r : reports)
       if (r.function == &fn) fns.push_back({fd, &r});
   }
-  std::string text = format == "json"  ? renderJson(*m, fns)
-                     : format == "dot" ? renderDot(*m, fns)
-                                       : renderText(*m, fns);
+  std::string text;
+  if (format == "json") {
+    text = renderJson(*m, fns);
+  } else if (format == "dot") {
+    text = renderCfgDot(*m, fns);
+  } else if (format == "svg") {
+    std::string error;
+    text = renderCfgDot(*m, fns);
+    std::string svg;
+    if (layOutSvg(text, svg, error))
+      text = std::move(svg);
+    else
+      std::fprintf(stderr, "ptxvm analyze: %s: writing DOT instead of SVG\n", error.c_str());
+  } else if (format == "html") {
+    std::string svg, error;
+    text = renderCfgHtml(*m, fns, layOutSvg("digraph{}", svg, error));
+    if (!error.empty())
+      std::fprintf(stderr, "ptxvm analyze: %s: the page has DOT text instead of pictures\n", error.c_str());
+  } else {
+    text = renderText(*m, fns);
+  }
   std::fwrite(text.data(), 1, text.size(), stdout);
   bool errors = false;
   for (const analysis::BarrierReport &r : reports)

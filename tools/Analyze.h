@@ -1,5 +1,5 @@
 // `ptxvm analyze`: the divergence and affine analysis and the static barrier
-// checks of a PTX file, as an annotated listing, JSON, or a Graphviz CFG.
+// checks of a PTX file, as an annotated listing, JSON, or the CFG as a picture (tools/CfgGraph.h).
 #pragma once
 
 #include "tools/CommandLine.h"
@@ -13,7 +13,7 @@ struct AnalyzeOptions {
   InputOptions in;
   std::string kernel;          // empty: every kernel
   std::string block;           // X[,Y,Z]; empty: from the kernel's directives
-  std::string format = "text"; // text, json or dot
+  std::string format = "text"; // text, json, dot, svg or html
 };
 
 /// Adds `analyze` to `ptxvm`.

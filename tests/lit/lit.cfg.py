@@ -36,3 +36,7 @@ if getattr(config, "cpu_device", "").upper() in ("ON", "1", "TRUE", "YES"):
 # own test sets these itself).
 config.environment["PTXVM_JIT"] = "eager"
 config.environment["PTXVM_CACHE"] = "off"
+# Graphviz's dot lays out `ptxvm analyze --format svg|html`.
+import shutil
+if shutil.which("dot"):
+    config.available_features.add("graphviz")

@@ -1,0 +1,35 @@
+// `ptxvm analyze --format dot|svg|html`: each analysed function's CFG as a picture. Blocks are
+// coloured by the uniformity of their branch (divergent, warp-uniform, CTA-uniform), blocks that
+// part of a warp may run have a dashed border, reconvergence points a double one (with a dashed
+// edge from their branch), barriers are marked with their operation, id and count, and the gated
+// SSA gates of a block (γ, μ, η) are listed in it and shown on hover in SVG.
+#pragma once
+
+#include "analysis/BarrierCheck.h"
+#include "analysis/Divergence.h"
+#include "ptx/IR.h"
+
+#include <span>
+#include <string>
+
+namespace ptxvm {
+
+/// A function's analyses, as `ptxvm analyze` computed them.
+struct AnalysedFunction {
+  const analysis::FunctionDivergence *divergence;
+  const analysis::BarrierReport *barriers;
+};
+
+/// The functions' CFGs as one Graphviz graph (a cluster per function).
+std::string renderCfgDot(const ptx::Module &m, std::span<const AnalysedFunction> fns);
+
+/// The DOT text laid out as SVG by Graphviz's `dot` (found on PATH). False, with `error` set,
+/// when `dot` is missing or fails.
+bool layOutSvg(const std::string &dot, std::string &svg, std::string &error);
+
+/// One self-contained HTML page (no network, no JavaScript needed): a legend and, per function,
+/// its CFG as inline SVG (or, without Graphviz, its DOT text), its divergent branches and its
+/// barrier report.
+std::string renderCfgHtml(const ptx::Module &m, std::span<const AnalysedFunction> fns, bool haveGraphviz);
+
+} // namespace ptxvm
