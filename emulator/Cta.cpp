@@ -203,7 +203,10 @@ Cta::SliceResult Cta::runSlice() {
     Warp &w = warps[wi];
     if (failed) return SliceResult::Failed;
     if (w.state == Warp::State::Ready) {
-      if (engine_->run(*this, w, kQuantum) == WarpStop::Failed) return SliceResult::Failed;
+      if (events) events->warpSliceStarted(w);
+      const WarpStop stop = engine_->run(*this, w, kQuantum);
+      if (events) events->warpSliceEnded(w);
+      if (stop == WarpStop::Failed) return SliceResult::Failed;
       progressed = true;
       lastRun = &w;
     } else if (w.state == Warp::State::AtBarrier) {

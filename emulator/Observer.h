@@ -63,6 +63,11 @@ public:
   virtual void ctaStarted(const Cta &) {}
   /// The CTA ended (completed or not).
   virtual void ctaFinished(const Cta &) {}
+  /// The scheduler hands warp `w` to the engine for a slice (up to a quantum of instructions).
+  virtual void warpSliceStarted(const Warp &) {}
+  /// The slice ended; the warp's state says why (Ready: its quantum was spent; AtBarrier;
+  /// Done: every lane exited).
+  virtual void warpSliceEnded(const Warp &) {}
 
   /// Instruction `pc` ran for warp `w`: `active` are the lanes at it,
   /// `executed` those whose guard held (for a branch: the lanes that take
@@ -117,6 +122,12 @@ public:
   }
   void ctaFinished(const Cta &c) override {
     for (auto &o : list_) o->ctaFinished(c);
+  }
+  void warpSliceStarted(const Warp &w) override {
+    for (auto &o : list_) o->warpSliceStarted(w);
+  }
+  void warpSliceEnded(const Warp &w) override {
+    for (auto &o : list_) o->warpSliceEnded(w);
   }
   void instructionExecuted(const Warp &w, uint32_t pc, uint32_t active, uint32_t executed) override {
     for (CtaObserver *o : instructions_) o->instructionExecuted(w, pc, active, executed);

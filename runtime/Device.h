@@ -21,6 +21,10 @@
 #include <utility>
 #include <vector>
 
+namespace emu {
+class Timeline;
+}
+
 namespace runtime {
 
 struct Dim3 {
@@ -88,6 +92,9 @@ struct LaunchConfig {
   bool statistics = false;     // count what LaunchStats holds beyond instructions (--stats, reports)
   bool randomSchedule = false; // --schedule=random
   uint64_t seed = 0;
+  /// --trace: the timeline this launch's warps and barriers are recorded into (the emulator's
+  /// and the CPU device's); null: none.
+  emu::Timeline *timeline = nullptr;
 };
 
 /// What a launch counted. Devices fill what they can observe.

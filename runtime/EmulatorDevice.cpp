@@ -2,6 +2,7 @@
 #include "runtime/EmulatorDevice.h"
 
 #include "emulator/HostFunctions.h"
+#include "emulator/Timeline.h"
 
 #include <cstring>
 #include <new>
@@ -183,6 +184,11 @@ LaunchResult EmulatorDevice::launch(const Kernel &k, const LaunchConfig &config,
   c.tag = config.tag;
   const auto &loaded = static_cast<const EmulatorKernel &>(k);
   c.engine = loaded.engine.get();
+  std::unique_ptr<emu::LaunchObserver> timeline;
+  if (config.timeline) {
+    timeline = config.timeline->observeLaunch(k.name());
+    c.observers.push_back(timeline.get());
+  }
   ptx::DiagnosticList launchDiags;
   emu::LaunchResult r = device_.launch(emulatorKernel(k), c, launchDiags);
 

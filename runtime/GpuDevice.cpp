@@ -301,10 +301,10 @@ LaunchResult GpuDevice::launch(const Kernel &k, const LaunchConfig &config, ptx:
     }
     diags.add(std::move(d));
   };
-  if (config.racecheck || config.randomSchedule)
+  if (config.racecheck || config.randomSchedule || config.timeline)
     note(ptx::Severity::Warning, ptx::DiagKind::Unsupported,
-         "the gpu device runs on the hardware's scheduler: --racecheck and --schedule=random need the "
-         "emulator",
+         "the gpu device runs on the hardware's scheduler: --racecheck, --schedule=random and --trace need "
+         "the emulator",
          CUDA_SUCCESS);
   std::vector<uint8_t> params = config.params;
   params.resize(std::max<size_t>(params.size(), a.paramBytes));

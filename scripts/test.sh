@@ -25,7 +25,6 @@ bash scripts/build.sh || exit 1
 echo "== tests (build/)"
 (cd build && ctest --output-on-failure -j"$jobs" --timeout 600) 2>&1 | tee "$log"
 main_status=${PIPESTATUS[0]}
-[[ $main_status -eq 0 ]] || status=1
 
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/)"
 if [[ ! -f build-asan/build.ninja ]]; then
@@ -90,7 +89,9 @@ fuzz fuzz_run_args "ptxvm run's argument specs" "${PTXVM_API_FUZZ_SECONDS:-20}" 
 fuzz fuzz_cudart "CUDA runtime call sequences" "${PTXVM_API_FUZZ_SECONDS:-20}" 4096 10 tests/fuzz/cudart
 
 echo "== summary"
+[[ $main_status -eq 0 ]] && echo "main suite (build/): ok" || echo "main suite (build/): FAILED (see above)"
 [[ $status -eq 0 ]] && echo "sanitizer build and fuzzing: ok" || echo "sanitizer build or fuzzing: FAILED (see above)"
+[[ $main_status -eq 0 ]] || status=1
 # ctest's closing line for the main suite, last, for CI.
 grep -E "tests passed|tests failed" "$log" | tail -n 1
 rm -f "$log"

@@ -1,5 +1,6 @@
 #include "tools/CommandLine.h"
 
+#include "emulator/Timeline.h"
 #include "ptx/DiagnosticJson.h"
 
 #include <boost/json/serialize.hpp>
@@ -22,6 +23,45 @@ void addJitOptions(CLI::App &command, JitCommandOptions &out) {
                    "with --device cpu: do not read or write compiled code on disk ($XDG_CACHE_HOME/ptxvm)");
   command.add_option("--cache-dir", out.cacheDirectory, "with --device cpu: keep compiled code in DIR")
       ->type_name("DIR");
+}
+
+void addTraceOptions(CLI::App &command, TraceCommandOptions &out) {
+  command
+      .add_option(
+          "--trace", out.path,
+          "write the warp and barrier timeline to FILE.json (Chrome/Perfetto trace-event format: open "
+          "it in ui.perfetto.dev or chrome://tracing)")
+      ->type_name("FILE.json");
+  command
+      .add_option(
+          "--trace-ctas", out.ctas,
+          "the CTAs in the trace, by linear index: 0,3,8-11 (default: the first 4 of each launch and every "
+          "CTA with a diagnostic)")
+      ->type_name("LIST")
+      ->check(CLI::Validator(
+          [](std::string &text) {
+            std::vector<uint64_t> ctas;
+            return emu::parseCtaList(text, ctas)
+                       ? std::string()
+                       : "expects CTA indices and ranges such as 0,3,8-11, got '" + text + "'";
+          },
+          "LIST"));
+  command
+      .add_option(
+          "--trace-clock", out.clock,
+          "the trace's time: steps (warp instructions executed by the CTA, deterministic; the default) or "
+          "host (wall-clock time)")
+      ->check(CLI::IsMember({"steps", "host"}))
+      ->type_name("CLOCK");
+}
+
+std::vector<std::pair<std::string, std::string>> TraceCommandOptions::settings() const {
+  std::vector<std::pair<std::string, std::string>> s;
+  if (path.empty()) return s;
+  s.emplace_back("PTXVM_TRACE", std::filesystem::absolute(path).string());
+  if (!ctas.empty()) s.emplace_back("PTXVM_TRACE_CTAS", ctas);
+  s.emplace_back("PTXVM_TRACE_CLOCK", clock);
+  return s;
 }
 
 std::vector<std::pair<std::string, std::string>> JitCommandOptions::settings() const {

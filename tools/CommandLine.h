@@ -57,6 +57,17 @@ struct JitCommandOptions {
 };
 void addJitOptions(CLI::App &command, JitCommandOptions &out);
 
+/// --trace FILE.json, --trace-ctas LIST, --trace-clock steps|host: the warp and barrier
+/// timeline (emulator/Timeline.h).
+struct TraceCommandOptions {
+  std::string path;            // empty: no trace
+  std::string ctas;            // "0,3,8-11"; empty: the first few and those with diagnostics
+  std::string clock = "steps"; // or "host"
+  /// The environment variables these options set for a program's libcudart.so.13.
+  std::vector<std::pair<std::string, std::string>> settings() const;
+};
+void addTraceOptions(CLI::App &command, TraceCommandOptions &out);
+
 /// A CLI11 check for X[,Y,Z]: one to three positive 32-bit integers whose
 /// product is at most `maxProduct` (0: any).
 CLI::Validator dimensions(uint64_t maxProduct);

@@ -172,7 +172,8 @@ Command addExecCommand(CLI::App &ptxvm, const std::vector<std::string> *afterDas
       "PTXVM_DEVICE, PTXVM_JIT, PTXVM_JIT_THRESHOLD, PTXVM_CACHE=off, PTXVM_CACHE_DIR, PTXVM_THREADS, "
       "PTXVM_RACECHECK=1, PTXVM_MAX_INSTRUCTIONS, PTXVM_TIMEOUT, PTXVM_PASSES, "
       "PTXVM_SCHEDULE,\n"
-      "PTXVM_SEED, PTXVM_REPORT, PTXVM_SAVE_PTX; with LD_LIBRARY_PATH naming the directory of\n"
+      "PTXVM_SEED, PTXVM_REPORT, PTXVM_SAVE_PTX, PTXVM_TRACE, PTXVM_TRACE_CTAS, PTXVM_TRACE_CLOCK; with "
+      "LD_LIBRARY_PATH naming the directory of\n"
       "ptxvm's libcudart.so.13 (PTXVM_CUDART_DIR tells ptxvm exec where it is)."));
   // The program and its arguments start at the first argument that is not
   // an option of exec's (or after `--`, which main splits off).
@@ -212,6 +213,7 @@ Command addExecCommand(CLI::App &ptxvm, const std::vector<std::string> *afterDas
   cmd->add_option("--report", o->reportPath,
                   "launches and diagnostics as JSON, written when the program exits")
       ->type_name("FILE.json");
+  addTraceOptions(*cmd, o->trace);
   cmd->add_option("--save-ptx", o->ptxDirectory,
                   "write each module's PTX to DIR (diagnostics name its lines)")
       ->type_name("DIR");
@@ -255,6 +257,7 @@ int execProgram(const ExecOptions &o, const CLI::App &command) {
   if (o.seed) settings.emplace_back("PTXVM_SEED", std::to_string(*o.seed));
   if (!o.reportPath.empty()) settings.emplace_back("PTXVM_REPORT", absolute(o.reportPath));
   if (!o.ptxDirectory.empty()) settings.emplace_back("PTXVM_SAVE_PTX", absolute(o.ptxDirectory));
+  for (auto &setting : o.trace.settings()) settings.push_back(std::move(setting));
   // Check every value as the runtime will read it: a mistake is a usage
   // error here rather than a warning in the program's output.
   cudart::Config check;

@@ -26,6 +26,7 @@ struct ExecOptions {
   std::string schedule;              // "", "deterministic" or "random"
   std::optional<uint64_t> seed;
   std::string reportPath, ptxDirectory;
+  TraceCommandOptions trace;
   std::vector<std::string> program; // the program and its arguments
 };
 

@@ -4,6 +4,7 @@
 
 #include "analysis/Passes.h"
 
+#include "emulator/Timeline.h"
 #include "ptx/Verifier.h"
 #include "runtime/Device.h"
 #include "runtime/cudart/LaunchReport.h"
@@ -93,6 +94,7 @@ Command addRunCommand(CLI::App &ptxvm) {
       ->check(CLI::Range(1e-3, 1e9))
       ->type_name("SECONDS");
   cmd->add_option("--report", o->reportPath, "launches and diagnostics as JSON")->type_name("FILE.json");
+  addTraceOptions(*cmd, o->trace);
   cmd->add_flag("--stats", o->stats, "print instruction counts and SIMD efficiency");
   cmd->footer(R"(SPEC:
   u32:5  s32:-1  u64:7  s64:-7  f32:1.5  f64:2.5   a scalar
@@ -125,6 +127,14 @@ int runKernel(const RunOptions &o, const CLI::App &command) {
   config.timeoutSeconds = o.timeoutSeconds;
   if (!reportPath.empty() && !writable(reportPath))
     return fail("cannot write the report to '" + reportPath + "'");
+  if (!o.trace.path.empty() && !writable(o.trace.path))
+    return fail("cannot write the trace to '" + o.trace.path + "'");
+  emu::TimelineOptions traceOptions;
+  traceOptions.clock =
+      o.trace.clock == "host" ? emu::TimelineOptions::Clock::Host : emu::TimelineOptions::Clock::Steps;
+  if (!o.trace.ctas.empty()) emu::parseCtaList(o.trace.ctas, traceOptions.ctas);
+  emu::Timeline timeline(traceOptions);
+  if (!o.trace.path.empty()) config.timeline = &timeline;
   if (!checkLaunchShape(config.grid, config.block, error)) return fail(error);
 
   ptx::DiagnosticList diags;
@@ -222,6 +232,10 @@ int runKernel(const RunOptions &o, const CLI::App &command) {
   }
   if (!reportPath.empty())
     cudart::writeReport(reportPath, {cudart::launchJson(kernelName, config.grid, config.block, r)}, diags);
+  if (!o.trace.path.empty() && !timeline.write(o.trace.path)) {
+    fmt::print(stderr, "ptxvm run: cannot write the trace to '{}'\n", o.trace.path);
+    return kDiagnostics;
+  }
   return r.ok && !diags.hasErrors() ? kOk : kDiagnostics;
 }
 

@@ -28,6 +28,7 @@ struct RunOptions {
   std::string passes;                // --passes LIST, run before the kernel is loaded
   analysis::PassOptions passOptions; // --max-registers=K and the passes' other options
   std::string reportPath;
+  TraceCommandOptions trace;
   bool stats = false;
   unsigned repeat = 1; // --repeat N: launch N times (timings); buffers keep what the last left
 };

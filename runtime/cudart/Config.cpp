@@ -1,5 +1,6 @@
 #include "runtime/cudart/Config.h"
 
+#include "emulator/Timeline.h"
 #include "runtime/Device.h"
 
 #include <cerrno>
@@ -35,9 +36,9 @@ bool parseFlag(const std::string &text, bool &out) {
 
 const std::vector<std::string> &configVariables() {
   static const std::vector<std::string> names = {
-      "PTXVM_DEVICE",   "PTXVM_THREADS", "PTXVM_RACECHECK",   "PTXVM_MAX_INSTRUCTIONS",
-      "PTXVM_SCHEDULE", "PTXVM_SEED",    "PTXVM_REPORT",      "PTXVM_SAVE_PTX",
-      "PTXVM_TIMEOUT",  "PTXVM_PASSES",  "PTXVM_PASS_OPTIONS"};
+      "PTXVM_DEVICE",       "PTXVM_THREADS", "PTXVM_RACECHECK",  "PTXVM_MAX_INSTRUCTIONS", "PTXVM_SCHEDULE",
+      "PTXVM_SEED",         "PTXVM_REPORT",  "PTXVM_SAVE_PTX",   "PTXVM_TIMEOUT",          "PTXVM_PASSES",
+      "PTXVM_PASS_OPTIONS", "PTXVM_TRACE",   "PTXVM_TRACE_CTAS", "PTXVM_TRACE_CLOCK"};
   return names;
 }
 
@@ -82,6 +83,13 @@ bool applySetting(Config &config, const std::string &name, const std::string &va
     config.reportPath = value;
   } else if (name == "PTXVM_SAVE_PTX") {
     config.ptxDirectory = value;
+  } else if (name == "PTXVM_TRACE") {
+    config.tracePath = value;
+  } else if (name == "PTXVM_TRACE_CTAS") {
+    if (!emu::parseCtaList(value, config.traceCtas)) return bad("CTA indices and ranges such as 0,3,8-11");
+  } else if (name == "PTXVM_TRACE_CLOCK") {
+    if (value != "host" && value != "steps") return bad("'steps' or 'host'");
+    config.traceHostClock = value == "host";
   }
   return true;
 }

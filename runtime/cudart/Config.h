@@ -20,6 +20,9 @@ struct Config {
   uint64_t seed = 1;                            // PTXVM_SEED
   std::string reportPath;                       // PTXVM_REPORT: launches and diagnostics as JSON
   std::string ptxDirectory;                     // PTXVM_SAVE_PTX: write each module's PTX there
+  std::string tracePath;                        // PTXVM_TRACE: the warp and barrier timeline (JSON)
+  std::vector<uint64_t> traceCtas;              // PTXVM_TRACE_CTAS: 0,3,8-11; empty: the default choice
+  bool traceHostClock = false;                  // PTXVM_TRACE_CLOCK=host|steps
 
   /// Reads the environment through `get` (getenv in the library, a map in
   /// tests). A malformed value keeps the default and adds a warning.

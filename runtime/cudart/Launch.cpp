@@ -100,6 +100,7 @@ cudaError_t Runtime::prepareLaunch(const char *api, const void *function, dim3 g
   launch.statistics = !config.reportPath.empty(); // the report has divergent_branches
   launch.randomSchedule = config.randomSchedule;
   launch.seed = config.seed;
+  launch.timeline = timeline.get();
   launch.cooperative = cooperative; // every CTA resident at once, for grid-wide sync
   launch.cluster = {cluster.x, cluster.y, cluster.z};
   name = demangle(k->name);

@@ -54,6 +54,13 @@ Runtime::Runtime() {
   std::vector<std::string> warnings;
   config = Config::fromEnvironment(warnings);
   for (const std::string &w : warnings) std::fprintf(stderr, "ptxvm: %s\n", w.c_str());
+  if (!config.tracePath.empty()) {
+    emu::TimelineOptions options;
+    options.ctas = config.traceCtas;
+    options.clock =
+        config.traceHostClock ? emu::TimelineOptions::Clock::Host : emu::TimelineOptions::Clock::Steps;
+    timeline = std::make_unique<emu::Timeline>(std::move(options));
+  }
   createDevice();
   legacy_ = work.create(Queue::Kind::Legacy);
   g_runtime = this;
@@ -129,6 +136,7 @@ void Runtime::reset() {
   // host memory (the pointers the program holds stay valid).
   std::lock_guard lock(reportMutex);
   if (!config.reportPath.empty()) writeReport(config.reportPath, launchReports, reportDiagnostics);
+  if (timeline) timeline->write(config.tracePath);
 }
 
 void Runtime::finish() {
@@ -138,6 +146,8 @@ void Runtime::finish() {
   std::lock_guard lock(reportMutex);
   if (!config.reportPath.empty() && !writeReport(config.reportPath, launchReports, reportDiagnostics))
     std::fprintf(stderr, "ptxvm: cannot write the report to '%s'\n", config.reportPath.c_str());
+  if (timeline && !timeline->write(config.tracePath))
+    std::fprintf(stderr, "ptxvm: cannot write the trace to '%s'\n", config.tracePath.c_str());
   if (errorsReported)
     std::fprintf(stderr, "========= ERROR SUMMARY: %zu error%s\n", errorsReported,
                  errorsReported == 1 ? "" : "s");

@@ -6,6 +6,7 @@
 // where the call does, and records the last error.
 #pragma once
 
+#include "emulator/Timeline.h"
 #include "ptx/Diagnostic.h"
 #include "ptx/IR.h"
 #include "runtime/Device.h"
@@ -119,6 +120,8 @@ public:
   Config config;
   std::unique_ptr<runtime::Device> device;
   DeviceServices services;
+  /// PTXVM_TRACE: every launch's warps and barriers, written with the report.
+  std::unique_ptr<emu::Timeline> timeline;
 
   // Registration (Registration.cpp).
   std::vector<std::unique_ptr<FatbinImage>> images;

@@ -2,6 +2,7 @@
 // observers at once, and the checkers built on it (statistics, racecheck)
 // next to a caller's observer.
 #include "emulator/Device.h"
+#include "emulator/Timeline.h"
 #include "ptx/Parser.h"
 #include "ptx/Verifier.h"
 #include "tests/emulator/Harness.h"
@@ -9,6 +10,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <map>
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 
 using namespace ptxvm::test;
 
@@ -266,6 +271,89 @@ DONE:
   EXPECT_EQ(l.result.stats.divergentBranches, 4u);
   EXPECT_EQ(l.out[3], 1u);
   EXPECT_EQ(l.out[20], 2u);
+}
+
+// ---- the timeline of --trace (emulator/Timeline.h) ----
+
+TEST(Timeline, ParsesCtaLists) {
+  std::vector<uint64_t> ctas;
+  ASSERT_TRUE(emu::parseCtaList("7,0,3-5,4", ctas));
+  EXPECT_EQ(ctas, (std::vector<uint64_t>{0, 3, 4, 5, 7}));
+  for (const char *bad : {"", ",", "1,", "a", "3-1", "-2", "1-", "1 ,2", "18446744073709551616", "0-2000000"})
+    EXPECT_FALSE(emu::parseCtaList(bad, ctas)) << bad;
+}
+
+/// The trace's events by phase, per (pid, tid).
+struct TraceEvents {
+  std::map<std::pair<int64_t, int64_t>, std::vector<boost::json::object>> byThread;
+  std::vector<std::string> processes;
+  explicit TraceEvents(const std::string &json) {
+    const boost::json::value document = boost::json::parse(json);
+    for (const boost::json::value &v : document.at("traceEvents").as_array()) {
+      const boost::json::object &e = v.as_object();
+      if (e.at("ph") == "M") {
+        if (e.at("name") == "process_name") processes.emplace_back(e.at("args").at("name").as_string());
+        continue;
+      }
+      byThread[{e.at("pid").as_int64(), e.at("tid").as_int64()}].push_back(e);
+    }
+  }
+  size_t count(int64_t pid, int64_t tid, std::string_view ph, std::string_view name) const {
+    size_t n = 0;
+    auto it = byThread.find({pid, tid});
+    if (it == byThread.end()) return 0;
+    for (const boost::json::object &e : it->second)
+      n += std::string_view(e.at("ph").as_string()) == ph &&
+           std::string_view(e.at("name").as_string()) == name;
+    return n;
+  }
+};
+
+TEST(Timeline, RunsWaitsReleasesAndExitsOfEachWarp) {
+  emu::Timeline timeline;
+  std::unique_ptr<emu::LaunchObserver> observer = timeline.observeLaunch("k");
+  Counts c;
+  Counter counter(c, 0);
+  expectExchanged(launch(kExchange, {observer.get(), &counter}));
+  ASSERT_EQ(timeline.ctaCount(), 2u);
+  TraceEvents t(timeline.json());
+  EXPECT_EQ(t.processes, (std::vector<std::string>{"launch 0: k CTA (0,0,0)", "launch 0: k CTA (1,0,0)"}));
+  for (int64_t pid : {1, 2}) {
+    // Warp 0 arrives first and waits; warp 1's arrival completes the barrier and releases it.
+    EXPECT_EQ(t.count(pid, 0, "X", "wait barrier 0"), 1u);
+    EXPECT_EQ(t.count(pid, 1, "s", "barrier 0 released"), 1u);
+    EXPECT_EQ(t.count(pid, 0, "f", "barrier 0 released"), 1u);
+    for (int64_t warp : {0, 1}) {
+      EXPECT_GE(t.count(pid, warp, "X", "run"), 1u);
+      EXPECT_EQ(t.count(pid, warp, "X", "exited"), 1u);
+    }
+    // The spans of one warp follow one another.
+    for (int64_t warp : {0, 1}) {
+      double end = 0;
+      for (const boost::json::object &e : t.byThread.at({pid, warp})) {
+        if (e.at("ph") != "X") continue;
+        EXPECT_GE(e.at("ts").to_number<double>(), end) << boost::json::serialize(e);
+        end = e.at("ts").to_number<double>() + e.at("dur").to_number<double>();
+      }
+    }
+  }
+}
+
+TEST(Timeline, KeepsTheChosenCtas) {
+  emu::TimelineOptions options;
+  options.ctas = {1};
+  emu::Timeline timeline(options);
+  std::unique_ptr<emu::LaunchObserver> observer = timeline.observeLaunch("k");
+  expectExchanged(launch(kExchange, {observer.get()}));
+  EXPECT_EQ(TraceEvents(timeline.json()).processes, (std::vector<std::string>{"launch 0: k CTA (1,0,0)"}));
+  // Past the event budget, CTAs are left out whole and counted.
+  emu::TimelineOptions tiny;
+  tiny.maxEvents = 1;
+  emu::Timeline small(tiny);
+  std::unique_ptr<emu::LaunchObserver> smallObserver = small.observeLaunch("k");
+  expectExchanged(launch(kExchange, {smallObserver.get()}));
+  EXPECT_EQ(small.ctaCount(), 0u);
+  EXPECT_EQ(boost::json::parse(small.json()).at("otherData").at("ctas_left_out"), 2);
 }
 
 } // namespace

@@ -9,6 +9,9 @@
 // RUN: ls %t.ptx | FileCheck %s --check-prefix=PTX
 // RUN: env LD_LIBRARY_PATH=%libdir PTXVM_REPORT=%t.env.json %bin/report > %t.out
 // RUN: %json %t.env.json | FileCheck %s --check-prefix=NORACE
+// The timeline of every launch (--trace), the CTAs with the race included.
+// RUN: %ptxvm exec --racecheck --trace %t.trace.json -- %bin/report > %t.trace.out
+// RUN: %python %S/../../lit/Inputs/trace_check.py --list %t.trace.json | FileCheck %s --check-prefix=TRACE
 // CHECK-NOT: FAIL
 // CHECK: report: ok
 // JSON:      launches[0].kernel = "_Z5sharePii"
@@ -36,6 +39,12 @@
 // JSON:      diagnostics[0].location.file = "{{.*}}report.cu.sm_80.ptx"
 // PTX: report.cu.sm_80.ptx
 // NORACE: diagnostics = []
+// TRACE: M process_name {"name": "launch 0: _Z5sharePii CTA (0,0,0)"}
+// TRACE: M process_name {"name": "launch 0: _Z5sharePii CTA (1,0,0)"}
+// TRACE: M process_name {"name": "launch 1: _Z5sharePii CTA (0,0,0)"}
+// TRACE: M process_name {"name": "launch 2: _Z6squarePii CTA (0,0,0)"}
+// TRACE: 1/1 i {{[0-9]+}} shared-race {"message":
+// TRACE: trace ok
 // clang-format on
 #include "Inputs/check.h"
 

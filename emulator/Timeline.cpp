@@ -1,0 +1,376 @@
+#include "emulator/Timeline.h"
+
+#include "emulator/Cta.h"
+#include "emulator/Device.h"
+#include "emulator/Kernel.h"
+
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <set>
+
+namespace emu {
+
+bool parseCtaList(std::string_view text, std::vector<uint64_t> &out) {
+  constexpr uint64_t kMaxCtas = 1'000'000;
+  out.clear();
+  auto number = [](std::string_view s, uint64_t &v) {
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    return ec == std::errc() && end == s.data() + s.size() && !s.empty();
+  };
+  size_t at = 0;
+  while (at <= text.size()) {
+    size_t end = std::min(text.find(',', at), text.size());
+    std::string_view item = text.substr(at, end - at);
+    uint64_t lo = 0, hi = 0;
+    if (size_t dash = item.find('-'); dash != std::string_view::npos) {
+      if (!number(item.substr(0, dash), lo) || !number(item.substr(dash + 1), hi) || hi < lo) return false;
+    } else {
+      if (!number(item, lo)) return false;
+      hi = lo;
+    }
+    if (hi - lo >= kMaxCtas || out.size() + (hi - lo + 1) > kMaxCtas) return false;
+    for (uint64_t i = lo; i <= hi; ++i) out.push_back(i);
+    at = end + 1;
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return !out.empty();
+}
+
+/// Records one CTA; hands the record to the timeline when the CTA ends.
+class TimelineCta final : public CtaObserver {
+public:
+  TimelineCta(Timeline &timeline, uint32_t launch, std::chrono::steady_clock::time_point start)
+      : timeline_(timeline), launch_(launch), start_(start) {}
+
+  void ctaStarted(const Cta &cta) override { cta_ = &cta; }
+
+  void warpSliceStarted(const Warp &w) override {
+    running_ = w.index;
+    add(TimelineEvent::Kind::SliceBegin, w.index);
+  }
+  void warpSliceEnded(const Warp &w) override {
+    add(TimelineEvent::Kind::SliceEnd, w.index);
+    if (w.state == Warp::State::Done) add(TimelineEvent::Kind::Exited, w.index);
+    running_ = kNone;
+  }
+  void barrierWaiting(const BarrierEvent &e) override {
+    TimelineEvent &t = add(TimelineEvent::Kind::WaitBegin, e.warp);
+    describe(t, e);
+    if (e.id >= 0 && e.id < 16) {
+      const NamedBarrier &b = cta_->barriers.barrier(static_cast<uint32_t>(e.id));
+      t.expected = b.expected;
+      t.arrived = b.arrived;
+    }
+  }
+  void barrierResumed(const BarrierEvent &e) override {
+    describe(add(TimelineEvent::Kind::WaitEnd, e.warp), e);
+  }
+  void barrierArrived(const BarrierEvent &e) override {
+    if (e.kind == BarrierEvent::Kind::Arrive) describe(add(TimelineEvent::Kind::Arrive, e.warp), e);
+  }
+  void barrierCompleted(int32_t id, uint32_t generation) override {
+    // The arrival that completed it belongs to the running warp (or to an exit that
+    // recounted the barrier).
+    TimelineEvent &t = add(TimelineEvent::Kind::Completed, running_ == kNone ? 0 : running_);
+    t.barrier = id;
+    t.generation = generation;
+  }
+  void mbarrierReleased(uint32_t warp, unsigned, uint64_t mbarrier, uint32_t pc) override {
+    mbarrierEvent(TimelineEvent::Kind::MbarrierArrive, warp, mbarrier, pc);
+  }
+  void mbarrierAcquired(uint32_t warp, unsigned, uint64_t mbarrier, uint32_t pc) override {
+    mbarrierEvent(TimelineEvent::Kind::MbarrierComplete, warp, mbarrier, pc);
+  }
+
+  void ctaFinished(const Cta &cta) override {
+    const TimelineOptions &options = timeline_.options_;
+    const bool reported = cta.diagnostics && !cta.diagnostics->all().empty();
+    const bool wanted = options.ctas.empty()
+                            ? cta.linearIndex < TimelineOptions::kDefaultCtas || reported
+                            : std::binary_search(options.ctas.begin(), options.ctas.end(), cta.linearIndex);
+    if (!wanted) return;
+    Timeline::CtaRecord r;
+    r.launch = launch_;
+    r.linearIndex = cta.linearIndex;
+    r.ctaid[0] = cta.ctaid.x;
+    r.ctaid[1] = cta.ctaid.y;
+    r.ctaid[2] = cta.ctaid.z;
+    r.warps = static_cast<uint32_t>(cta.warps.size());
+    r.endStep = cta.executed;
+    r.endHostNs = hostNs();
+    if (reported)
+      for (const ptx::Diagnostic &d : cta.diagnostics->all()) {
+        int64_t warp = -1;
+        for (const auto &[key, value] : d.fields)
+          if (key == "warp") warp = std::strtoll(value.c_str(), nullptr, 10);
+        r.findings.push_back({warp, std::string(ptx::kindName(d.kind)),
+                              std::string(ptx::severityName(d.severity)), d.message, d.loc.line});
+      }
+    r.events = std::move(events_);
+    timeline_.keep(std::move(r));
+  }
+
+private:
+  static constexpr uint32_t kNone = UINT32_MAX;
+
+  uint64_t hostNs() const {
+    return static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_)
+            .count());
+  }
+  TimelineEvent &add(TimelineEvent::Kind kind, uint32_t warp) {
+    events_.push_back({kind, warp, cta_ ? cta_->executed : 0, hostNs()});
+    return events_.back();
+  }
+  static void describe(TimelineEvent &t, const BarrierEvent &e) {
+    t.barrier = e.id;
+    t.generation = e.generation;
+    t.pc = e.pc;
+  }
+  /// One event per warp and instruction (the lanes of one mbarrier operation come one by one).
+  void mbarrierEvent(TimelineEvent::Kind kind, uint32_t warp, uint64_t mbarrier, uint32_t pc) {
+    if (!events_.empty()) {
+      const TimelineEvent &last = events_.back();
+      if (last.kind == kind && last.warp == warp && last.mbarrier == mbarrier && last.pc == pc &&
+          last.step == (cta_ ? cta_->executed : 0))
+        return;
+    }
+    TimelineEvent &t = add(kind, warp);
+    t.mbarrier = mbarrier;
+    t.pc = pc;
+  }
+
+  Timeline &timeline_;
+  uint32_t launch_;
+  std::chrono::steady_clock::time_point start_;
+  const Cta *cta_ = nullptr;
+  uint32_t running_ = kNone;
+  std::vector<TimelineEvent> events_;
+};
+
+class TimelineLaunch final : public LaunchObserver {
+public:
+  TimelineLaunch(Timeline &timeline, uint32_t index) : timeline_(timeline), index_(index) {}
+  void launchStarted(const Kernel &, const LaunchConfig &) override {
+    start_ = std::chrono::steady_clock::now();
+  }
+  std::unique_ptr<CtaObserver> observeCta(Cta &) override {
+    return std::make_unique<TimelineCta>(timeline_, index_, start_);
+  }
+
+private:
+  Timeline &timeline_;
+  uint32_t index_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+std::unique_ptr<LaunchObserver> Timeline::observeLaunch(std::string kernel) {
+  std::lock_guard lock(mutex_);
+  launches_.push_back(std::move(kernel));
+  return std::make_unique<TimelineLaunch>(*this, static_cast<uint32_t>(launches_.size() - 1));
+}
+
+void Timeline::keep(CtaRecord record) {
+  std::lock_guard lock(mutex_);
+  if (events_ + record.events.size() > options_.maxEvents) {
+    ++droppedCtas_;
+    return;
+  }
+  events_ += record.events.size();
+  ctas_.push_back(std::move(record));
+}
+
+size_t Timeline::ctaCount() const {
+  std::lock_guard lock(mutex_);
+  return ctas_.size();
+}
+
+namespace {
+
+std::string barrierName(int32_t id) {
+  return id == kClusterBarrier ? std::string("cluster barrier") : "barrier " + std::to_string(id);
+}
+
+/// Trace-event timestamps are microseconds: a step shows as one, host nanoseconds as thousandths.
+double stamp(const TimelineOptions &o, uint64_t step, uint64_t hostNs) {
+  return o.clock == TimelineOptions::Clock::Steps ? static_cast<double>(step)
+                                                  : static_cast<double>(hostNs) / 1000.0;
+}
+
+} // namespace
+
+std::string Timeline::json() const {
+  std::lock_guard lock(mutex_);
+  boost::json::array trace;
+  std::vector<const CtaRecord *> order;
+  for (const CtaRecord &c : ctas_) order.push_back(&c);
+  std::sort(order.begin(), order.end(), [](const CtaRecord *a, const CtaRecord *b) {
+    return a->launch != b->launch ? a->launch < b->launch : a->linearIndex < b->linearIndex;
+  });
+  uint64_t flowId = 0;
+  for (size_t p = 0; p < order.size(); ++p) {
+    const CtaRecord &c = *order[p];
+    const int64_t pid = static_cast<int64_t>(p) + 1;
+    auto at = [&](uint64_t step, uint64_t hostNs) { return stamp(options_, step, hostNs); };
+    const double end = at(c.endStep, c.endHostNs);
+    const std::string cta = "(" + std::to_string(c.ctaid[0]) + "," + std::to_string(c.ctaid[1]) + "," +
+                            std::to_string(c.ctaid[2]) + ")";
+    trace.push_back(boost::json::object{
+        {"ph", "M"},
+        {"name", "process_name"},
+        {"pid", pid},
+        {"args",
+         {{"name", "launch " + std::to_string(c.launch) + ": " + launches_[c.launch] + " CTA " + cta}}}});
+    trace.push_back(boost::json::object{
+        {"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"args", {{"sort_index", pid}}}});
+    for (uint32_t w = 0; w < c.warps; ++w) {
+      trace.push_back(boost::json::object{{"ph", "M"},
+                                          {"name", "thread_name"},
+                                          {"pid", pid},
+                                          {"tid", w},
+                                          {"args", {{"name", "warp " + std::to_string(w)}}}});
+      trace.push_back(boost::json::object{{"ph", "M"},
+                                          {"name", "thread_sort_index"},
+                                          {"pid", pid},
+                                          {"tid", w},
+                                          {"args", {{"sort_index", w}}}});
+    }
+    auto span = [&](const char *category, std::string name, uint32_t warp, double from, double to,
+                    boost::json::object args) {
+      trace.push_back(boost::json::object{{"ph", "X"},
+                                          {"cat", category},
+                                          {"name", std::move(name)},
+                                          {"pid", pid},
+                                          {"tid", warp},
+                                          {"ts", from},
+                                          {"dur", std::max(0.0, to - from)},
+                                          {"args", std::move(args)}});
+    };
+    auto instant = [&](const char *category, std::string name, uint32_t warp, double ts,
+                       boost::json::object args) {
+      trace.push_back(boost::json::object{{"ph", "i"},
+                                          {"s", "t"},
+                                          {"cat", category},
+                                          {"name", std::move(name)},
+                                          {"pid", pid},
+                                          {"tid", warp},
+                                          {"ts", ts},
+                                          {"args", std::move(args)}});
+    };
+    // Per warp: the open slice and wait, and the time of its last event (for findings).
+    std::vector<double> sliceStart(c.warps, -1), lastSeen(c.warps, 0);
+    std::vector<const TimelineEvent *> waiting(c.warps, nullptr);
+    std::vector<double> exitedAt(c.warps, -1);
+    // Barrier generation completed -> its flow id; only generations some warp waited for
+    // get an arrow (a generation of arrivals alone releases nobody).
+    std::map<std::pair<int32_t, uint32_t>, uint64_t> flows;
+    std::set<std::pair<int32_t, uint32_t>> released;
+    for (const TimelineEvent &e : c.events)
+      if (e.kind == TimelineEvent::Kind::WaitEnd) released.insert({e.barrier, e.generation});
+    for (const TimelineEvent &e : c.events) {
+      if (e.warp >= c.warps) continue;
+      const double t = at(e.step, e.hostNs);
+      lastSeen[e.warp] = t;
+      switch (e.kind) {
+      case TimelineEvent::Kind::SliceBegin: sliceStart[e.warp] = t; break;
+      case TimelineEvent::Kind::SliceEnd:
+        if (sliceStart[e.warp] >= 0) span("warp", "run", e.warp, sliceStart[e.warp], t, {});
+        sliceStart[e.warp] = -1;
+        break;
+      case TimelineEvent::Kind::Exited: exitedAt[e.warp] = t; break;
+      case TimelineEvent::Kind::WaitBegin:
+        // The run ends where the wait begins (with host time, the slice ends a little later).
+        if (sliceStart[e.warp] >= 0) span("warp", "run", e.warp, sliceStart[e.warp], t, {});
+        sliceStart[e.warp] = -1;
+        waiting[e.warp] = &e;
+        break;
+      case TimelineEvent::Kind::WaitEnd: {
+        if (const TimelineEvent *w = waiting[e.warp]; w && at(w->step, w->hostNs) < t) {
+          span("barrier", "wait " + barrierName(w->barrier), e.warp, at(w->step, w->hostNs), t,
+               {{"barrier", w->barrier},
+                {"generation", w->generation},
+                {"expected_threads", w->expected},
+                {"arrived_threads", w->arrived}});
+        }
+        waiting[e.warp] = nullptr;
+        auto flow = flows.find({e.barrier, e.generation});
+        if (flow != flows.end())
+          trace.push_back(boost::json::object{{"ph", "f"},
+                                              {"bp", "e"},
+                                              {"cat", "barrier"},
+                                              {"name", barrierName(e.barrier) + " released"},
+                                              {"id", flow->second},
+                                              {"pid", pid},
+                                              {"tid", e.warp},
+                                              {"ts", t}});
+        break;
+      }
+      case TimelineEvent::Kind::Arrive:
+        instant("barrier", "arrive " + barrierName(e.barrier), e.warp, t, {{"generation", e.generation}});
+        break;
+      case TimelineEvent::Kind::Completed: {
+        instant("barrier", barrierName(e.barrier) + " complete", e.warp, t, {{"generation", e.generation}});
+        if (!released.count({e.barrier, e.generation})) break;
+        const uint64_t id = ++flowId;
+        flows[{e.barrier, e.generation}] = id;
+        trace.push_back(boost::json::object{{"ph", "s"},
+                                            {"cat", "barrier"},
+                                            {"name", barrierName(e.barrier) + " released"},
+                                            {"id", id},
+                                            {"pid", pid},
+                                            {"tid", e.warp},
+                                            {"ts", t}});
+        break;
+      }
+      case TimelineEvent::Kind::MbarrierArrive:
+      case TimelineEvent::Kind::MbarrierComplete:
+        instant("mbarrier",
+                e.kind == TimelineEvent::Kind::MbarrierArrive ? "mbarrier arrive" : "mbarrier phase complete",
+                e.warp, t, {{"mbarrier", e.mbarrier}});
+        break;
+      }
+    }
+    for (uint32_t w = 0; w < c.warps; ++w) {
+      if (sliceStart[w] >= 0) span("warp", "run", w, sliceStart[w], end, {{"ended", "with the CTA"}});
+      if (const TimelineEvent *e = waiting[w])
+        span("barrier", "wait " + barrierName(e->barrier) + " (never released)", w, at(e->step, e->hostNs),
+             end,
+             {{"barrier", e->barrier},
+              {"generation", e->generation},
+              {"expected_threads", e->expected},
+              {"arrived_threads", e->arrived}});
+      if (exitedAt[w] >= 0) span("warp", "exited", w, exitedAt[w], end, {});
+    }
+    for (const Finding &f : c.findings) {
+      const uint32_t warp = f.warp >= 0 && f.warp < c.warps ? static_cast<uint32_t>(f.warp) : 0;
+      instant("diagnostic", f.kind, warp, f.warp >= 0 && f.warp < c.warps ? lastSeen[warp] : end,
+              {{"severity", f.severity}, {"message", f.message}, {"ptx_line", f.line}});
+    }
+  }
+  boost::json::object other{
+      {"clock", options_.clock == TimelineOptions::Clock::Steps
+                    ? "steps: one microsecond is one warp instruction executed by the CTA"
+                    : "host: microseconds since the launch started"},
+      {"ctas", ctas_.size()},
+      {"ctas_left_out", droppedCtas_}};
+  return boost::json::serialize(boost::json::object{
+             {"traceEvents", std::move(trace)}, {"displayTimeUnit", "ns"}, {"otherData", std::move(other)}}) +
+         "\n";
+}
+
+bool Timeline::write(const std::string &path) const {
+  const std::string text = json();
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  return static_cast<bool>(out.flush());
+}
+
+} // namespace emu
