@@ -99,12 +99,20 @@ std::string functionGraph(const ptx::Module &m, const AnalysedFunction &a, const
   const ptx::Function &fn = fd.function();
   std::unordered_map<uint32_t, const analysis::BarrierOp *> barrierAt;
   for (const analysis::BarrierOp &op : a.barriers->ops) barrierAt[op.instr] = &op;
-  // The barrier checks' findings, by PTX line.
-  std::unordered_map<uint32_t, std::string> findingsAt;
-  for (const ptx::Diagnostic &d : a.barriers->diagnostics)
-    findingsAt[d.loc.line] += (findingsAt[d.loc.line].empty() ? "" : "; ") +
-                              std::string(ptx::severityName(d.severity)) + ": " + d.message + " [" +
-                              std::string(ptx::kindName(d.kind)) + "]";
+  // The barrier checks' findings, by PTX line: severity and kind in the block (short, so that
+  // blocks keep their width), the whole message on hover.
+  struct Findings {
+    std::string brief, full;
+    bool error = false;
+  };
+  std::unordered_map<uint32_t, Findings> findingsAt;
+  for (const ptx::Diagnostic &d : a.barriers->diagnostics) {
+    Findings &f = findingsAt[d.loc.line];
+    const std::string severity(ptx::severityName(d.severity)), kind(ptx::kindName(d.kind));
+    f.brief += (f.brief.empty() ? "" : ", ") + severity + ": " + kind;
+    f.full += "\n" + severity + ": " + d.message + " [" + kind + "]";
+    f.error |= d.severity == ptx::Severity::Error;
+  }
   // The reconvergence points of the branches that may split a warp.
   std::vector<std::vector<uint32_t>> reconverging(cfg.size());
   for (uint32_t br = 0; br < g.branches().size(); ++br)
@@ -137,9 +145,9 @@ std::string functionGraph(const ptx::Module &m, const AnalysedFunction &a, const
         const char *background = "#ffe14d";
         std::string note = op != barrierAt.end() ? "  [" + html(barrierText(*op->second)) + "]" : "";
         if (finding != findingsAt.end()) {
-          background = finding->second.starts_with("error") ? "#ff8080" : "#ffb366";
-          note += "  " + html(finding->second);
-          tooltip += "\n" + finding->second;
+          background = finding->second.error ? "#ff8080" : "#ffb366";
+          note += "  " + html(finding->second.brief);
+          tooltip += finding->second.full;
         }
         rows += std::string("<tr><td align=\"left\" bgcolor=\"") + background + "\"><b>" + text + "</b>" +
                 note + "</td></tr>";
