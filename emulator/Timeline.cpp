@@ -36,7 +36,7 @@ bool parseCtaList(std::string_view text, std::vector<uint64_t> &out) {
       hi = lo;
     }
     if (hi - lo >= kMaxCtas || out.size() + (hi - lo + 1) > kMaxCtas) return false;
-    for (uint64_t i = lo; i <= hi; ++i) out.push_back(i);
+    for (uint64_t n = 0; n <= hi - lo; ++n) out.push_back(lo + n); // no wrap at 2^64 - 1
     at = end + 1;
   }
   std::sort(out.begin(), out.end());
@@ -115,6 +115,7 @@ public:
                               std::string(ptx::severityName(d.severity)), d.message, d.loc.line});
       }
     r.events = std::move(events_);
+    r.truncated = truncated_;
     timeline_.keep(std::move(r));
   }
 
@@ -126,7 +127,14 @@ private:
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_)
             .count());
   }
+  /// Records an event; past the timeline's event budget, the CTA's record ends there (a long
+  /// kernel keeps its beginning) and the event goes to a scratch slot.
   TimelineEvent &add(TimelineEvent::Kind kind, uint32_t warp) {
+    if (events_.size() >= timeline_.options_.maxEvents) {
+      truncated_ = true;
+      scratch_ = {kind, warp, 0, 0};
+      return scratch_;
+    }
     events_.push_back({kind, warp, cta_ ? cta_->executed : 0, hostNs()});
     return events_.back();
   }
@@ -154,6 +162,8 @@ private:
   const Cta *cta_ = nullptr;
   uint32_t running_ = kNone;
   std::vector<TimelineEvent> events_;
+  TimelineEvent scratch_{};
+  bool truncated_ = false;
 };
 
 class TimelineLaunch final : public LaunchObserver {
@@ -162,7 +172,10 @@ public:
   void launchStarted(const Kernel &, const LaunchConfig &) override {
     start_ = std::chrono::steady_clock::now();
   }
-  std::unique_ptr<CtaObserver> observeCta(Cta &) override {
+  std::unique_ptr<CtaObserver> observeCta(Cta &cta) override {
+    // CTAs left out by --trace-ctas are not observed at all.
+    const std::vector<uint64_t> &chosen = timeline_.options_.ctas;
+    if (!chosen.empty() && !std::binary_search(chosen.begin(), chosen.end(), cta.linearIndex)) return nullptr;
     return std::make_unique<TimelineCta>(timeline_, index_, start_);
   }
 
@@ -228,7 +241,8 @@ std::string Timeline::json() const {
         {"name", "process_name"},
         {"pid", pid},
         {"args",
-         {{"name", "launch " + std::to_string(c.launch) + ": " + launches_[c.launch] + " CTA " + cta}}}});
+         {{"name", "launch " + std::to_string(c.launch) + ": " + launches_[c.launch] + " CTA " + cta +
+                       (c.truncated ? " (truncated: the event budget ran out)" : "")}}}});
     trace.push_back(boost::json::object{
         {"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"args", {{"sort_index", pid}}}});
     for (uint32_t w = 0; w < c.warps; ++w) {

@@ -28,8 +28,9 @@ struct TimelineOptions {
   /// of each launch and every CTA that reported a diagnostic.
   std::vector<uint64_t> ctas;
   static constexpr uint64_t kDefaultCtas = 4;
-  /// Events kept over all launches; CTAs past it are left out whole (the trace says how many).
-  uint64_t maxEvents = 4'000'000;
+  /// Events kept over all launches (about 50 bytes each); CTAs past it are left out whole (the
+  /// trace says how many), and a CTA that alone passes it keeps its first events.
+  uint64_t maxEvents = 1'000'000;
 };
 
 /// "0,3,8-11" as CTA indices (sorted, unique); false when malformed or over 1,000,000 CTAs.
@@ -88,6 +89,7 @@ private:
     uint32_t warps;
     std::vector<TimelineEvent> events;
     uint64_t endStep, endHostNs;
+    bool truncated = false;
     std::vector<Finding> findings;
   };
   void keep(CtaRecord record);

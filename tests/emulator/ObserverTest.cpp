@@ -279,6 +279,8 @@ TEST(Timeline, ParsesCtaLists) {
   std::vector<uint64_t> ctas;
   ASSERT_TRUE(emu::parseCtaList("7,0,3-5,4", ctas));
   EXPECT_EQ(ctas, (std::vector<uint64_t>{0, 3, 4, 5, 7}));
+  ASSERT_TRUE(emu::parseCtaList("18446744073709551614-18446744073709551615", ctas));
+  EXPECT_EQ(ctas, (std::vector<uint64_t>{UINT64_MAX - 1, UINT64_MAX}));
   for (const char *bad : {"", ",", "1,", "a", "3-1", "-2", "1-", "1 ,2", "18446744073709551616", "0-2000000"})
     EXPECT_FALSE(emu::parseCtaList(bad, ctas)) << bad;
 }
@@ -346,14 +348,17 @@ TEST(Timeline, KeepsTheChosenCtas) {
   std::unique_ptr<emu::LaunchObserver> observer = timeline.observeLaunch("k");
   expectExchanged(launch(kExchange, {observer.get()}));
   EXPECT_EQ(TraceEvents(timeline.json()).processes, (std::vector<std::string>{"launch 0: k CTA (1,0,0)"}));
-  // Past the event budget, CTAs are left out whole and counted.
+  // Past the event budget a CTA's record ends (it says so), and later CTAs are left out whole
+  // and counted.
   emu::TimelineOptions tiny;
-  tiny.maxEvents = 1;
+  tiny.maxEvents = 3;
   emu::Timeline small(tiny);
   std::unique_ptr<emu::LaunchObserver> smallObserver = small.observeLaunch("k");
   expectExchanged(launch(kExchange, {smallObserver.get()}));
-  EXPECT_EQ(small.ctaCount(), 0u);
-  EXPECT_EQ(boost::json::parse(small.json()).at("otherData").at("ctas_left_out"), 2);
+  EXPECT_EQ(small.ctaCount(), 1u);
+  EXPECT_EQ(TraceEvents(small.json()).processes,
+            (std::vector<std::string>{"launch 0: k CTA (0,0,0) (truncated: the event budget ran out)"}));
+  EXPECT_EQ(boost::json::parse(small.json()).at("otherData").at("ctas_left_out"), 1);
 }
 
 } // namespace
