@@ -281,6 +281,7 @@ std::string Timeline::json() const {
     };
     // Per warp: the open slice and wait, and the time of its last event (for findings).
     std::vector<double> sliceStart(c.warps, -1), lastSeen(c.warps, 0);
+    std::vector<bool> inSlice(c.warps, false);
     std::vector<const TimelineEvent *> waiting(c.warps, nullptr);
     std::vector<double> exitedAt(c.warps, -1);
     // Barrier generation completed -> its flow id; only generations some warp waited for
@@ -294,10 +295,14 @@ std::string Timeline::json() const {
       const double t = at(e.step, e.hostNs);
       lastSeen[e.warp] = t;
       switch (e.kind) {
-      case TimelineEvent::Kind::SliceBegin: sliceStart[e.warp] = t; break;
+      case TimelineEvent::Kind::SliceBegin:
+        sliceStart[e.warp] = t;
+        inSlice[e.warp] = true;
+        break;
       case TimelineEvent::Kind::SliceEnd:
         if (sliceStart[e.warp] >= 0) span("warp", "run", e.warp, sliceStart[e.warp], t, {});
         sliceStart[e.warp] = -1;
+        inSlice[e.warp] = false;
         break;
       case TimelineEvent::Kind::Exited: exitedAt[e.warp] = t; break;
       case TimelineEvent::Kind::WaitBegin:
@@ -315,6 +320,8 @@ std::string Timeline::json() const {
                 {"arrived_threads", w->arrived}});
         }
         waiting[e.warp] = nullptr;
+        // Released within its own slice (its arrival completed the barrier): it runs on.
+        if (inSlice[e.warp] && sliceStart[e.warp] < 0) sliceStart[e.warp] = t;
         auto flow = flows.find({e.barrier, e.generation});
         if (flow != flows.end())
           trace.push_back(boost::json::object{{"ph", "f"},
