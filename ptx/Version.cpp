@@ -39,6 +39,12 @@ const BuildInfo &buildInfo() {
   return info;
 }
 
+namespace {
+// Computed while the program (or libcudart.so.13) loads: reports are written at exit, after the
+// instruction table that compute() reads may have been destroyed with the other statics.
+[[maybe_unused]] const bool kComputedAtLoad = (buildInfo(), true);
+} // namespace
+
 std::string versionText() {
   const BuildInfo &b = buildInfo();
   std::string text = "ptxvm " + std::string(b.version) + "\n";
