@@ -217,8 +217,8 @@ int analyze(const AnalyzeOptions &o, const CLI::App &command) {
     else
       std::fprintf(stderr, "ptxvm analyze: %s: writing DOT instead of SVG\n", error.c_str());
   } else if (format == "html") {
-    std::string svg, error;
-    text = renderCfgHtml(*m, fns, layOutSvg("digraph{}", svg, error));
+    std::string error;
+    text = renderCfgHtml(*m, fns, error);
     if (!error.empty())
       std::fprintf(stderr, "ptxvm analyze: %s: the page has DOT text instead of pictures\n", error.c_str());
   } else {

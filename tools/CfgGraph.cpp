@@ -22,23 +22,14 @@ namespace {
 
 using analysis::Uniformity;
 
-const char *fillColour(Uniformity u) {
-  switch (u) {
-  case Uniformity::CtaUniform: return "#d3efd3";
-  case Uniformity::WarpUniform: return "#fde3b5";
-  case Uniformity::Divergent: return "#f8c9c9";
-  }
-  return "white";
-}
-
-const char *edgeColour(Uniformity u) {
-  switch (u) {
-  case Uniformity::CtaUniform: return "forestgreen";
-  case Uniformity::WarpUniform: return "darkorange";
-  case Uniformity::Divergent: return "red";
-  }
-  return "black";
-}
+/// A block's fill and its branch edges' colour, by the uniformity of its branch (indexed by
+/// Uniformity: CtaUniform, WarpUniform, Divergent).
+struct Colours {
+  const char *fill, *edge;
+};
+constexpr Colours kColours[] = {{"#d3efd3", "forestgreen"}, {"#fde3b5", "darkorange"}, {"#f8c9c9", "red"}};
+const char *fillColour(Uniformity u) { return kColours[static_cast<unsigned>(u)].fill; }
+const char *edgeColour(Uniformity u) { return kColours[static_cast<unsigned>(u)].edge; }
 
 /// Text for HTML, and for Graphviz's HTML-like labels.
 std::string html(std::string_view s) {
@@ -287,7 +278,7 @@ bool layOutSvg(const std::string &dot, std::string &svg, std::string &error) {
   return true;
 }
 
-std::string renderCfgHtml(const ptx::Module &m, std::span<const AnalysedFunction> fns, bool haveGraphviz) {
+std::string renderCfgHtml(const ptx::Module &m, std::span<const AnalysedFunction> fns, std::string &error) {
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>ptxvm analyze: " +
       html(m.fileName) +
@@ -307,24 +298,24 @@ std::string renderCfgHtml(const ptx::Module &m, std::span<const AnalysedFunction
       "warp may run, a double border the reconvergence point of a divergent branch (a dashed edge leads "
       "there from the branch), <span class=\"key barrier\">barriers</span> show their id and thread count, "
       "and each block lists its gated SSA gates (also on hover).</p>\n";
-  if (!haveGraphviz)
-    out += "<p><b>Graphviz's dot was not found</b>: the graphs are given as DOT text (install the graphviz "
-           "package for pictures).</p>\n";
   out += "<ul>\n";
   for (size_t f = 0; f < fns.size(); ++f)
     out += "<li><a href=\"#f" + std::to_string(f) + "\">" + html(functionTitle(m, *fns[f].divergence)) +
            "</a></li>\n";
   out += "</ul>\n";
+  // The sections; after Graphviz's first failure the rest are given as DOT text too.
+  std::string sections;
   for (size_t f = 0; f < fns.size(); ++f) {
+    std::string &out = sections;
     const AnalysedFunction &a = fns[f];
     const analysis::FunctionDivergence &fd = *a.divergence;
     const analysis::GatedSSA &g = fd.gated();
     const ptx::Function &fn = fd.function();
     out += "<section id=\"f" + std::to_string(f) + "\">\n<h2>" + html(functionTitle(m, fd)) + "</h2>\n";
     const std::string dot = singleFunctionDot(m, a);
-    std::string svg, error;
+    std::string svg;
     out += "<details open>\n<summary>control-flow graph</summary>\n<div class=\"cfg\">\n";
-    if (haveGraphviz && layOutSvg(dot, svg, error)) {
+    if (error.empty() && layOutSvg(dot, svg, error)) {
       size_t start = svg.find("<svg");
       out += svg.substr(start == std::string::npos ? 0 : start);
     } else {
@@ -353,7 +344,8 @@ std::string renderCfgHtml(const ptx::Module &m, std::span<const AnalysedFunction
     if (!barriers.empty()) out += "<h3>Barriers</h3>\n<pre>" + html(barriers) + "</pre>\n";
     out += "</section>\n";
   }
-  return out + "</body>\n</html>\n";
+  if (!error.empty()) out += "<p><b>" + html(error) + "</b>: the graphs are given as DOT text.</p>\n";
+  return out + sections + "</body>\n</html>\n";
 }
 
 } // namespace ptxvm

@@ -28,8 +28,8 @@ std::string renderCfgDot(const ptx::Module &m, std::span<const AnalysedFunction>
 bool layOutSvg(const std::string &dot, std::string &svg, std::string &error);
 
 /// One self-contained HTML page (no network, no JavaScript needed): a legend and, per function,
-/// its CFG as inline SVG (or, without Graphviz, its DOT text), its divergent branches and its
-/// barrier report.
-std::string renderCfgHtml(const ptx::Module &m, std::span<const AnalysedFunction> fns, bool haveGraphviz);
+/// its CFG as inline SVG (or, when Graphviz is missing or fails, its DOT text, with `error` set),
+/// its divergent branches and its barrier report.
+std::string renderCfgHtml(const ptx::Module &m, std::span<const AnalysedFunction> fns, std::string &error);
 
 } // namespace ptxvm
