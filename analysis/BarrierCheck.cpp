@@ -3,6 +3,7 @@
 // and roles.
 #include "analysis/BarrierCheck.h"
 
+#include "ptx/SourceLocation.h"
 #include "ptx/Writer.h"
 
 #include <algorithm>
@@ -313,12 +314,7 @@ ptx::Diagnostic diagnosticAt(const ptx::Module &m, const ptx::Function &fn, uint
   d.loc.line = in.loc.line;
   d.loc.column = in.loc.column;
   d.loc.function = std::string(m.str(fn.name));
-  if (in.debugLoc) {
-    const ptx::DebugLoc &dl = fn.debugLocs[in.debugLoc];
-    for (const ptx::FileEntry &f : m.files)
-      if (f.index == dl.file) d.loc.cudaFile = f.path;
-    d.loc.cudaLine = dl.line;
-  }
+  ptx::setCudaLocation(d, m, fn, in);
   if (m.source && in.loc.line) {
     std::vector<size_t> own;
     if (!starts) own = lineStarts(m);

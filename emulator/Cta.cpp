@@ -5,6 +5,7 @@
 
 #include "emulator/Device.h"
 #include "emulator/Interpreter.h"
+#include "ptx/SourceLocation.h"
 #include "ptx/Writer.h"
 
 #include <algorithm>
@@ -146,12 +147,6 @@ void Cta::report(ptx::DiagKind kind, ptx::Severity severity, uint32_t pc, const 
     const ptx::Instruction &in = kernel.instr(kernel.code[pc]);
     const ptx::Function &fn = kernel.functionOf(kernel.code[pc]);
     d.loc.function = std::string(kernel.module->str(fn.name));
-    if (in.debugLoc) {
-      const ptx::DebugLoc &dl = fn.debugLocs[in.debugLoc];
-      for (const ptx::FileEntry &f : kernel.module->files)
-        if (f.index == dl.file) d.loc.cudaFile = f.path;
-      d.loc.cudaLine = dl.line;
-    }
     d.sourceLine = ptx::writeInstruction(*kernel.module, fn, in);
   }
   d.fields.emplace_back("cta", std::to_string(ctaid.x) + "," + std::to_string(ctaid.y) + "," +
@@ -159,6 +154,9 @@ void Cta::report(ptx::DiagKind kind, ptx::Severity severity, uint32_t pc, const 
   d.fields.emplace_back("warp", std::to_string(w.index));
   d.fields.emplace_back("lanes", laneList(mask));
   for (auto &f : fields) d.fields.push_back(std::move(f));
+  if (pc < kernel.code.size())
+    ptx::setCudaLocation(d, *kernel.module, kernel.functionOf(kernel.code[pc]),
+                         kernel.instr(kernel.code[pc]));
   diags_.add(std::move(d));
   // Races are errors in the program but do not stop it, as on a GPU.
   bool fatal = kind != ptx::DiagKind::SharedRace && kind != ptx::DiagKind::GlobalRace;

@@ -17,7 +17,7 @@ fuzz_seconds=${PTXVM_FUZZ_SECONDS:-60}
 status=0
 log=$(mktemp)
 
-bash scripts/setup.sh || exit 1
+bash scripts/setup.sh --tests || exit 1
 
 echo "== build (build/)"
 bash scripts/build.sh || exit 1

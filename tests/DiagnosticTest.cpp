@@ -1,6 +1,9 @@
 // Diagnostics as JSON (ptx/DiagnosticJson.h): the documents parse, and every
 // field comes back with the value it was given, whatever characters it holds.
 #include "ptx/DiagnosticJson.h"
+#include "ptx/IR.h"
+#include "ptx/Parser.h"
+#include "ptx/SourceLocation.h"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -72,4 +75,41 @@ TEST(DiagnosticJson, ListKeepsOrder) {
   EXPECT_EQ(a[0], toJson(sample()));
   EXPECT_EQ(a[1].at("kind"), "divergent-barrier");
   EXPECT_EQ(a[1].at("severity"), "warning");
+}
+
+// setCudaLocation: the CUDA line of an instruction's `.loc`, and the call its code was inlined
+// into (the field inlined_at, after the fields already there), reach the text and the JSON.
+TEST(DiagnosticLocation, InlinedCallSiteFromLoc) {
+  const char *text = R"(.version 8.0
+.target sm_80
+.address_size 64
+.file 1 "/src/k.cu"
+.file 2 "/src/helpers.cuh"
+.entry k()
+{
+.loc 2 52 3, function_name $L__info_string0, inlined_at 1 72 7
+bar.sync 0;
+.loc 1 80 1
+ret;
+}
+)";
+  DiagnosticList diags;
+  std::unique_ptr<Module> m = parseModule(text, "k.ptx", diags);
+  ASSERT_TRUE(m && !diags.hasErrors()) << diags.renderText();
+  const Function &fn = *m->findFunction("k");
+  Diagnostic inlined, plain;
+  inlined.fields = {{"cta", "0,0,0"}};
+  setCudaLocation(inlined, *m, fn, fn.instrs[0]);
+  setCudaLocation(plain, *m, fn, fn.instrs[1]);
+  EXPECT_EQ(inlined.loc.cudaFile, "/src/helpers.cuh");
+  EXPECT_EQ(inlined.loc.cudaLine, 52u);
+  using Fields = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(inlined.fields, (Fields{{"cta", "0,0,0"}, {"inlined_at", "/src/k.cu:72"}}));
+  EXPECT_NE(inlined.renderText().find("at /src/helpers.cuh:52\n  cta: 0,0,0\n  inlined_at: /src/k.cu:72"),
+            std::string::npos)
+      << inlined.renderText();
+  EXPECT_EQ(toJson(inlined).at("fields").at("inlined_at"), "/src/k.cu:72");
+  EXPECT_EQ(plain.loc.cudaFile, "/src/k.cu");
+  EXPECT_EQ(plain.loc.cudaLine, 80u);
+  EXPECT_TRUE(plain.fields.empty());
 }

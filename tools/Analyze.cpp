@@ -131,6 +131,26 @@ std::string renderJson(const ptx::Module &m, const std::vector<Analysed> &fns) {
 
 } // namespace
 
+std::unique_ptr<ModuleAnalysis> analyseModule(const ptx::Module &m,
+                                              const std::vector<const ptx::Function *> &roots,
+                                              const std::optional<std::array<uint32_t, 3>> &block) {
+  auto a = std::make_unique<ModuleAnalysis>();
+  analysis::LaunchOptions launch;
+  if (block) std::copy(block->begin(), block->end(), launch.block);
+  a->manager = std::make_unique<analysis::AnalysisManager>(m, launch);
+  analysis::DivergenceOptions options;
+  if (block) options.block = analysis::LaunchShape::exact((*block)[0], (*block)[1], (*block)[2]);
+  a->divergence = analysis::analyzeDivergence(*a->manager, roots, options);
+  a->barriers = analysis::checkBarriers(m, a->divergence);
+  for (const ptx::Function &fn : m.functions) {
+    const analysis::FunctionDivergence *fd = a->divergence.find(fn);
+    if (!fd) continue;
+    for (const analysis::BarrierReport &r : a->barriers)
+      if (r.function == &fn) a->functions.push_back({fd, &r});
+  }
+  return a;
+}
+
 Command addAnalyzeCommand(CLI::App &ptxvm) {
   auto o = std::make_shared<AnalyzeOptions>();
   CLI::App *cmd = ptxvm.add_subcommand("analyze", "divergence and affine analysis, static barrier checks");
@@ -168,12 +188,8 @@ Command addAnalyzeCommand(CLI::App &ptxvm) {
 int analyze(const AnalyzeOptions &o, const CLI::App &command) {
   const InputOptions &in = o.in;
   const std::string &kernelName = o.kernel, &format = o.format;
-  analysis::LaunchOptions launch;
-  bool haveBlock = !o.block.empty();
-  if (haveBlock) {
-    auto d = parseDimensions(o.block);
-    std::copy(d.begin(), d.end(), launch.block);
-  }
+  std::optional<std::array<uint32_t, 3>> block;
+  if (!o.block.empty()) block = parseDimensions(o.block);
 
   ptx::DiagnosticList diags;
   auto m = loadModule(in, diags);
@@ -188,21 +204,8 @@ int analyze(const AnalyzeOptions &o, const CLI::App &command) {
       return usageError(command, "no kernel '" + kernelName + "' in " + in.file);
     roots.push_back(k);
   }
-  analysis::AnalysisManager am(*m, launch);
-  analysis::DivergenceOptions options;
-  if (haveBlock)
-    options.block = analysis::LaunchShape::exact(launch.block[0], launch.block[1], launch.block[2]);
-  analysis::DivergenceResult result = analysis::analyzeDivergence(am, roots, options);
-  std::vector<analysis::BarrierReport> reports = analysis::checkBarriers(*m, result);
-
-  // Functions in module order.
-  std::vector<Analysed> fns;
-  for (const ptx::Function &fn : m->functions) {
-    const analysis::FunctionDivergence *fd = result.find(fn);
-    if (!fd) continue;
-    for (const analysis::BarrierReport &r : reports)
-      if (r.function == &fn) fns.push_back({fd, &r});
-  }
+  std::unique_ptr<ModuleAnalysis> analysed = analyseModule(*m, roots, block);
+  const std::vector<Analysed> &fns = analysed->functions;
   std::string text;
   if (format == "json") {
     text = renderJson(*m, fns);
@@ -226,7 +229,7 @@ int analyze(const AnalyzeOptions &o, const CLI::App &command) {
   }
   std::fwrite(text.data(), 1, text.size(), stdout);
   bool errors = false;
-  for (const analysis::BarrierReport &r : reports)
+  for (const analysis::BarrierReport &r : analysed->barriers)
     for (const ptx::Diagnostic &d : r.diagnostics) errors |= d.severity == ptx::Severity::Error;
   if (!diags.all().empty() && format != "json") printDiagnostics(diags, in.json); // parse warnings
   return errors ? kDiagnostics : kOk;

@@ -2,9 +2,18 @@
 // checks of a PTX file, as an annotated listing, JSON, or the CFG as a picture (tools/CfgGraph.h).
 #pragma once
 
+#include "tools/CfgGraph.h"
 #include "tools/CommandLine.h"
 
+#include "analysis/BarrierCheck.h"
+#include "analysis/Divergence.h"
+#include "analysis/PassManager.h"
+
+#include <array>
+#include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace ptxvm {
 
@@ -15,6 +24,21 @@ struct AnalyzeOptions {
   std::string block;           // X[,Y,Z]; empty: from the kernel's directives
   std::string format = "text"; // text, json, dot, svg or html
 };
+
+/// A module's divergence analysis and barrier checks as `ptxvm analyze` computes them; `functions`
+/// (module order) points into the rest.
+struct ModuleAnalysis {
+  std::unique_ptr<analysis::AnalysisManager> manager;
+  analysis::DivergenceResult divergence;
+  std::vector<analysis::BarrierReport> barriers;
+  std::vector<AnalysedFunction> functions;
+};
+
+/// Analyses `roots` (empty: every kernel) and what they call, under `block` when the launch's
+/// block shape is known.
+std::unique_ptr<ModuleAnalysis> analyseModule(const ptx::Module &m,
+                                              const std::vector<const ptx::Function *> &roots,
+                                              const std::optional<std::array<uint32_t, 3>> &block);
 
 /// Adds `analyze` to `ptxvm`.
 Command addAnalyzeCommand(CLI::App &ptxvm);

@@ -31,21 +31,6 @@ constexpr Colours kColours[] = {{"#d3efd3", "forestgreen"}, {"#fde3b5", "darkora
 const char *fillColour(Uniformity u) { return kColours[static_cast<unsigned>(u)].fill; }
 const char *edgeColour(Uniformity u) { return kColours[static_cast<unsigned>(u)].edge; }
 
-/// Text for HTML, and for Graphviz's HTML-like labels.
-std::string html(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-    case '&': out += "&amp;"; break;
-    case '<': out += "&lt;"; break;
-    case '>': out += "&gt;"; break;
-    case '"': out += "&quot;"; break;
-    default: out += c;
-    }
-  }
-  return out;
-}
-
 /// A DOT string's contents ("..." quoted); newlines become \n.
 std::string quoted(std::string_view s) {
   std::string out = "\"";
@@ -114,18 +99,18 @@ std::string functionGraph(const ptx::Module &m, const AnalysedFunction &a, const
   for (uint32_t b = 0; b < cfg.size(); ++b) {
     const bool real = b < cfg.numBlocks();
     const uint32_t br = g.branchOfBlock(b);
-    std::string rows = "<tr><td align=\"left\"><b>" + html(cfg.blockName(b, &m)) + "</b></td></tr>";
+    std::string rows = "<tr><td align=\"left\"><b>" + escapeHtml(cfg.blockName(b, &m)) + "</b></td></tr>";
     std::string tooltip = cfg.blockName(b, &m);
     for (uint32_t p : ssa.phisOf(b)) {
       const std::string gate = g.describePhi(p);
-      rows += "<tr><td align=\"left\"><font color=\"#3b4fa0\" point-size=\"9\">" + html(gate) +
+      rows += "<tr><td align=\"left\"><font color=\"#3b4fa0\" point-size=\"9\">" + escapeHtml(gate) +
               "</font></td></tr>";
       tooltip += "\n" + gate;
     }
     if (real) {
       const ptx::BasicBlock &block = fn.blocks[b];
       for (uint32_t i = block.firstInstr; i < block.firstInstr + block.numInstrs; ++i) {
-        const std::string text = html(instructionText(m, fn, fn.instrs[i]));
+        const std::string text = escapeHtml(instructionText(m, fn, fn.instrs[i]));
         auto op = barrierAt.find(i);
         auto finding = findingsAt.find(fn.instrs[i].loc.line);
         if (op == barrierAt.end() && finding == findingsAt.end()) {
@@ -134,10 +119,10 @@ std::string functionGraph(const ptx::Module &m, const AnalysedFunction &a, const
         }
         // Barriers in yellow, the checks' findings in red (errors) or orange (warnings).
         const char *background = "#ffe14d";
-        std::string note = op != barrierAt.end() ? "  [" + html(barrierText(*op->second)) + "]" : "";
+        std::string note = op != barrierAt.end() ? "  [" + escapeHtml(barrierText(*op->second)) + "]" : "";
         if (finding != findingsAt.end()) {
           background = finding->second.error ? "#ff8080" : "#ffb366";
-          note += "  " + html(finding->second.brief);
+          note += "  " + escapeHtml(finding->second.brief);
           tooltip += finding->second.full;
         }
         rows += std::string("<tr><td align=\"left\" bgcolor=\"") + background + "\"><b>" + text + "</b>" +
@@ -145,7 +130,8 @@ std::string functionGraph(const ptx::Module &m, const AnalysedFunction &a, const
       }
     }
     for (uint32_t from : reconverging[b]) {
-      rows += "<tr><td align=\"left\"><i>reconvergence of " + html(g.branchName(from)) + "</i></td></tr>";
+      rows +=
+          "<tr><td align=\"left\"><i>reconvergence of " + escapeHtml(g.branchName(from)) + "</i></td></tr>";
       tooltip += "\nreconvergence point of the divergent branch " + g.branchName(from);
     }
     if (br != analysis::kNone) {
@@ -232,6 +218,20 @@ std::string temporaryFile(const std::string &text) {
 
 } // namespace
 
+std::string escapeHtml(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+    case '&': out += "&amp;"; break;
+    case '<': out += "&lt;"; break;
+    case '>': out += "&gt;"; break;
+    case '"': out += "&quot;"; break;
+    default: out += c;
+    }
+  }
+  return out;
+}
+
 std::string renderCfgDot(const ptx::Module &m, std::span<const AnalysedFunction> fns) {
   std::string out = "digraph ptxvm {\n" + std::string(kGraphHeader) + legend();
   for (size_t f = 0; f < fns.size(); ++f) {
@@ -281,7 +281,7 @@ bool layOutSvg(const std::string &dot, std::string &svg, std::string &error) {
 std::string renderCfgHtml(const ptx::Module &m, std::span<const AnalysedFunction> fns, std::string &error) {
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>ptxvm analyze: " +
-      html(m.fileName) +
+      escapeHtml(m.fileName) +
       "</title>\n<style>\n"
       "body{font-family:sans-serif;margin:1.5em;color:#222}\n"
       "pre,code{font-family:monospace;font-size:90%}\n"
@@ -292,7 +292,7 @@ std::string renderCfgHtml(const ptx::Module &m, std::span<const AnalysedFunction
       ".divergent{background:#f8c9c9}.warp-uniform{background:#fde3b5}.cta-uniform{background:#d3efd3}\n"
       ".barrier{background:#ffe14d}\n"
       "</style>\n</head>\n<body>\n<h1>ptxvm analyze: " +
-      html(m.fileName) + "</h1>\n<p>Blocks are coloured by the uniformity of their branch: " +
+      escapeHtml(m.fileName) + "</h1>\n<p>Blocks are coloured by the uniformity of their branch: " +
       "<span class=\"key divergent\">divergent</span><span class=\"key warp-uniform\">warp-uniform</span>"
       "<span class=\"key cta-uniform\">CTA-uniform</span>; a dashed red border marks blocks that part of a "
       "warp may run, a double border the reconvergence point of a divergent branch (a dashed edge leads "
@@ -300,7 +300,7 @@ std::string renderCfgHtml(const ptx::Module &m, std::span<const AnalysedFunction
       "and each block lists its gated SSA gates (also on hover).</p>\n";
   out += "<ul>\n";
   for (size_t f = 0; f < fns.size(); ++f)
-    out += "<li><a href=\"#f" + std::to_string(f) + "\">" + html(functionTitle(m, *fns[f].divergence)) +
+    out += "<li><a href=\"#f" + std::to_string(f) + "\">" + escapeHtml(functionTitle(m, *fns[f].divergence)) +
            "</a></li>\n";
   out += "</ul>\n";
   // The sections; after Graphviz's first failure the rest are given as DOT text too.
@@ -311,7 +311,7 @@ std::string renderCfgHtml(const ptx::Module &m, std::span<const AnalysedFunction
     const analysis::FunctionDivergence &fd = *a.divergence;
     const analysis::GatedSSA &g = fd.gated();
     const ptx::Function &fn = fd.function();
-    out += "<section id=\"f" + std::to_string(f) + "\">\n<h2>" + html(functionTitle(m, fd)) + "</h2>\n";
+    out += "<section id=\"f" + std::to_string(f) + "\">\n<h2>" + escapeHtml(functionTitle(m, fd)) + "</h2>\n";
     const std::string dot = singleFunctionDot(m, a);
     std::string svg;
     out += "<details open>\n<summary>control-flow graph</summary>\n<div class=\"cfg\">\n";
@@ -319,7 +319,7 @@ std::string renderCfgHtml(const ptx::Module &m, std::span<const AnalysedFunction
       size_t start = svg.find("<svg");
       out += svg.substr(start == std::string::npos ? 0 : start);
     } else {
-      out += "<pre>" + html(dot) + "</pre>\n";
+      out += "<pre>" + escapeHtml(dot) + "</pre>\n";
     }
     out += "</div>\n</details>\n";
     out += "<h3>Branches</h3>\n";
@@ -333,18 +333,19 @@ std::string renderCfgHtml(const ptx::Module &m, std::span<const AnalysedFunction
         const std::string level(analysis::uniformityName(fd.branchLevel(br)));
         const analysis::Branch &branch = g.branches()[br];
         out += "<tr class=\"" + level + "\"><td>" + std::to_string(fn.instrs[branch.instr].loc.line) +
-               "</td><td>" + html(g.cfg().blockName(branch.block, &m)) + "</td><td>" + level + "</td><td>" +
-               (branch.floor < g.cfg().size() ? html(g.cfg().blockName(branch.floor, &m))
+               "</td><td>" + escapeHtml(g.cfg().blockName(branch.block, &m)) + "</td><td>" + level +
+               "</td><td>" +
+               (branch.floor < g.cfg().size() ? escapeHtml(g.cfg().blockName(branch.floor, &m))
                                               : std::string("exit")) +
                "</td></tr>\n";
       }
       out += "</table>\n";
     }
     const std::string barriers = a.barriers->print();
-    if (!barriers.empty()) out += "<h3>Barriers</h3>\n<pre>" + html(barriers) + "</pre>\n";
+    if (!barriers.empty()) out += "<h3>Barriers</h3>\n<pre>" + escapeHtml(barriers) + "</pre>\n";
     out += "</section>\n";
   }
-  if (!error.empty()) out += "<p><b>" + html(error) + "</b>: the graphs are given as DOT text.</p>\n";
+  if (!error.empty()) out += "<p><b>" + escapeHtml(error) + "</b>: the graphs are given as DOT text.</p>\n";
   return out + sections + "</body>\n</html>\n";
 }
 

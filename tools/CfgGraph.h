@@ -11,6 +11,7 @@
 
 #include <span>
 #include <string>
+#include <string_view>
 
 namespace ptxvm {
 
@@ -19,6 +20,9 @@ struct AnalysedFunction {
   const analysis::FunctionDivergence *divergence;
   const analysis::BarrierReport *barriers;
 };
+
+/// Text for HTML, and for Graphviz's HTML-like labels (&, <, > and " escaped).
+std::string escapeHtml(std::string_view s);
 
 /// The functions' CFGs as one Graphviz graph (a cluster per function).
 std::string renderCfgDot(const ptx::Module &m, std::span<const AnalysedFunction> fns);

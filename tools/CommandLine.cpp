@@ -25,6 +25,16 @@ void addJitOptions(CLI::App &command, JitCommandOptions &out) {
       ->type_name("DIR");
 }
 
+void addHtmlReportOption(CLI::App &command, std::string &directory) {
+  command
+      .add_option(
+          "--report-html", directory,
+          "write the run as one HTML page, DIR/index.html: statistics per launch, every diagnostic with "
+          "its PTX and CUDA lines, a deadlock's wait-for graph, links to each module's CFG coloured by "
+          "uniformity (DIR/cfg/) and to the timeline (DIR/trace.json unless --trace names one)")
+      ->type_name("DIR");
+}
+
 void addTraceOptions(CLI::App &command, TraceCommandOptions &out) {
   command
       .add_option(

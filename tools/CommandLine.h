@@ -68,6 +68,9 @@ struct TraceCommandOptions {
 };
 void addTraceOptions(CLI::App &command, TraceCommandOptions &out);
 
+/// --report-html DIR: the run as an HTML page with its CFGs and timeline (tools/HtmlReport.h).
+void addHtmlReportOption(CLI::App &command, std::string &directory);
+
 /// A CLI11 check for X[,Y,Z]: one to three positive 32-bit integers whose
 /// product is at most `maxProduct` (0: any).
 CLI::Validator dimensions(uint64_t maxProduct);

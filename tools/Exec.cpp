@@ -1,7 +1,12 @@
 #include "tools/Exec.h"
 
+#include "tools/HtmlReport.h"
+
 #include "analysis/Passes.h"
 #include "runtime/cudart/Config.h"
+
+#include <boost/json/parse.hpp>
+#include <fmt/format.h>
 
 #include <dlfcn.h>
 #include <link.h>
@@ -15,7 +20,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <initializer_list>
+#include <sstream>
 
 namespace ptxvm {
 
@@ -159,6 +166,76 @@ std::string findRealDriver(std::string &error) {
   return path;
 }
 
+std::string readFile(const std::string &path, bool &ok) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  ok = static_cast<bool>(in);
+  return s.str();
+}
+
+/// How the program ended, in words, for the page.
+std::string endedText(int status) {
+  if (WIFEXITED(status)) return fmt::format("The program exited with status {}.", WEXITSTATUS(status));
+  if (WIFSIGNALED(status))
+    return fmt::format("The program was killed by signal {} ({}).", WTERMSIG(status),
+                       strsignal(WTERMSIG(status)));
+  return "The program ended abnormally.";
+}
+
+/// `--report-html DIR` after the program ended: the page from its JSON report, the PTX it saved
+/// and a CFG page per module.
+bool writeExecHtmlReport(const ExecOptions &o, int status) {
+  namespace fs = std::filesystem;
+  const std::string &dir = o.htmlDirectory;
+  const fs::path base = fs::absolute(dir);
+  auto relative = [&](const std::string &path) {
+    return fs::relative(fs::absolute(path), base).generic_string();
+  };
+  HtmlReportInputs page;
+  page.title = "ptxvm exec --";
+  for (const std::string &arg : o.program) page.title += " " + arg;
+  page.note = endedText(status);
+  bool ok = false;
+  const std::string reportText = readFile(o.reportPath, ok);
+  boost::system::error_code ec;
+  boost::json::value report = ok ? boost::json::parse(reportText, ec) : boost::json::value();
+  page.haveReport = ok && !ec && report.is_object();
+  if (page.haveReport) {
+    page.report = std::move(report.as_object());
+    page.reportLink = relative(o.reportPath);
+  }
+  if (!o.trace.path.empty() && fs::exists(o.trace.path)) page.traceLink = relative(o.trace.path);
+  // The modules in the order the program loaded them (file times tie; names then decide).
+  std::vector<fs::path> files;
+  std::error_code listError;
+  for (const fs::directory_entry &e : fs::directory_iterator(o.ptxDirectory, listError))
+    if (e.is_regular_file() && e.path().extension() == ".ptx") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (const fs::path &file : files) {
+    ReportModule module;
+    module.path = absolute(file.string()); // as PTXVM_SAVE_PTX names it in diagnostics
+    module.ptxLink = relative(file.string());
+    InputOptions in;
+    in.file = file.string();
+    ptx::DiagnosticList parseDiags;
+    std::unique_ptr<ptx::Module> m = loadModule(in, parseDiags);
+    bool read = false;
+    module.text = readFile(file.string(), read);
+    if (m && !parseDiags.hasErrors()) {
+      std::string error;
+      module.cfgLink = writeCfgPage(dir, *m, file.stem().string(), std::nullopt, error);
+      if (!error.empty()) std::fprintf(stderr, "ptxvm exec: --report-html: %s\n", error.c_str());
+    }
+    page.modules.push_back(std::move(module));
+  }
+  if (!writeTextFile(dir + "/index.html", renderReportHtml(page))) {
+    std::fprintf(stderr, "ptxvm exec: cannot write the HTML report to '%s'\n", dir.c_str());
+    return false;
+  }
+  return true;
+}
+
 Command addExecCommand(CLI::App &ptxvm, const std::vector<std::string> *afterDashes) {
   auto o = std::make_shared<ExecOptions>();
   CLI::App *cmd = ptxvm.add_subcommand("exec", "run a CUDA program (nvcc -cudart shared) on a ptxvm device");
@@ -214,6 +291,7 @@ Command addExecCommand(CLI::App &ptxvm, const std::vector<std::string> *afterDas
                   "launches and diagnostics as JSON, written when the program exits")
       ->type_name("FILE.json");
   addTraceOptions(*cmd, o->trace);
+  addHtmlReportOption(*cmd, o->htmlDirectory);
   cmd->add_option("--save-ptx", o->ptxDirectory,
                   "write each module's PTX to DIR (diagnostics name its lines)")
       ->type_name("DIR");
@@ -233,8 +311,25 @@ Command addExecCommand(CLI::App &ptxvm, const std::vector<std::string> *afterDas
           }};
 }
 
-int execProgram(const ExecOptions &o, const CLI::App &command) {
+int execProgram(const ExecOptions &given, const CLI::App &command) {
   auto usage = [&](const std::string &message) { return usageError(command, message); };
+  // --report-html DIR: the report, the PTX and the trace it is made from go to DIR unless named.
+  ExecOptions o = given;
+  if (!o.htmlDirectory.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.htmlDirectory, ec);
+    if (ec) return usage("cannot create '" + o.htmlDirectory + "': " + ec.message());
+    if (o.reportPath.empty()) o.reportPath = o.htmlDirectory + "/report.json";
+    if (o.ptxDirectory.empty()) {
+      o.ptxDirectory = o.htmlDirectory + "/ptx";
+      for (const auto &e : std::filesystem::directory_iterator(o.ptxDirectory, ec))
+        if (e.path().extension() == ".ptx") std::filesystem::remove(e.path(), ec);
+    }
+    if (o.trace.path.empty()) o.trace.path = o.htmlDirectory + "/trace.json";
+    // What an earlier run left there must not pass for this run's.
+    std::filesystem::remove(o.reportPath, ec);
+    std::filesystem::remove(o.trace.path, ec);
+  }
   if (!o.passes.empty()) {
     ptx::DiagnosticList unused;
     std::string error;
@@ -329,6 +424,7 @@ int execProgram(const ExecOptions &o, const CLI::App &command) {
   }
   sigaction(SIGINT, &oldInt, nullptr);
   sigaction(SIGQUIT, &oldQuit, nullptr);
+  if (!o.htmlDirectory.empty()) writeExecHtmlReport(o, status);
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return 1;

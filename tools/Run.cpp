@@ -9,6 +9,7 @@
 #include "runtime/Device.h"
 #include "runtime/cudart/LaunchReport.h"
 #include "tools/ArgumentSpec.h"
+#include "tools/HtmlReport.h"
 
 #include <fmt/format.h>
 
@@ -19,7 +20,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <sstream>
 
 namespace ptxvm {
 
@@ -36,6 +39,42 @@ bool checkLaunchShape(const runtime::Dim3 &grid, const runtime::Dim3 &block, std
     return false;
   }
   return true;
+}
+
+/// `--report-html DIR` after the launch: the JSON report, a copy of the PTX, its CFG page (under
+/// the launch's block shape) and the page itself.
+bool writeRunHtmlReport(const RunOptions &o, const ptx::Module &m,
+                        const std::vector<boost::json::object> &launches, const ptx::DiagnosticList &diags,
+                        const std::string &tracePath) {
+  namespace fs = std::filesystem;
+  const std::string &dir = o.htmlDirectory;
+  HtmlReportInputs page;
+  page.title =
+      "ptxvm run " + o.in.file + " --kernel " + o.kernel + " --grid " + o.grid + " --block " + o.block;
+  for (const std::string &arg : o.args) page.title += " --arg " + arg;
+  page.report = cudart::reportJson(launches, diags);
+  page.reportLink = "report.json";
+  page.traceLink = fs::relative(fs::absolute(tracePath), fs::absolute(dir)).generic_string();
+  std::string error;
+  bool ok = cudart::writeReport(dir + "/report.json", launches, diags);
+  ReportModule module;
+  module.path = m.fileName;
+  std::ifstream in(o.in.file, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  module.text = text.str();
+  const std::string name = fs::path(o.in.file).stem().string();
+  std::error_code ec;
+  fs::create_directories(fs::path(dir) / "ptx", ec);
+  if (!ec && writeTextFile(dir + "/ptx/" + name + ".ptx", module.text))
+    module.ptxLink = "ptx/" + name + ".ptx";
+  auto block = parseDimensions(o.block);
+  module.cfgLink = writeCfgPage(dir, m, name, block, error);
+  if (!error.empty()) fmt::print(stderr, "ptxvm run: --report-html: {}\n", error);
+  page.modules.push_back(std::move(module));
+  ok = writeTextFile(dir + "/index.html", renderReportHtml(page)) && ok;
+  if (!ok) fmt::print(stderr, "ptxvm run: cannot write the HTML report to '{}'\n", dir);
+  return ok;
 }
 
 } // namespace
@@ -95,6 +134,7 @@ Command addRunCommand(CLI::App &ptxvm) {
       ->type_name("SECONDS");
   cmd->add_option("--report", o->reportPath, "launches and diagnostics as JSON")->type_name("FILE.json");
   addTraceOptions(*cmd, o->trace);
+  addHtmlReportOption(*cmd, o->htmlDirectory);
   cmd->add_flag("--stats", o->stats, "print instruction counts and SIMD efficiency");
   cmd->footer(R"(SPEC:
   u32:5  s32:-1  u64:7  s64:-7  f32:1.5  f64:2.5   a scalar
@@ -127,14 +167,22 @@ int runKernel(const RunOptions &o, const CLI::App &command) {
   config.timeoutSeconds = o.timeoutSeconds;
   if (!reportPath.empty() && !writable(reportPath))
     return fail("cannot write the report to '" + reportPath + "'");
-  if (!o.trace.path.empty() && !writable(o.trace.path))
-    return fail("cannot write the trace to '" + o.trace.path + "'");
+  const std::string &html = o.htmlDirectory;
+  if (!html.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(html, ec);
+    if (ec || !writable(html + "/index.html")) return fail("cannot write the HTML report to '" + html + "'");
+  }
+  // --report-html keeps a timeline of its own unless --trace names the file.
+  const std::string tracePath = o.trace.path.empty() && !html.empty() ? html + "/trace.json" : o.trace.path;
+  if (!tracePath.empty() && !writable(tracePath))
+    return fail("cannot write the trace to '" + tracePath + "'");
   emu::TimelineOptions traceOptions;
   traceOptions.clock =
       o.trace.clock == "host" ? emu::TimelineOptions::Clock::Host : emu::TimelineOptions::Clock::Steps;
   if (!o.trace.ctas.empty()) emu::parseCtaList(o.trace.ctas, traceOptions.ctas);
   emu::Timeline timeline(traceOptions);
-  if (!o.trace.path.empty()) config.timeline = &timeline;
+  if (!tracePath.empty()) config.timeline = &timeline;
   if (!checkLaunchShape(config.grid, config.block, error)) return fail(error);
 
   ptx::DiagnosticList diags;
@@ -230,12 +278,14 @@ int runKernel(const RunOptions &o, const CLI::App &command) {
     for (const auto &[space, count] : r.stats.memoryOps)
       if (count) fmt::print(stderr, "  {} memory: {} thread accesses\n", space, count);
   }
-  if (!reportPath.empty())
-    cudart::writeReport(reportPath, {cudart::launchJson(kernelName, config.grid, config.block, r)}, diags);
-  if (!o.trace.path.empty() && !timeline.write(o.trace.path)) {
-    fmt::print(stderr, "ptxvm run: cannot write the trace to '{}'\n", o.trace.path);
+  const std::vector<boost::json::object> launches{
+      cudart::launchJson(kernelName, config.grid, config.block, r)};
+  if (!reportPath.empty()) cudart::writeReport(reportPath, launches, diags);
+  if (!tracePath.empty() && !timeline.write(tracePath)) {
+    fmt::print(stderr, "ptxvm run: cannot write the trace to '{}'\n", tracePath);
     return kDiagnostics;
   }
+  if (!html.empty() && !writeRunHtmlReport(o, *m, launches, diags, tracePath)) return kDiagnostics;
   return r.ok && !diags.hasErrors() ? kOk : kDiagnostics;
 }
 

@@ -29,6 +29,7 @@ struct RunOptions {
   analysis::PassOptions passOptions; // --max-registers=K and the passes' other options
   std::string reportPath;
   TraceCommandOptions trace;
+  std::string htmlDirectory; // --report-html DIR (tools/HtmlReport.h)
   bool stats = false;
   unsigned repeat = 1; // --repeat N: launch N times (timings); buffers keep what the last left
 };

@@ -108,6 +108,7 @@ std::string renderSanitizer(const ptx::Diagnostic &d, const SanitizerContext &co
   // Where: the function, the CUDA line (from .loc), the PTX line.
   out << kIndent << "at " << (d.loc.function.empty() ? std::string("<unknown>") : demangle(d.loc.function));
   if (!d.loc.cudaFile.empty()) out << " in " << d.loc.cudaFile << ":" << d.loc.cudaLine;
+  if (std::string_view inlined = field(d, "inlined_at"); !inlined.empty()) out << " inlined at " << inlined;
   if (d.loc.line) {
     out << " (PTX line " << d.loc.line;
     if (!d.loc.file.empty()) out << " of " << d.loc.file;
