@@ -99,6 +99,10 @@ public:
   /// was released there.
   virtual void mbarrierAcquired(uint32_t /*warp*/, unsigned /*lane*/, uint64_t /*mbarrier*/,
                                 uint32_t /*pc*/) {}
+  /// The executing lanes of `warp` tested the mbarrier (test_wait, try_wait) at `pc`:
+  /// `complete` when each saw the phase it waits for complete. A spin loop of waits that fail
+  /// is a warp waiting on the mbarrier.
+  virtual void mbarrierTested(uint32_t /*warp*/, uint64_t /*mbarrier*/, uint32_t /*pc*/, bool /*complete*/) {}
 };
 
 /// Several observers of one CTA as one: each event goes to each of them, in
@@ -158,6 +162,9 @@ public:
   }
   void mbarrierAcquired(uint32_t warp, unsigned lane, uint64_t mbarrier, uint32_t pc) override {
     for (auto &o : list_) o->mbarrierAcquired(warp, lane, mbarrier, pc);
+  }
+  void mbarrierTested(uint32_t warp, uint64_t mbarrier, uint32_t pc, bool complete) override {
+    for (auto &o : list_) o->mbarrierTested(warp, mbarrier, pc, complete);
   }
 
 private:

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <set>
@@ -89,6 +90,18 @@ public:
   void mbarrierAcquired(uint32_t warp, unsigned, uint64_t mbarrier, uint32_t pc) override {
     mbarrierEvent(TimelineEvent::Kind::MbarrierComplete, warp, mbarrier, pc);
   }
+  /// A wait that fails opens the warp's wait on that mbarrier (the spin loop that follows is
+  /// waiting, not work); the first wait on it that succeeds closes it.
+  void mbarrierTested(uint32_t warp, uint64_t mbarrier, uint32_t pc, bool complete) override {
+    if (warp >= spinningOn_.size()) spinningOn_.resize(warp + 1, 0);
+    uint64_t &open = spinningOn_[warp];
+    if (complete ? open != mbarrier : open != 0) return;
+    open = complete ? 0 : mbarrier;
+    TimelineEvent &t =
+        add(complete ? TimelineEvent::Kind::MbarrierWaitEnd : TimelineEvent::Kind::MbarrierWaitBegin, warp);
+    t.mbarrier = label(mbarrier);
+    t.pc = pc;
+  }
 
   void ctaFinished(const Cta &cta) override {
     const TimelineOptions &options = timeline_.options_;
@@ -147,13 +160,22 @@ private:
   void mbarrierEvent(TimelineEvent::Kind kind, uint32_t warp, uint64_t mbarrier, uint32_t pc) {
     if (!events_.empty()) {
       const TimelineEvent &last = events_.back();
-      if (last.kind == kind && last.warp == warp && last.mbarrier == mbarrier && last.pc == pc &&
+      if (last.kind == kind && last.warp == warp && last.mbarrier == label(mbarrier) && last.pc == pc &&
           last.step == (cta_ ? cta_->executed : 0))
         return;
     }
     TimelineEvent &t = add(kind, warp);
-    t.mbarrier = mbarrier;
+    t.mbarrier = label(mbarrier);
     t.pc = pc;
+  }
+  /// TimelineEvent::mbarrier for an observer key (a host address).
+  uint64_t label(uint64_t key) {
+    if (cta_ && !cta_->shared.empty()) {
+      const auto base = reinterpret_cast<uintptr_t>(cta_->shared.data());
+      if (key >= base && key - base < cta_->shared.size()) return key - base;
+    }
+    auto [it, added] = others_.emplace(key, others_.size());
+    return TimelineEvent::kOtherMbarrier | it->second;
   }
 
   Timeline &timeline_;
@@ -162,6 +184,8 @@ private:
   const Cta *cta_ = nullptr;
   uint32_t running_ = kNone;
   std::vector<TimelineEvent> events_;
+  std::vector<uint64_t> spinningOn_;    // per warp: the mbarrier it spins on, 0 when none
+  std::map<uint64_t, uint64_t> others_; // mbarriers outside this CTA's shared memory, numbered
   TimelineEvent scratch_{};
   bool truncated_ = false;
 };
@@ -210,6 +234,14 @@ namespace {
 
 std::string barrierName(int32_t id) {
   return id == kClusterBarrier ? std::string("cluster barrier") : "barrier " + std::to_string(id);
+}
+
+std::string mbarrierName(uint64_t label) {
+  if (label & TimelineEvent::kOtherMbarrier)
+    return "mbarrier #" + std::to_string(label & ~TimelineEvent::kOtherMbarrier) + " (outside the CTA)";
+  char text[32];
+  std::snprintf(text, sizeof text, "shared+0x%llx", static_cast<unsigned long long>(label));
+  return text;
 }
 
 /// Trace-event timestamps are microseconds: a step shows as one, host nanoseconds as thousandths.
@@ -280,9 +312,9 @@ std::string Timeline::json() const {
                                           {"args", std::move(args)}});
     };
     // Per warp: the open slice and wait, and the time of its last event (for findings).
-    std::vector<double> sliceStart(c.warps, -1), lastSeen(c.warps, 0);
+    std::vector<double> sliceStart(c.warps, -1), lastSeen(c.warps, 0), runBeforeWait(c.warps, -1);
     std::vector<bool> inSlice(c.warps, false);
-    std::vector<const TimelineEvent *> waiting(c.warps, nullptr);
+    std::vector<const TimelineEvent *> waiting(c.warps, nullptr), spinning(c.warps, nullptr);
     std::vector<double> exitedAt(c.warps, -1);
     // Barrier generation completed -> its flow id; only generations some warp waited for
     // get an arrow (a generation of arrivals alone releases nobody).
@@ -296,7 +328,8 @@ std::string Timeline::json() const {
       lastSeen[e.warp] = t;
       switch (e.kind) {
       case TimelineEvent::Kind::SliceBegin:
-        sliceStart[e.warp] = t;
+        // A warp spinning on an mbarrier is inside its wait span, not running.
+        sliceStart[e.warp] = spinning[e.warp] ? -1 : t;
         inSlice[e.warp] = true;
         break;
       case TimelineEvent::Kind::SliceEnd:
@@ -304,24 +337,52 @@ std::string Timeline::json() const {
         sliceStart[e.warp] = -1;
         inSlice[e.warp] = false;
         break;
-      case TimelineEvent::Kind::Exited: exitedAt[e.warp] = t; break;
-      case TimelineEvent::Kind::WaitBegin:
-        // The run ends where the wait begins (with host time, the slice ends a little later).
+      case TimelineEvent::Kind::Exited:
+        if (const TimelineEvent *w = spinning[e.warp])
+          span("mbarrier", "wait mbarrier (left at exit)", e.warp, at(w->step, w->hostNs), t,
+               {{"mbarrier", mbarrierName(w->mbarrier)}});
+        spinning[e.warp] = nullptr;
+        exitedAt[e.warp] = t;
+        break;
+      case TimelineEvent::Kind::MbarrierWaitBegin:
         if (sliceStart[e.warp] >= 0) span("warp", "run", e.warp, sliceStart[e.warp], t, {});
+        sliceStart[e.warp] = -1;
+        spinning[e.warp] = &e;
+        break;
+      case TimelineEvent::Kind::MbarrierWaitEnd:
+        if (const TimelineEvent *w = spinning[e.warp])
+          span("mbarrier", "wait mbarrier", e.warp, at(w->step, w->hostNs), t,
+               {{"mbarrier", mbarrierName(w->mbarrier)}});
+        spinning[e.warp] = nullptr;
+        if (inSlice[e.warp]) sliceStart[e.warp] = t;
+        break;
+      case TimelineEvent::Kind::WaitBegin:
+        // The run ends where the wait begins (with host time, the slice ends a little later),
+        // unless the wait takes no time (the warp's own arrival completes the barrier): the
+        // run is written when the wait ends.
+        runBeforeWait[e.warp] = sliceStart[e.warp];
         sliceStart[e.warp] = -1;
         waiting[e.warp] = &e;
         break;
       case TimelineEvent::Kind::WaitEnd: {
-        if (const TimelineEvent *w = waiting[e.warp]; w && at(w->step, w->hostNs) < t) {
-          span("barrier", "wait " + barrierName(w->barrier), e.warp, at(w->step, w->hostNs), t,
-               {{"barrier", w->barrier},
-                {"generation", w->generation},
-                {"expected_threads", w->expected},
-                {"arrived_threads", w->arrived}});
+        const TimelineEvent *w = waiting[e.warp];
+        const double began = w ? at(w->step, w->hostNs) : t;
+        const double run = runBeforeWait[e.warp];
+        if (began < t || !inSlice[e.warp]) {
+          if (run >= 0) span("warp", "run", e.warp, run, began, {});
+          if (w && began < t)
+            span("barrier", "wait " + barrierName(w->barrier), e.warp, began, t,
+                 {{"barrier", w->barrier},
+                  {"generation", w->generation},
+                  {"expected_threads", w->expected},
+                  {"arrived_threads", w->arrived}});
+          if (inSlice[e.warp]) sliceStart[e.warp] = t;
+        } else {
+          // Released within its own slice at once: one run goes on.
+          sliceStart[e.warp] = run >= 0 ? run : t;
         }
         waiting[e.warp] = nullptr;
-        // Released within its own slice (its arrival completed the barrier): it runs on.
-        if (inSlice[e.warp] && sliceStart[e.warp] < 0) sliceStart[e.warp] = t;
+        runBeforeWait[e.warp] = -1;
         auto flow = flows.find({e.barrier, e.generation});
         if (flow != flows.end())
           trace.push_back(boost::json::object{{"ph", "f"},
@@ -355,12 +416,17 @@ std::string Timeline::json() const {
       case TimelineEvent::Kind::MbarrierComplete:
         instant("mbarrier",
                 e.kind == TimelineEvent::Kind::MbarrierArrive ? "mbarrier arrive" : "mbarrier phase complete",
-                e.warp, t, {{"mbarrier", e.mbarrier}});
+                e.warp, t, {{"mbarrier", mbarrierName(e.mbarrier)}});
         break;
       }
     }
     for (uint32_t w = 0; w < c.warps; ++w) {
       if (sliceStart[w] >= 0) span("warp", "run", w, sliceStart[w], end, {{"ended", "with the CTA"}});
+      if (const TimelineEvent *e = spinning[w])
+        span("mbarrier", "wait mbarrier (never completed)", w, at(e->step, e->hostNs), end,
+             {{"mbarrier", mbarrierName(e->mbarrier)}});
+      if (runBeforeWait[w] >= 0 && waiting[w])
+        span("warp", "run", w, runBeforeWait[w], at(waiting[w]->step, waiting[w]->hostNs), {});
       if (const TimelineEvent *e = waiting[w])
         span("barrier", "wait " + barrierName(e->barrier) + " (never released)", w, at(e->step, e->hostNs),
              end,

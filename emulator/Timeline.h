@@ -1,8 +1,8 @@
 // The warp and barrier timeline of `--trace FILE.json`: an observer that records, per CTA, when
 // each warp ran, waited at a named barrier (which one, its generation and expected count),
-// arrived without waiting, met mbarriers and exited, which arrival completed each barrier
-// generation, and where diagnostics were reported; written in the Chrome/Perfetto trace-event
-// format (ui.perfetto.dev, chrome://tracing): a process per CTA, a thread per warp, flow arrows
+// arrived without waiting, waited on mbarriers (spinning on test_wait/try_wait) and exited, which arrival
+// completed each barrier generation, and where diagnostics were reported; written in the Chrome/Perfetto
+// trace-event format (ui.perfetto.dev, chrome://tracing): a process per CTA, a thread per warp, flow arrows
 // from the arrival that completed a barrier to the warps it released.
 //
 // Time is the CTA's own count of executed warp instructions by default (one step shows as one
@@ -47,14 +47,19 @@ struct TimelineEvent {
     Arrive,
     Completed,
     MbarrierArrive,
-    MbarrierComplete
+    MbarrierComplete,
+    MbarrierWaitBegin, // a wait (test_wait/try_wait) of the warp found the phase incomplete
+    MbarrierWaitEnd    // a wait of the warp on that mbarrier found it complete
   };
   Kind kind;
   uint32_t warp;
   uint64_t step, hostNs;
   int32_t barrier = -1;
   uint32_t generation = 0, expected = 0, arrived = 0, pc = 0;
+  /// The mbarrier: its byte offset in the CTA's shared memory, or kOtherMbarrier | n for the
+  /// n-th mbarrier met elsewhere (another CTA's shared memory): the same in every run.
   uint64_t mbarrier = 0;
+  static constexpr uint64_t kOtherMbarrier = uint64_t{1} << 63;
 };
 
 /// The timeline of every launch observed, written as one trace.

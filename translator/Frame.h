@@ -72,6 +72,10 @@ struct JitFrame {
   struct Window {
     uint64_t lo = 1, end = 0, delta = 0;
   } windows[8];
+  /// The CTA's executed warp instructions when the engine called: the services set
+  /// Cta::executed from it as they set the warp's count, so that observers stamping events with
+  /// it (the timeline's steps) see the interpreter's numbers.
+  uint64_t ctaExecutedAtStart = 0;
 };
 
 /// Byte offsets of the frame's fields, for the code generator.

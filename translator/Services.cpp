@@ -12,9 +12,11 @@
 using translator::JitFrame;
 
 namespace {
-/// The warp's instruction count as the interpreter would have it now.
+/// The warp's and the CTA's instruction counts as the interpreter would have them now.
 void publishCount(JitFrame *f) {
-  f->warp->warpInstructions = f->instructionsAtStart + (f->budgetAtStart - f->budgetNow) - f->pops;
+  const uint64_t executed = (f->budgetAtStart - f->budgetNow) - f->pops;
+  f->warp->warpInstructions = f->instructionsAtStart + executed;
+  f->cta->executed = f->ctaExecutedAtStart + executed;
 }
 
 /// Lanes of the top group that still run, as the interpreter's loop has them.

@@ -569,6 +569,7 @@ uint64_t CompiledEngine::run(emu::Cta &cta, emu::Warp &w, emu::SimtEntry &top, u
   const uint64_t instructions = w.warpInstructions;
   f.instructionsAtStart = instructions;
   f.budgetAtStart = f.budgetNow = budget;
+  f.ctaExecutedAtStart = cta.executed;
   f.params = cta.params.data();
   f.paramBytes = cta.observeMemory ? 0 : cta.params.size();
   f.local = cta.observeMemory ? nullptr : cta.local.data();
@@ -581,7 +582,7 @@ uint64_t CompiledEngine::run(emu::Cta &cta, emu::Warp &w, emu::SimtEntry &top, u
   if (f.pc < functions.size() && functions[f.pc] && f.pc != f.reconverge) functions[f.pc](&f);
   const uint64_t used = budget - f.budget;
   const uint64_t executed = used - f.pops;
-  cta.executed += executed;
+  cta.executed = f.ctaExecutedAtStart + executed;
   w.warpInstructions = instructions + executed;
   w.threadInstructions += f.threadInstructions;
   // The services may have pushed and popped: the group compiled code

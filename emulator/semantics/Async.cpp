@@ -62,12 +62,15 @@ void orderAtMbarrier(Exec &x, unsigned lane, const uint8_t *mbarrier, Order orde
 /// Applies `f` to the mbarrier of each executing lane, in lane order; `f`
 /// returns whether the operation orders memory as `order` says (a wait
 /// acquires only when it sees the phase complete).
-template <typename F> void onMbarrier(Exec &x, const DInstr &in, unsigned addrIndex, Order order, F f) {
+/// `last`, when given, is set to the mbarrier of the last lane (its observer key).
+template <typename F>
+void onMbarrier(Exec &x, const DInstr &in, unsigned addrIndex, Order order, F f, uint64_t *last = nullptr) {
   const DOp &addr = x.kernel().op(in, addrIndex);
   Space space = accessSpace(in, addr);
   forLanes(x.mask, [&](unsigned l) {
     uint8_t *p = accessBytes(x, space, effectiveAddress(x, addr, l), 8, l, true, true);
     if (!p) return;
+    if (last) *last = reinterpret_cast<uintptr_t>(p);
     uint64_t w;
     std::memcpy(&w, p, 8);
     MbarrierState s = MbarrierState::decode(w);
@@ -137,12 +140,19 @@ void completeTx(Exec &x, const DInstr &in) {
 /// completed. With .parity the operand names the phase by its parity.
 template <bool Parity> void testWait(Exec &x, const DInstr &in) {
   const DOp &dst = x.kernel().op(in, 0);
-  onMbarrier(x, in, 1, Order::Acquire, [&](unsigned l, uint64_t, MbarrierState &s) {
-    uint64_t operand = readOperand(x, x.kernel().op(in, 2), l);
-    uint32_t waited = Parity ? static_cast<uint32_t>(operand & 1) : static_cast<uint32_t>(operand >> 63);
-    writeOperand(x, dst, l, s.phase != waited ? 1 : 0);
-    return s.phase != waited;
-  });
+  bool complete = true;
+  uint64_t key = 0;
+  onMbarrier(
+      x, in, 1, Order::Acquire,
+      [&](unsigned l, uint64_t, MbarrierState &s) {
+        uint64_t operand = readOperand(x, x.kernel().op(in, 2), l);
+        uint32_t waited = Parity ? static_cast<uint32_t>(operand & 1) : static_cast<uint32_t>(operand >> 63);
+        writeOperand(x, dst, l, s.phase != waited ? 1 : 0);
+        complete &= s.phase != waited;
+        return s.phase != waited;
+      },
+      &key);
+  if (x.cta.events && key) x.cta.events->mbarrierTested(x.warp.index, key, x.pc, complete);
 }
 
 void pendingCount(Exec &x, const DInstr &in) {

@@ -361,4 +361,86 @@ TEST(Timeline, KeepsTheChosenCtas) {
   EXPECT_EQ(boost::json::parse(small.json()).at("otherData").at("ctas_left_out"), 1);
 }
 
+/// Warp 1 waits on an mbarrier (a test_wait spin loop) that warp 0's lanes arrive at after
+/// writing shared memory; warp 1 then copies what they wrote to out[32..63] of its CTA.
+const char *kMbarrierHandOff = R"(
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<3>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .shared .align 8 .b64 bar;
+  .shared .align 4 .b32 s[32];
+  mov.u32 %r0, %tid.x;
+  setp.ne.u32 %p0, %r0, 0;
+  @%p0 bra INITED;
+  mbarrier.init.shared.b64 [bar], 32;
+INITED:
+  bar.sync 0;
+  mov.u64 %rd1, s;
+  setp.ge.u32 %p1, %r0, 32;
+  @%p1 bra CONSUMER;
+  mul.wide.u32 %rd0, %r0, 4;
+  add.u64 %rd2, %rd1, %rd0;
+  add.u32 %r1, %r0, 100;
+  st.shared.u32 [%rd2], %r1;
+  mbarrier.arrive.shared.b64 %rd3, [bar];
+  bra.uni DONE;
+CONSUMER:
+  mbarrier.test_wait.parity.shared.b64 %p2, [bar], 0;
+  @!%p2 bra CONSUMER;
+  sub.u32 %r2, %r0, 32;
+  mul.wide.u32 %rd0, %r2, 4;
+  add.u64 %rd2, %rd1, %rd0;
+  ld.shared.u32 %r3, [%rd2];
+  ld.param.u64 %rd4, [out];
+  cvta.to.global.u64 %rd5, %rd4;
+  mov.u32 %r4, %ctaid.x;
+  mad.lo.u32 %r5, %r4, 64, %r0;
+  mul.wide.u32 %rd6, %r5, 4;
+  add.u64 %rd6, %rd5, %rd6;
+  st.global.u32 [%rd6], %r3;
+DONE:
+  ret;
+}
+)";
+
+// The warp that completes bar.sync runs on (warp 1 here), so it spins on the mbarrier until
+// its slice ends; warp 0 then arrives. The timeline shows the spin as one wait span, named by
+// the mbarrier's place in shared memory (the same in every run), not as running.
+TEST(Timeline, SpinOnAnMbarrierIsAWait) {
+  emu::Timeline timeline;
+  std::unique_ptr<emu::LaunchObserver> observer = timeline.observeLaunch("k");
+  Launched l = launch(kMbarrierHandOff, {observer.get()});
+  ASSERT_TRUE(l.result.ok) << l.diags.renderText();
+  for (uint32_t i = 0; i < l.out.size(); ++i) EXPECT_EQ(l.out[i], i % 64 >= 32 ? i % 64 - 32 + 100 : 0) << i;
+  const std::string json = timeline.json();
+  TraceEvents t(json);
+  for (int64_t pid : {1, 2}) {
+    EXPECT_EQ(t.count(pid, 1, "X", "wait mbarrier"), 1u) << json;
+    EXPECT_EQ(t.count(pid, 0, "X", "wait mbarrier"), 0u);
+    EXPECT_EQ(t.count(pid, 0, "i", "mbarrier arrive"), 1u);
+    EXPECT_EQ(t.count(pid, 1, "i", "mbarrier phase complete"), 1u);
+    double waitStart = -1, waitEnd = -1, end = 0;
+    for (const boost::json::object &e : t.byThread.at({pid, 1})) {
+      if (e.at("ph") != "X") continue;
+      const double ts = e.at("ts").to_number<double>(), dur = e.at("dur").to_number<double>();
+      EXPECT_GE(ts, end) << boost::json::serialize(e); // spans follow one another
+      end = ts + dur;
+      if (e.at("name") == "wait mbarrier") {
+        EXPECT_EQ(e.at("args").at("mbarrier"), "shared+0x0");
+        waitStart = ts;
+        waitEnd = end;
+      }
+    }
+    // It waited while warp 0 ran (warp 0's arrival lies inside the wait).
+    EXPECT_GT(waitEnd, waitStart);
+    for (const boost::json::object &e : t.byThread.at({pid, 0}))
+      if (e.at("name") == "mbarrier arrive") {
+        EXPECT_GT(e.at("ts").to_number<double>(), waitStart);
+        EXPECT_LE(e.at("ts").to_number<double>(), waitEnd);
+      }
+  }
+}
+
 } // namespace
