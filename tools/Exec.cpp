@@ -22,6 +22,7 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <set>
 #include <sstream>
 
 namespace ptxvm {
@@ -206,8 +207,16 @@ bool writeExecHtmlReport(const ExecOptions &o, int status) {
     page.reportLink = relative(o.reportPath);
   }
   if (!o.trace.path.empty() && fs::exists(o.trace.path)) page.traceLink = relative(o.trace.path);
-  // The modules in the order the program loaded them (file times tie; names then decide).
-  std::vector<fs::path> files;
+  // A CFG page per module, of the kernels the program launched (a library's module may hold
+  // hundreds it never calls); of every kernel when there is no report.
+  std::set<std::string> launched;
+  if (const boost::json::value *launches = page.report.if_contains("launches");
+      launches && launches->is_array())
+    for (const boost::json::value &l : launches->as_array())
+      if (const boost::json::value *k = l.is_object() ? l.as_object().if_contains("kernel") : nullptr;
+          k && k->is_string())
+        launched.emplace(k->as_string());
+  std::vector<fs::path> files; // by name
   std::error_code listError;
   for (const fs::directory_entry &e : fs::directory_iterator(o.ptxDirectory, listError))
     if (e.is_regular_file() && e.path().extension() == ".ptx") files.push_back(e.path());
@@ -222,9 +231,13 @@ bool writeExecHtmlReport(const ExecOptions &o, int status) {
     std::unique_ptr<ptx::Module> m = loadModule(in, parseDiags);
     bool read = false;
     module.text = readFile(file.string(), read);
-    if (m && !parseDiags.hasErrors()) {
+    std::vector<const ptx::Function *> kernels;
+    if (m && page.haveReport)
+      for (const ptx::Function &fn : m->functions)
+        if (fn.isKernel && fn.hasBody && launched.count(std::string(m->str(fn.name)))) kernels.push_back(&fn);
+    if (m && !parseDiags.hasErrors() && (!page.haveReport || !kernels.empty())) {
       std::string error;
-      module.cfgLink = writeCfgPage(dir, *m, file.stem().string(), std::nullopt, error);
+      module.cfgLink = writeCfgPage(dir, *m, file.stem().string(), kernels, std::nullopt, error);
       if (!error.empty()) std::fprintf(stderr, "ptxvm exec: --report-html: %s\n", error.c_str());
     }
     page.modules.push_back(std::move(module));

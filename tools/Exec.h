@@ -27,7 +27,7 @@ struct ExecOptions {
   std::optional<uint64_t> seed;
   std::string reportPath, ptxDirectory;
   TraceCommandOptions trace;
-  std::string htmlDirectory; // --report-html DIR: the report, PTX and trace go there unless named
+  std::string htmlDirectory;        // --report-html DIR: the report, PTX and trace go there unless named
   std::vector<std::string> program; // the program and its arguments
 };
 

@@ -69,7 +69,7 @@ bool writeRunHtmlReport(const RunOptions &o, const ptx::Module &m,
   if (!ec && writeTextFile(dir + "/ptx/" + name + ".ptx", module.text))
     module.ptxLink = "ptx/" + name + ".ptx";
   auto block = parseDimensions(o.block);
-  module.cfgLink = writeCfgPage(dir, m, name, block, error);
+  module.cfgLink = writeCfgPage(dir, m, name, {m.findFunction(o.kernel)}, block, error);
   if (!error.empty()) fmt::print(stderr, "ptxvm run: --report-html: {}\n", error);
   page.modules.push_back(std::move(module));
   ok = writeTextFile(dir + "/index.html", renderReportHtml(page)) && ok;
