@@ -278,6 +278,14 @@ bool layOutSvg(const std::string &dot, std::string &svg, std::string &error) {
   return true;
 }
 
+std::string cfgAnchor(std::string_view function) { return "fn-" + escapeHtml(function); }
+
+namespace {
+std::string functionAnchor(const ptx::Module &m, const analysis::FunctionDivergence &fd) {
+  return cfgAnchor(m.str(fd.function().name));
+}
+} // namespace
+
 std::string renderCfgHtml(const ptx::Module &m, std::span<const AnalysedFunction> fns, std::string &error) {
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>ptxvm analyze: " +
@@ -300,8 +308,8 @@ std::string renderCfgHtml(const ptx::Module &m, std::span<const AnalysedFunction
       "and each block lists its gated SSA gates (also on hover).</p>\n";
   out += "<ul>\n";
   for (size_t f = 0; f < fns.size(); ++f)
-    out += "<li><a href=\"#f" + std::to_string(f) + "\">" + escapeHtml(functionTitle(m, *fns[f].divergence)) +
-           "</a></li>\n";
+    out += "<li><a href=\"#" + functionAnchor(m, *fns[f].divergence) + "\">" +
+           escapeHtml(functionTitle(m, *fns[f].divergence)) + "</a></li>\n";
   out += "</ul>\n";
   // The sections; after Graphviz's first failure the rest are given as DOT text too.
   std::string sections;
@@ -311,7 +319,8 @@ std::string renderCfgHtml(const ptx::Module &m, std::span<const AnalysedFunction
     const analysis::FunctionDivergence &fd = *a.divergence;
     const analysis::GatedSSA &g = fd.gated();
     const ptx::Function &fn = fd.function();
-    out += "<section id=\"f" + std::to_string(f) + "\">\n<h2>" + escapeHtml(functionTitle(m, fd)) + "</h2>\n";
+    out +=
+        "<section id=\"" + functionAnchor(m, fd) + "\">\n<h2>" + escapeHtml(functionTitle(m, fd)) + "</h2>\n";
     const std::string dot = singleFunctionDot(m, a);
     std::string svg;
     out += "<details open>\n<summary>control-flow graph</summary>\n<div class=\"cfg\">\n";

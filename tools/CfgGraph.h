@@ -31,6 +31,9 @@ std::string renderCfgDot(const ptx::Module &m, std::span<const AnalysedFunction>
 /// when `dot` is missing or fails.
 bool layOutSvg(const std::string &dot, std::string &svg, std::string &error);
 
+/// The id of a function's section in renderCfgHtml's page ("fn-" and its name).
+std::string cfgAnchor(std::string_view function);
+
 /// One self-contained HTML page (no network, no JavaScript needed): a legend and, per function,
 /// its CFG as inline SVG (or, when Graphviz is missing or fails, its DOT text, with `error` set),
 /// its divergent branches and its barrier report.

@@ -197,6 +197,9 @@ std::string diagnosticSection(const json::object &d, size_t index, const std::ve
     if (const ReportModule *m = moduleOf(modules, file)) {
       std::string caption = "PTX " + (m->ptxLink.empty() ? escapeHtml(file) : link(m->ptxLink, file)) +
                             fmt::format(", line {}", line);
+      if (!m->cfgLink.empty() && !function.empty())
+        caption += " &middot; <a class=\"cfg-link\" href=\"" + escapeHtml(m->cfgLink) + "#" +
+                   cfgAnchor(function) + "\">CFG of " + escapeHtml(function) + "</a>";
       if (const std::vector<std::string> *lines = sources.lines(file)) out += excerpt(*lines, line, caption);
     } else if (const std::vector<std::string> *lines = sources.lines(file)) {
       out += excerpt(*lines, line, "PTX " + escapeHtml(file) + fmt::format(", line {}", line));

@@ -71,6 +71,20 @@ async function checkReport(name, dir, cuda) {
     check(`${name}: its CUDA lines are shown`, texts.some((t) => /barSync\(1, 64\)/.test(t)), texts.join(' | '));
   }
 
+  // The deadlock's function in its CFG page, one click away.
+  const toCfg = deadlock.locator('a.cfg-link');
+  check(`${name}: the deadlock links its function's CFG`, (await toCfg.count()) === 1);
+  if (await toCfg.count()) {
+    const href = await toCfg.evaluate((a) => a.href);
+    const target = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    await target.goto(href);
+    const id = decodeURIComponent(new URL(href).hash.slice(1));
+    const section = target.locator(`section[id="${id}"]`);
+    check(`${name}: that CFG section draws the function`,
+          (await section.count()) === 1 && (await section.locator('svg g.node').count()) >= 2, id);
+    await target.close();
+  }
+
   // The wait-for graph, laid out and drawn.
   const graph = deadlock.locator('.waitfor svg');
   check(`${name}: the wait-for graph is drawn`, (await graph.count()) === 1);

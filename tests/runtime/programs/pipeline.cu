@@ -23,7 +23,7 @@
 // HTML: <td><code>pipeline</code></td><td>1</td><td>0</td>
 // HTML: <td><code>pipeline_wrong_order</code></td><td>1</td><td>1</td>
 // HTML: <b>barrier-deadlock</b> in pipeline_wrong_order, CTA (0,0,0), warp 0, PTX line {{[0-9]+}}, {{.*}}pipeline.cu:{{[0-9]+}} (inlined at {{.*}}pipeline.cu:[[#COMPUTE_SYNC:]])
-// HTML: <figcaption>PTX <a href="ptx/pipeline.cu.sm_80.ptx">
+// HTML: <figcaption>PTX <a href="ptx/pipeline.cu.sm_80.ptx">{{.*}}<a class="cfg-link" href="cfg/pipeline.cu.sm_80.html#fn-pipeline_wrong_order">CFG of pipeline_wrong_order</a>
 // HTML: <mark>{{ *[0-9]+}} bar.sync
 // HTML: <figcaption>CUDA {{.*}}pipeline.cu, line {{[0-9]+}}</figcaption>
 // HTML: <mark>{{ *[0-9]+}}   asm volatile(&quot;bar.sync
