@@ -42,8 +42,9 @@ bool checkLaunchShape(const runtime::Dim3 &grid, const runtime::Dim3 &block, std
 }
 
 /// `--report-html DIR` after the launch: the JSON report, a copy of the PTX, its CFG page (under
-/// the launch's block shape) and the page itself.
-bool writeRunHtmlReport(const RunOptions &o, const ptx::Module &m,
+/// the launch's block shape) and the page itself. Without a module that parsed and verified (`m`
+/// null) or a launch, the page has the diagnostics that stopped the run.
+bool writeRunHtmlReport(const RunOptions &o, const ptx::Module *m,
                         const std::vector<boost::json::object> &launches, const ptx::DiagnosticList &diags,
                         const std::string &tracePath) {
   namespace fs = std::filesystem;
@@ -54,11 +55,17 @@ bool writeRunHtmlReport(const RunOptions &o, const ptx::Module &m,
   for (const std::string &arg : o.args) page.title += " --arg " + arg;
   page.report = cudart::reportJson(launches, diags);
   page.reportLink = "report.json";
-  page.traceLink = fs::relative(fs::absolute(tracePath), fs::absolute(dir)).generic_string();
+  if (!launches.empty())
+    page.traceLink = fs::relative(fs::absolute(tracePath), fs::absolute(dir)).generic_string();
+  if (launches.empty()) {
+    page.note = "The kernel was not launched: see the diagnostics.";
+    std::error_code unused;
+    if (o.trace.path.empty()) fs::remove(tracePath, unused); // --report-html's own, left empty
+  }
   std::string error;
   bool ok = cudart::writeReport(dir + "/report.json", launches, diags);
   ReportModule module;
-  module.path = m.fileName;
+  module.path = m ? m->fileName : o.in.file;
   std::ifstream in(o.in.file, std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();
@@ -69,7 +76,9 @@ bool writeRunHtmlReport(const RunOptions &o, const ptx::Module &m,
   if (!ec && writeTextFile(dir + "/ptx/" + name + ".ptx", module.text))
     module.ptxLink = "ptx/" + name + ".ptx";
   auto block = parseDimensions(o.block);
-  module.cfgLink = writeCfgPage(dir, m, name, {m.findFunction(o.kernel)}, block, error);
+  const ptx::Function *kernel = m ? m->findFunction(o.kernel) : nullptr;
+  if (kernel && kernel->isKernel && kernel->hasBody)
+    module.cfgLink = writeCfgPage(dir, *m, name, {kernel}, block, error);
   if (!error.empty()) fmt::print(stderr, "ptxvm run: --report-html: {}\n", error);
   page.modules.push_back(std::move(module));
   ok = writeTextFile(dir + "/index.html", renderReportHtml(page)) && ok;
@@ -200,6 +209,7 @@ int runKernel(const RunOptions &o, const CLI::App &command) {
   }
   if (!m || diags.hasErrors()) {
     printDiagnostics(diags, in.json);
+    if (!html.empty()) writeRunHtmlReport(o, nullptr, {}, diags, tracePath);
     return kDiagnostics;
   }
   for (const auto &[variable, value] : o.jit.settings()) setenv(variable.c_str(), value.c_str(), 1);
@@ -214,6 +224,7 @@ int runKernel(const RunOptions &o, const CLI::App &command) {
   auto kernel = device->loadKernel(*m, kernelName, diags);
   if (!kernel) {
     printDiagnostics(diags, in.json);
+    if (!html.empty()) writeRunHtmlReport(o, m.get(), {}, diags, tracePath);
     return kDiagnostics;
   }
   const runtime::KernelAttributes &abi = kernel->attributes();
@@ -285,7 +296,7 @@ int runKernel(const RunOptions &o, const CLI::App &command) {
     fmt::print(stderr, "ptxvm run: cannot write the trace to '{}'\n", tracePath);
     return kDiagnostics;
   }
-  if (!html.empty() && !writeRunHtmlReport(o, *m, launches, diags, tracePath)) return kDiagnostics;
+  if (!html.empty() && !writeRunHtmlReport(o, m.get(), launches, diags, tracePath)) return kDiagnostics;
   return r.ok && !diags.hasErrors() ? kOk : kDiagnostics;
 }
 
