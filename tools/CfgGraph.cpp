@@ -278,6 +278,8 @@ bool layOutSvg(const std::string &dot, std::string &svg, std::string &error) {
   return true;
 }
 
+constexpr size_t kMaxBlocksLaidOut = 2000;
+
 std::string cfgAnchor(std::string_view function) { return "fn-" + escapeHtml(function); }
 
 namespace {
@@ -324,7 +326,14 @@ std::string renderCfgHtml(const ptx::Module &m, std::span<const AnalysedFunction
     const std::string dot = singleFunctionDot(m, a);
     std::string svg;
     out += "<details open>\n<summary>control-flow graph</summary>\n<div class=\"cfg\">\n";
-    if (error.empty() && layOutSvg(dot, svg, error)) {
+    // Graphviz takes seconds for a thousand blocks and grows faster than the graph: past the
+    // limit the page keeps the DOT text rather than take minutes.
+    const bool tooLarge = g.cfg().size() > kMaxBlocksLaidOut;
+    if (tooLarge)
+      out += "<p>" + std::to_string(g.cfg().size()) + " blocks: more than the " +
+             std::to_string(kMaxBlocksLaidOut) +
+             " this page lays out; the graph in DOT (<code>dot -Tsvg</code> draws it):</p>\n";
+    if (!tooLarge && error.empty() && layOutSvg(dot, svg, error)) {
       size_t start = svg.find("<svg");
       out += svg.substr(start == std::string::npos ? 0 : start);
     } else {
