@@ -158,14 +158,15 @@ private:
   }
   /// One event per warp and instruction (the lanes of one mbarrier operation come one by one).
   void mbarrierEvent(TimelineEvent::Kind kind, uint32_t warp, uint64_t mbarrier, uint32_t pc) {
+    const uint64_t name = label(mbarrier);
     if (!events_.empty()) {
       const TimelineEvent &last = events_.back();
-      if (last.kind == kind && last.warp == warp && last.mbarrier == label(mbarrier) && last.pc == pc &&
+      if (last.kind == kind && last.warp == warp && last.mbarrier == name && last.pc == pc &&
           last.step == (cta_ ? cta_->executed : 0))
         return;
     }
     TimelineEvent &t = add(kind, warp);
-    t.mbarrier = label(mbarrier);
+    t.mbarrier = name;
     t.pc = pc;
   }
   /// TimelineEvent::mbarrier for an observer key (a host address).

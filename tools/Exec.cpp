@@ -20,10 +20,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <initializer_list>
 #include <set>
-#include <sstream>
 
 namespace ptxvm {
 
@@ -167,14 +165,6 @@ std::string findRealDriver(std::string &error) {
   return path;
 }
 
-std::string readFile(const std::string &path, bool &ok) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  ok = static_cast<bool>(in);
-  return s.str();
-}
-
 /// How the program ended, in words, for the page.
 std::string endedText(int status) {
   if (WIFEXITED(status)) return fmt::format("The program exited with status {}.", WEXITSTATUS(status));
@@ -197,11 +187,10 @@ bool writeExecHtmlReport(const ExecOptions &o, int status) {
   page.title = "ptxvm exec --";
   for (const std::string &arg : o.program) page.title += " " + arg;
   page.note = endedText(status);
-  bool ok = false;
-  const std::string reportText = readFile(o.reportPath, ok);
+  const std::optional<std::string> reportText = readTextFile(o.reportPath);
   boost::system::error_code ec;
-  boost::json::value report = ok ? boost::json::parse(reportText, ec) : boost::json::value();
-  page.haveReport = ok && !ec && report.is_object();
+  boost::json::value report = reportText ? boost::json::parse(*reportText, ec) : boost::json::value();
+  page.haveReport = reportText && !ec && report.is_object();
   if (page.haveReport) {
     page.report = std::move(report.as_object());
     page.reportLink = relative(o.reportPath);
@@ -229,8 +218,10 @@ bool writeExecHtmlReport(const ExecOptions &o, int status) {
     in.file = file.string();
     ptx::DiagnosticList parseDiags;
     std::unique_ptr<ptx::Module> m = loadModule(in, parseDiags);
-    bool read = false;
-    module.text = readFile(file.string(), read);
+    if (m && m->source)
+      module.text = *m->source;
+    else if (std::optional<std::string> text = readTextFile(file.string()))
+      module.text = std::move(*text);
     std::vector<const ptx::Function *> kernels;
     if (m && page.haveReport)
       for (const ptx::Function &fn : m->functions)

@@ -69,29 +69,30 @@ std::string link(const std::string &href, const std::string &label) {
   return "<a href=\"" + escapeHtml(href) + "\">" + escapeHtml(label) + "</a>";
 }
 
-/// Files read once for their source lines (CUDA sources the PTX's .loc names).
+const ReportModule *moduleOf(const std::vector<ReportModule> &modules, const std::string &file) {
+  for (const ReportModule &m : modules)
+    if (m.path == file) return &m;
+  return nullptr;
+}
+
+/// Files split into lines once, when a diagnostic first shows one of them: the modules' PTX
+/// (already in memory) and CUDA sources the PTX's .loc names (read then).
 class SourceFiles {
 public:
-  explicit SourceFiles(const std::vector<ReportModule> &modules) {
-    for (const ReportModule &m : modules) add(m.path, m.text);
-  }
+  explicit SourceFiles(const std::vector<ReportModule> &modules) : modules_(modules) {}
   /// The file's lines, or null when it cannot be read.
   const std::vector<std::string> *lines(const std::string &path) {
-    auto it = files_.find(path);
-    if (it != files_.end()) return it->second ? &*it->second : nullptr;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      files_[path] = std::nullopt;
-      return nullptr;
+    auto [it, added] = files_.try_emplace(path);
+    if (added) {
+      const ReportModule *m = moduleOf(modules_, path);
+      std::optional<std::string> read = m ? std::nullopt : readTextFile(path);
+      if (m || read) it->second = split(m ? m->text : *read);
     }
-    std::stringstream s;
-    s << in.rdbuf();
-    add(path, s.str());
-    return &*files_[path];
+    return it->second ? &*it->second : nullptr;
   }
 
 private:
-  void add(const std::string &path, const std::string &contents) {
+  static std::vector<std::string> split(const std::string &contents) {
     std::vector<std::string> out;
     size_t at = 0;
     while (at < contents.size()) {
@@ -100,8 +101,9 @@ private:
       out.push_back(contents.substr(at, end - at));
       at = end + 1;
     }
-    files_[path] = std::move(out);
+    return out;
   }
+  const std::vector<ReportModule> &modules_;
   std::map<std::string, std::optional<std::vector<std::string>>> files_;
 };
 
@@ -116,12 +118,6 @@ std::string excerpt(const std::vector<std::string> &lines, uint64_t line, const 
     out += l == line ? "<mark>" + escapeHtml(row) + "</mark>\n" : escapeHtml(row) + "\n";
   }
   return out + "</pre></figure>\n";
-}
-
-const ReportModule *moduleOf(const std::vector<ReportModule> &modules, const std::string &file) {
-  for (const ReportModule &m : modules)
-    if (m.path == file) return &m;
-  return nullptr;
 }
 
 std::string waitForSection(const json::object &fields) {
@@ -486,6 +482,14 @@ std::string writeCfgPage(const std::string &dir, const ptx::Module &m, const std
   }
   if (!graphError.empty()) error = graphError;
   return relative;
+}
+
+std::optional<std::string> readTextFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
 }
 
 bool writeTextFile(const std::string &path, const std::string &text) {

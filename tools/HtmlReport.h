@@ -49,6 +49,8 @@ std::string writeCfgPage(const std::string &dir, const ptx::Module &m, const std
 
 /// Writes `text` to `path`; false when it cannot.
 bool writeTextFile(const std::string &path, const std::string &text);
+/// The contents of `path`, or nothing when it cannot be read.
+std::optional<std::string> readTextFile(const std::string &path);
 
 /// One wait-for row of a deadlock report (emu::Cta::reportDeadlock's `warpN` fields), parsed.
 struct WaitForRow {

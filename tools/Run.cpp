@@ -22,7 +22,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 namespace ptxvm {
 
@@ -66,10 +65,10 @@ bool writeRunHtmlReport(const RunOptions &o, const ptx::Module *m,
   bool ok = cudart::writeReport(dir + "/report.json", launches, diags);
   ReportModule module;
   module.path = m ? m->fileName : o.in.file;
-  std::ifstream in(o.in.file, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  module.text = text.str();
+  if (m && m->source)
+    module.text = *m->source;
+  else if (std::optional<std::string> text = readTextFile(o.in.file))
+    module.text = std::move(*text);
   const std::string name = fs::path(o.in.file).stem().string();
   std::error_code ec;
   fs::create_directories(fs::path(dir) / "ptx", ec);
