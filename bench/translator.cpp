@@ -31,7 +31,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   uint64_t kernels = 0, failed = 0, instructions = 0, native = 0, handlers = 0, interpreted = 0, hits = 0;
-  uint64_t uniformAddresses = 0, consecutiveAddresses = 0;
+  uint64_t uniformAddresses = 0, consecutiveAddresses = 0, registers = 0, scalarRegisters = 0;
   double seconds = 0, hitSeconds = 0;
   const std::string cacheDir =
       (std::filesystem::temp_directory_path() / ("ptxvm-bench-cache-" + std::to_string(::getpid()))).string();
@@ -72,6 +72,8 @@ int main(int argc, char **argv) {
       interpreted += report.code.interpreted;
       uniformAddresses += report.code.uniformAddresses;
       consecutiveAddresses += report.code.consecutiveAddresses;
+      registers += report.code.registers;
+      scalarRegisters += report.code.scalarRegisters;
       seconds += report.seconds;
       for (const auto &[opcode, n] : report.code.handlerOpcodes) handlerOpcodes[opcode] += n;
     }
@@ -87,6 +89,9 @@ int main(int argc, char **argv) {
   std::printf("memory accesses the analyses settle: %llu one address (warp-uniform base), %llu consecutive "
               "lanes (base + size * %%tid.x)\n",
               (unsigned long long)uniformAddresses, (unsigned long long)consecutiveAddresses);
+  std::printf("registers in SSA form: %llu, of which %llu (%.1f%%) warp-uniform and kept as one scalar\n",
+              (unsigned long long)registers, (unsigned long long)scalarRegisters,
+              registers ? 100.0 * scalarRegisters / registers : 0.0);
   std::printf("compile time %.2f s: %.1f ms per 1,000 PTX instructions (one host thread)\n", seconds,
               instructions ? 1e6 * seconds / double(instructions) : 0.0);
   std::printf("from the disk cache (%llu of %llu kernels): %.2f s, %.1fx faster than compiling\n",

@@ -2,6 +2,7 @@
 // addresses, branch targets and reconvergence points computed, a handler
 // chosen per instruction. Runs once per kernel.
 #include "analysis/BarrierCheck.h"
+#include "analysis/DefUse.h"
 #include "analysis/Liveness.h"
 #include "analysis/PostDominators.h"
 #include "emulator/Device.h"
@@ -300,6 +301,13 @@ public:
         if (d.type == ptx::Type::B128)
           for (uint32_t i = 0; i < std::max(d.count, 1u) && d.firstRegister + i < fns[r]->numRegisters; ++i)
             region.highSlot[d.firstRegister + i] = region.numRegisters++;
+      region.slotBits.assign(region.numRegisters, 64);
+      for (const ptx::RegisterDecl &d : fns[r]->regDecls) {
+        const unsigned bits = ptx::bitWidth(d.type);
+        if (d.vectorWidth || bits == 0 || bits > 64) continue;
+        for (uint32_t i = 0; i < std::max(d.count, 1u) && d.firstRegister + i < fns[r]->numRegisters; ++i)
+          region.slotBits[d.firstRegister + i] = static_cast<uint8_t>(bits);
+      }
       k->regions.push_back(region);
       regionOf_[fns[r]->name] = r;
     }
@@ -711,6 +719,8 @@ private:
     d.numOps = static_cast<uint8_t>(ops.size());
 
     uint32_t flags = table.info(in.opcode).flags;
+    if (!(flags & ptx::iflag::Tensor) && in.form < table.forms().size())
+      d.dests = static_cast<uint8_t>(analysis::destinationOperands(table.form(in.form)));
     if (in.opcode == ptx::Opcode::Bra) {
       d.control = Control::Branch;
       auto it = states_[region_].labelPc.find(irOps[0].id);

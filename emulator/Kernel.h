@@ -104,6 +104,10 @@ struct DInstr {
   // call: operand positions of the result list, the target, the argument
   // list (-1 when absent).
   int8_t callResults = -1, callTarget = -1, callArgs = -1;
+  /// How many leading operands the instruction writes whole in every lane it
+  /// executes in (destination registers and register vectors; 0 for tensor
+  /// instructions, which accumulate into theirs). For liveness in translator/.
+  uint8_t dests = 0;
 };
 
 /// A device function's place in a kernel's code, and its frame layout.
@@ -112,7 +116,12 @@ struct CodeRegion {
   uint32_t entry = 0, end = 0;    // pcs [entry, end)
   uint32_t numRegisters = 0;      // 64-bit slots per lane, .b128 high halves included
   std::vector<uint32_t> highSlot; // per register id: the slot of a .b128 register's high half (0: none)
-  uint32_t frameBytes = 0;        // per-lane .param frame: formals, returns, call arguments
+  /// Per slot: the bits its register is declared with (1 for .pred; 64 for
+  /// .b128 halves, vector registers and registers without a declaration).
+  /// The interpreter keeps every register zero-extended to 64 bits; the CPU
+  /// backend keeps it at this width.
+  std::vector<uint8_t> slotBits;
+  uint32_t frameBytes = 0;                          // per-lane .param frame: formals, returns, call arguments
   std::vector<uint32_t> paramOffsets, paramSizes;   // formal parameters in the frame
   std::vector<uint32_t> returnOffsets, returnSizes; // return parameters in the frame
   bool recursiveWithLocals = false;                 // calls to it are reported unsupported

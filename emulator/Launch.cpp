@@ -180,6 +180,11 @@ LaunchResult Device::launch(const Kernel &k, const LaunchConfig &config, ptx::Di
           }
         failed = true;
       }
+      // A CTA spinning on another host thread's CTAs (a grid sync) waits
+      // for that thread; with more host threads than cores, give the core
+      // up after each round rather than spend the launch's instruction
+      // limit on spinning while that thread is not scheduled.
+      if (live > 0 && threads > 1) std::this_thread::yield();
     }
     for (auto &cta : ctas) collect(*cta);
   };

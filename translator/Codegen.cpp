@@ -8,9 +8,12 @@
 #include "translator/Facts.h"
 #include "translator/Frame.h"
 
+#include <llvm/Analysis/VectorUtils.h>
+#include <llvm/IR/Dominators.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
+#include <llvm/Transforms/Utils/PromoteMemToReg.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -65,7 +68,7 @@ std::unique_ptr<llvm::Module> Gen::run(EntryMap &entries, CodegenStats &stats) {
     if (std::none_of(entry_.begin() + region.entry, entry_.begin() + end, [](uint8_t e) { return e; }))
       continue;
     const std::string name = name_ + "_" + std::to_string(region.entry);
-    beginFunction(name, region.entry, end);
+    beginFunction(name, region, static_cast<size_t>(&region - k_.regions.data()));
     for (uint32_t pc = region.entry; pc < end; ++pc) {
       if (!entry_[pc]) continue;
       entries[pc] = name;
@@ -84,12 +87,15 @@ std::unique_ptr<llvm::Module> Gen::run(EntryMap &entries, CodegenStats &stats) {
 /// and dispatches on the group's pc; every exit goes through one block that
 /// writes the frame back. Between, control moves from block to block
 /// directly, and through `dispatch_` after the SIMT stack changed.
-void Gen::beginFunction(const std::string &name, uint32_t first, uint32_t end) {
+void Gen::beginFunction(const std::string &name, const emu::CodeRegion &region, size_t regionIndex) {
+  const uint32_t first = region.entry,
+                 end = std::min<uint32_t>(region.end, static_cast<uint32_t>(k_.code.size()));
   llvm::Type *i32 = b.getInt32Ty(), *i64 = b.getInt64Ty();
   fn_ = llvm::Function::Create(llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy()}, false),
                                llvm::Function::ExternalLinkage, name, module_.get());
   fn_->addFnAttr(llvm::Attribute::NoUnwind);
   frame_ = fn_->getArg(0);
+  region_ = &region;
   resetCaches();
   b.SetInsertPoint(newBlock("entry"));
   regs_ = b.CreateLoad(b.getPtrTy(), frameField(frame::kRegs), "regs");
@@ -102,6 +108,23 @@ void Gen::beginFunction(const std::string &name, uint32_t first, uint32_t end) {
   scratch_ = scratch;
   b.CreateStore(b.CreateLoad(i64, frameField(frame::kBudget)), budgetSlot_);
   b.CreateStore(b.CreateLoad(i64, frameField(frame::kThreads)), threadsSlot_);
+  live_.emplace(k_, region);
+  promoted_ = live_->mentioned().size() <= kMaxPromotedSlots &&
+              (live_->mentioned().empty() || live_->mentioned().back() < region.numRegisters);
+  value_.assign(promoted_ ? region.numRegisters : 0, nullptr);
+  scalar_.assign(value_.size(), 0);
+  if (facts_ && regionIndex < facts_->uniformSlots.size()) {
+    const std::vector<uint8_t> &uniform = facts_->uniformSlots[regionIndex];
+    for (uint32_t r = 0; r < scalar_.size() && r < uniform.size(); ++r) scalar_[r] = uniform[r];
+    for (uint32_t r : live_->crossLane())
+      if (r < scalar_.size()) scalar_[r] = 0;
+  }
+  for (uint32_t r : promoted_ ? live_->mentioned() : std::vector<uint32_t>{}) {
+    value_[r] =
+        b.CreateAlloca(scalar_[r] ? intTy(slotBits(r)) : slotType(r), nullptr, "r" + std::to_string(r));
+    ++stats_.registers;
+    if (scalar_[r]) ++stats_.scalarRegisters;
+  }
   exit_ = newBlock("exit");
   dispatch_ = newBlock("dispatch");
   pop_ = newBlock("pop");
@@ -112,8 +135,14 @@ void Gen::beginFunction(const std::string &name, uint32_t first, uint32_t end) {
 
   // The group the SIMT stack runs next (the caller's, or the services'
   // after a divergent branch or a pop): its reconvergence point pops, any
-  // other pc goes to its block, or back to the interpreter without one.
+  // other pc goes to its block (through the file's registers live there,
+  // when promoted), or back to the interpreter without one.
   b.SetInsertPoint(dispatch_);
+  // Every lane not running has its registers in the file: what the
+  // allocas held before is of no use to the next group. (Zero, not undef,
+  // so that LLVM does not reason about lanes nobody reads.)
+  for (llvm::AllocaInst *a : value_)
+    if (a) b.CreateStore(llvm::Constant::getNullValue(a->getAllocatedType()), a);
   llvm::Value *pc = b.CreateLoad(i32, frameField(frame::kPc), "pc");
   llvm::Value *reconverge = b.CreateLoad(i32, frameField(frame::kReconverge));
   llvm::BasicBlock *select = newBlock("select"), *none = newBlock("interpreted");
@@ -121,7 +150,7 @@ void Gen::beginFunction(const std::string &name, uint32_t first, uint32_t end) {
   b.SetInsertPoint(select);
   llvm::SwitchInst *sw = b.CreateSwitch(pc, none);
   for (uint32_t p = first; p < end; ++p)
-    if (blocks_[p]) sw->addCase(b.getInt32(p), blocks_[p]);
+    if (blocks_[p]) sw->addCase(b.getInt32(p), promoted_ ? refreshBlock(p) : blocks_[p]);
   b.SetInsertPoint(none);
   leave(pc);
 
@@ -136,12 +165,85 @@ void Gen::beginFunction(const std::string &name, uint32_t first, uint32_t end) {
   leave(b.CreateLoad(i32, frameField(frame::kPc)));
 }
 
+llvm::Value *Gen::fileSlot(uint32_t r) {
+  return b.CreateConstInBoundsGEP1_64(b.getInt64Ty(), regs_, uint64_t{r} * kLanes);
+}
+
+/// The group about to run from `pc` reads the registers live there from
+/// the file, and the registers read across lanes in every lane.
+llvm::BasicBlock *Gen::refreshBlock(uint32_t pc) {
+  llvm::BasicBlock *refresh = newBlock(("enter" + std::to_string(pc)).c_str());
+  llvm::IRBuilderBase::InsertPointGuard keep(b);
+  b.SetInsertPoint(refresh);
+  llvm::LoadInst *active = b.CreateLoad(b.getInt32Ty(), frameField(frame::kActive));
+  tagFrame(active);
+  reload(neededAt({pc}), active);
+  b.CreateBr(blocks_[pc]);
+  return refresh;
+}
+
+std::vector<uint32_t> Gen::neededAt(std::initializer_list<uint32_t> pcs) const {
+  std::vector<uint32_t> slots = live_->crossLane();
+  for (uint32_t pc : pcs) {
+    std::vector<uint32_t> live = live_->liveIn(pc);
+    slots.insert(slots.end(), live.begin(), live.end());
+  }
+  std::sort(slots.begin(), slots.end());
+  slots.erase(std::unique(slots.begin(), slots.end()), slots.end());
+  return slots;
+}
+
+/// A masked store: write-backs run when a group stops running, not per
+/// instruction, so their speed matters less than their size (AMD's Zen 3
+/// microcodes masked stores; a blend needs a load and a select per register
+/// and made code generation slower).
+void Gen::writeBack(const std::vector<uint32_t> &slots) {
+  for (uint32_t r : slots) {
+    if (r >= value_.size() || !value_[r]) continue;
+    llvm::Value *value = b.CreateLoad(value_[r]->getAllocatedType(), value_[r]);
+    value = scalar_[r] ? b.CreateVectorSplat(kLanes, b.CreateZExt(value, b.getInt64Ty())) : fit(value, 64);
+    tagRegister(b.CreateMaskedStore(value, fileSlot(r), llvm::Align(8), activeMask_));
+  }
+}
+
+void Gen::reload(const std::vector<uint32_t> &slots, llvm::Value *active) {
+  llvm::Value *lane = nullptr; // the first running lane, for scalar registers
+  for (uint32_t r : slots) {
+    if (r >= value_.size() || !value_[r]) continue;
+    if (scalar_[r]) {
+      if (!lane)
+        lane = b.CreateZExt(
+            b.CreateAnd(b.CreateIntrinsic(llvm::Intrinsic::cttz, {b.getInt32Ty()}, {active, b.getFalse()}),
+                        b.getInt32(kLanes - 1)),
+            b.getInt64Ty());
+      llvm::LoadInst *file = b.CreateLoad(
+          b.getInt64Ty(),
+          b.CreateInBoundsGEP(b.getInt64Ty(), regs_, {b.CreateAdd(lane, b.getInt64(uint64_t{r} * kLanes))}));
+      tagRegister(file);
+      b.CreateStore(b.CreateTrunc(file, intTy(slotBits(r))), value_[r]);
+      continue;
+    }
+    llvm::LoadInst *file = b.CreateAlignedLoad(vec(b.getInt64Ty()), fileSlot(r), llvm::Align(8));
+    tagRegister(file);
+    b.CreateStore(fit(file, slotBits(r)), value_[r]);
+  }
+}
+
 void Gen::finishFunction() {
   b.SetInsertPoint(exit_);
   b.CreateStore(b.CreateLoad(b.getInt64Ty(), budgetSlot_), frameField(frame::kBudget));
   b.CreateStore(b.CreateLoad(b.getInt64Ty(), threadsSlot_), frameField(frame::kThreads));
   b.CreateStore(b.CreateLoad(b.getInt32Ty(), pcSlot_), frameField(frame::kPc));
   b.CreateRetVoid();
+  // The register allocas (and the frame fields' copies) become SSA values.
+  std::vector<llvm::AllocaInst *> promotable;
+  for (llvm::Instruction &i : fn_->getEntryBlock())
+    if (auto *a = llvm::dyn_cast<llvm::AllocaInst>(&i); a && llvm::isAllocaPromotable(a))
+      promotable.push_back(a);
+  if (!promotable.empty()) {
+    llvm::DominatorTree dominators(*fn_);
+    llvm::PromoteMemToReg(promotable, dominators);
+  }
 }
 
 /// The code of entry `pc`: a straight-line block and the branch that ends
@@ -212,7 +314,7 @@ void Gen::findBlocks() {
 }
 
 llvm::Value *Gen::guardBits(const DInstr &in) {
-  llvm::Value *g = b.CreateTrunc(loadReg(static_cast<uint32_t>(in.guard)), vec(b.getInt1Ty()));
+  llvm::Value *g = fit(loadReg(static_cast<uint32_t>(in.guard)), 1);
   llvm::Value *bits = b.CreateBitCast(g, b.getInt32Ty());
   if (in.guardNegated) bits = b.CreateNot(bits);
   return b.CreateAnd(bits, activeBits_);
@@ -273,8 +375,17 @@ void Gen::publishBudget() {
 
 void Gen::callHandler(uint32_t pc, llvm::Value *maskBits) {
   publishBudget();
+  std::vector<uint32_t> slots;
+  if (promoted_) {
+    // The handler reads and writes its operands in the register file.
+    slots = live_->slotsOf(pc);
+    std::sort(slots.begin(), slots.end());
+    slots.erase(std::unique(slots.begin(), slots.end()), slots.end());
+    writeBack(slots);
+  }
   llvm::Value *failed = b.CreateCall(handlerFn_, {frame_, b.getInt32(pc), maskBits});
   cache_.clear();
+  if (promoted_) reload(slots, activeBits_);
   llvm::BasicBlock *fault = newBlock("fault"), *cont = newBlock("cont");
   b.CreateCondBr(b.CreateICmpNE(failed, b.getInt32(0)), fault, cont);
   // The faulting instruction counts, and the group stands after it, as in
@@ -282,7 +393,7 @@ void Gen::callHandler(uint32_t pc, llvm::Value *maskBits) {
   b.SetInsertPoint(fault);
   b.CreateStore(b.CreateSub(blockBudget_, b.getInt64(counted_)), budgetSlot_);
   b.CreateStore(blockThreads_, threadsSlot_);
-  leave(pc + 1);
+  leaveFailed(pc + 1);
   b.SetInsertPoint(cont);
 }
 
@@ -327,6 +438,9 @@ void Gen::emitBranch(uint32_t pc) {
   b.SetInsertPoint(split);
   count(b.CreateZExt(b.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, taken), i64));
   b.CreateStore(b.CreateSub(budget, b.getInt64(1)), frameField(frame::kBudget));
+  // Both sides stop running here for now, and either may stand at the
+  // reconvergence point already.
+  if (promoted_) writeBack(neededAt({in.target, pc + 1, in.reconverge}));
   b.CreateCall(divergeFn_, {frame_, b.getInt32(pc), taken});
   b.CreateBr(dispatch_);
 }
@@ -347,6 +461,7 @@ void Gen::jumpTo(uint32_t pc) {
 }
 
 void Gen::reconvergeAt(uint32_t pc) {
+  if (promoted_) writeBack(neededAt({pc}));
   tagFrame(b.CreateStore(b.getInt32(pc), frameField(frame::kPc)));
   b.CreateBr(pop_);
 }
@@ -356,26 +471,70 @@ void Gen::leave(llvm::Value *pc) {
   b.CreateBr(exit_);
 }
 
+void Gen::leave(uint32_t pc) {
+  if (promoted_) writeBack(neededAt({pc}));
+  leave(b.getInt32(pc));
+}
+
+void Gen::leaveFailed(uint32_t pc) { leave(b.getInt32(pc)); }
+
 // ---- Registers and operands ----
+
+llvm::Value *Gen::fit(llvm::Value *v, unsigned bits) {
+  const unsigned from = llvm::cast<llvm::VectorType>(v->getType())->getElementType()->getIntegerBitWidth();
+  if (from == bits) return v;
+  return from > bits ? b.CreateTrunc(v, vec(intTy(bits))) : b.CreateZExt(v, vec(intTy(bits)));
+}
 
 llvm::Value *Gen::loadReg(uint32_t r) {
   if (auto it = cache_.find(r); it != cache_.end()) return it->second;
-  llvm::Value *p = b.CreateConstInBoundsGEP1_64(b.getInt64Ty(), regs_, uint64_t{r} * kLanes);
-  llvm::LoadInst *v = b.CreateAlignedLoad(vec(b.getInt64Ty()), p, llvm::Align(8));
-  tagRegister(v);
+  llvm::Value *v;
+  if (promoted_ && scalar_[r]) {
+    v = b.CreateVectorSplat(kLanes, b.CreateLoad(intTy(slotBits(r)), value_.at(r)));
+  } else if (promoted_) {
+    v = b.CreateLoad(slotType(r), value_.at(r));
+  } else {
+    llvm::LoadInst *file = b.CreateAlignedLoad(vec(b.getInt64Ty()), fileSlot(r), llvm::Align(8));
+    tagRegister(file);
+    v = fit(file, slotBits(r));
+  }
   cache_[r] = v;
   return v;
 }
 
 void Gen::storeReg(uint32_t r, llvm::Value *bits, llvm::Value *mask) {
-  llvm::Type *v64 = vec(b.getInt64Ty());
-  if (bits->getType() != v64) bits = b.CreateZExt(bits, v64);
+  bits = fit(bits, slotBits(r));
+  if (promoted_ && scalar_[r]) {
+    // Every executing lane computed the same value (the facts), and a
+    // guard that leaves some of the group out would make the register
+    // divergent: the mask is the whole group or no lane.
+    llvm::Value *value = llvm::getSplatValue(bits);
+    llvm::Value *maskBits = b.CreateBitCast(mask, b.getInt32Ty());
+    if (!value) {
+      llvm::Value *lane =
+          b.CreateAnd(b.CreateIntrinsic(llvm::Intrinsic::cttz, {b.getInt32Ty()}, {maskBits, b.getFalse()}),
+                      b.getInt32(kLanes - 1));
+      value = b.CreateExtractElement(bits, lane);
+    }
+    llvm::Value *old = b.CreateLoad(intTy(slotBits(r)), value_[r]);
+    value = b.CreateSelect(b.CreateICmpEQ(maskBits, b.getInt32(0)), old, value);
+    b.CreateStore(value, value_[r]);
+    cache_[r] = b.CreateVectorSplat(kLanes, value);
+    return;
+  }
   // Only the executing lanes' registers change: the new value blended with
   // the old one and stored whole. (A masked store is slower: AMD's cores
   // microcode vpmaskmov stores.) Cached values are exact in every lane.
-  llvm::Value *merged = b.CreateSelect(mask, bits, loadReg(r));
-  llvm::Value *p = b.CreateConstInBoundsGEP1_64(b.getInt64Ty(), regs_, uint64_t{r} * kLanes);
-  tagRegister(b.CreateAlignedStore(merged, p, llvm::Align(8)));
+  // Promoted registers hold exact values in the running group's lanes
+  // only (and every lane of those read across lanes): a write to the whole
+  // group replaces the value, with no blend and no dependence on the old one.
+  const bool whole = promoted_ && mask == activeMask_ &&
+                     !std::binary_search(live_->crossLane().begin(), live_->crossLane().end(), r);
+  llvm::Value *merged = whole ? bits : b.CreateSelect(mask, bits, loadReg(r));
+  if (promoted_)
+    b.CreateStore(merged, value_.at(r));
+  else
+    tagRegister(b.CreateAlignedStore(fit(merged, 64), fileSlot(r), llvm::Align(8)));
   cache_[r] = merged;
 }
 
@@ -398,11 +557,11 @@ llvm::Value *Gen::operand(uint32_t pc, unsigned index, unsigned bits) {
   case DOp::SReg: v = specialRegister(pc, index); break;
   case DOp::Addr:
     v = b.CreateVectorSplat(kLanes, b.getInt64(op.imm));
-    if (op.hasBase) v = b.CreateAdd(loadReg(op.reg), v);
+    if (op.hasBase) v = b.CreateAdd(loadReg64(op.reg), v);
     break;
   default: return nullptr;
   }
-  return bits == 64 ? v : b.CreateTrunc(v, vec(intTy(bits)));
+  return fit(v, bits);
 }
 
 /// A special register as the operand service reads it (emulator/Access.cpp,

@@ -34,6 +34,8 @@ struct CodegenStats {
   uint32_t blocks = 0;       // straight-line blocks
   uint32_t uniformAddresses = 0;     // accesses whose span the analyses settle: one address
   uint32_t consecutiveAddresses = 0; // ... consecutive lanes in 1-D blocks
+  uint32_t registers = 0;            // register slots held in SSA form (all functions)
+  uint32_t scalarRegisters = 0;      // ... of them kept as one scalar (warp-uniform)
   /// Handler calls by instruction name (with its modifiers), for reports.
   std::map<std::string, uint32_t> handlerOpcodes;
 };

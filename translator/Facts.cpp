@@ -13,6 +13,24 @@ AddressFacts addressFacts(const emu::Kernel &k) {
   // The launch shape is the kernel's own (.reqntid, a 1-D .maxntid) or any:
   // compiled code serves every launch.
   const analysis::DivergenceResult result = analysis::analyzeDivergence(*k.module, *k.regions[0].function);
+  facts.uniformSlots.resize(k.regions.size());
+  for (size_t r = 0; r < k.regions.size(); ++r) {
+    const emu::CodeRegion &region = k.regions[r];
+    const analysis::FunctionDivergence *fd = region.function ? result.find(*region.function) : nullptr;
+    if (!fd) continue;
+    const analysis::SSA &ssa = fd->gated().ssa();
+    // .b128 high halves (slots past the function's registers) stay vectors.
+    std::vector<uint8_t> &uniform = facts.uniformSlots[r];
+    uniform.assign(region.numRegisters, 0);
+    std::fill_n(uniform.begin(), std::min<size_t>(region.function->numRegisters, uniform.size()), 1);
+    const auto values = ssa.values();
+    for (analysis::ValueId v = 0; v < values.size(); ++v)
+      if (values[v].var < uniform.size() && ssa.defUse().isRegister(values[v].var) &&
+          fd->valueLevel(v) == analysis::Uniformity::Divergent)
+        uniform[values[v].var] = 0;
+    for (size_t slot = 0; slot < region.highSlot.size(); ++slot)
+      if (region.highSlot[slot]) uniform[slot] = 0;
+  }
   for (uint32_t pc = 0; pc < k.code.size(); ++pc) {
     const emu::DInstr &in = k.code[pc];
     using ptx::Opcode;

@@ -25,10 +25,15 @@ struct AddressFacts {
   };
   /// Per pc of the kernel's code (device functions included).
   std::vector<uint8_t> kind;
+  /// Per code region (emu::Kernel::regions), per register slot: 1 when
+  /// every value the register takes in that function is warp-uniform, so
+  /// that the lanes of any group running there hold the same value and
+  /// compiled code keeps it as one scalar. Empty: none known.
+  std::vector<std::vector<uint8_t>> uniformSlots;
 };
 
 /// The facts for every memory access of `k` (ld, ldu, st with a register
-/// base). Empty (all None) when the analysis cannot run.
+/// base) and its registers. Empty (all None) when the analysis cannot run.
 AddressFacts addressFacts(const emu::Kernel &k);
 
 } // namespace translator

@@ -5,12 +5,15 @@
 
 #include "emulator/Kernel.h"
 #include "translator/Codegen.h"
+#include "translator/RegisterLiveness.h"
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
+#include <initializer_list>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -38,9 +41,20 @@ public:
 private:
   // ---- Structure (Codegen.cpp) ----
   void findBlocks();
-  /// The function of the PTX function at pcs [first, end).
-  void beginFunction(const std::string &name, uint32_t first, uint32_t end);
+  /// The function of the PTX function `region`.
+  void beginFunction(const std::string &name, const emu::CodeRegion &region, size_t regionIndex);
   void finishFunction();
+  /// Promoted registers (below): the block that reads the registers live
+  /// at entry `pc` from the file, then runs it; the registers a group
+  /// standing at `pcs` may read (live there, and the cross-lane ones);
+  /// writing the running group's lanes of `slots` to the file, and reading
+  /// them back from it.
+  llvm::BasicBlock *refreshBlock(uint32_t pc);
+  std::vector<uint32_t> neededAt(std::initializer_list<uint32_t> pcs) const;
+  void writeBack(const std::vector<uint32_t> &slots);
+  /// `active`: the running group's lanes (i32), one of which a scalar
+  /// register is read from.
+  void reload(const std::vector<uint32_t> &slots, llvm::Value *active);
   void emitEntry(uint32_t pc);
   void emitBlock(uint32_t first, uint32_t end);
   void emitBranch(uint32_t pc);
@@ -49,9 +63,13 @@ private:
   void jumpTo(uint32_t pc);
   /// The group stands at its reconvergence point `pc`: pop (the service).
   void reconvergeAt(uint32_t pc);
-  /// Leaves the function, the group going on at `pc`.
+  /// Leaves the function, the group going on at `pc`: the registers it
+  /// needs there written back first (a pc the caller computed belongs to a
+  /// group whose registers are in the file already).
   void leave(llvm::Value *pc);
-  void leave(uint32_t pc) { leave(b.getInt32(pc)); }
+  void leave(uint32_t pc);
+  /// Leaves after a fault: the CTA has failed, nothing reads its registers.
+  void leaveFailed(uint32_t pc);
   /// The guard mask of instruction `pc` within the active lanes (i32).
   llvm::Value *guardBits(const emu::DInstr &in);
 
@@ -66,15 +84,44 @@ public:
       lanes.push_back(llvm::ConstantInt::get(intTy(bits), static_cast<uint64_t>(value(l))));
     return llvm::ConstantVector::get(lanes);
   }
-  /// Register r as <32 x i64>, exact in the group's active lanes.
+  /// Register r at its declared width (<32 x iN>, CodeRegion::slotBits),
+  /// exact in the group's active lanes; loadReg64 zero-extends it to 64
+  /// bits, as the register file holds it.
   llvm::Value *loadReg(uint32_t r);
-  /// Writes bits (any <32 x iN>, zero-extended to 64) into register r in the
-  /// lanes of `mask` (within the active lanes).
+  llvm::Value *loadReg64(uint32_t r) { return fit(loadReg(r), 64); }
+  /// Writes bits (any <32 x iN>, truncated or zero-extended to the
+  /// register's width) into register r in the lanes of `mask` (within the
+  /// active lanes).
   void storeReg(uint32_t r, llvm::Value *bits, llvm::Value *mask);
-  /// Register values known in SSA form: stores write through to the
-  /// register file, and a value read or written once is reused while the
-  /// code between stays straight (no join of paths, no handler call, which
-  /// may write any register).
+  /// Register r's declared width, and its vector type.
+  unsigned slotBits(uint32_t r) const {
+    return region_ && r < region_->slotBits.size() ? region_->slotBits[r] : 64;
+  }
+  llvm::Type *slotType(uint32_t r) const { return vec(intTy(slotBits(r))); }
+  /// A <32 x iN> value truncated or zero-extended to <32 x i`bits`>.
+  llvm::Value *fit(llvm::Value *v, unsigned bits);
+  /// Registers in SSA form. In a function whose registers are promoted
+  /// (most: up to kMaxPromotedSlots), each register slot the function names
+  /// is an alloca that mem2reg turns into SSA values, exact in the running
+  /// group's lanes for the registers live where it runs (and in every lane
+  /// for registers read across lanes). The warp's register file holds the
+  /// rest: a group that starts running reads the registers live at its pc
+  /// from the file, and the running group writes its lanes of the
+  /// registers live where it stops back to the file whenever it stops
+  /// running - when it leaves, splits at a divergent branch or waits at its
+  /// reconvergence point - and a handler's operands around its call. So
+  /// every lane not running has in the file what it will read. Otherwise
+  /// every access goes to the file. Either way, a value read or written once
+  /// is reused while the code between stays straight (no join of paths, no
+  /// handler call, which may write any register).
+  static constexpr size_t kMaxPromotedSlots = 1024;
+  bool promoted_ = false;
+  std::optional<RegisterLiveness> live_;
+  std::vector<llvm::AllocaInst *> value_; // per slot (promoted functions)
+  /// Per slot: kept as one scalar (AddressFacts::uniformSlots; never a
+  /// register read across lanes), not a vector of lanes.
+  std::vector<uint8_t> scalar_;
+  llvm::Value *fileSlot(uint32_t r);
   using RegisterCache = std::unordered_map<uint32_t, llvm::Value *>;
   RegisterCache cache_;
   /// What the executing lanes (`mask`) of a base-address value look like:
@@ -122,6 +169,7 @@ public:
 
   llvm::LLVMContext &ctx_;
   const emu::Kernel &k_;
+  const emu::CodeRegion *region_ = nullptr; // the function being built
   const struct AddressFacts *facts_ = nullptr;
   bool names_ = true; // CodegenStats::handlerOpcodes (reads the ptx::Module)
   std::string name_;

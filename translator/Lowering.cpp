@@ -150,7 +150,7 @@ private:
       llvm::Value *v = splat(64, 0);
       for (unsigned e = 0; e < a.count; ++e) {
         const DOp &x = element(e);
-        llvm::Value *part = x.kind == DOp::Reg ? g.loadReg(x.reg) : splat(64, x.imm);
+        llvm::Value *part = x.kind == DOp::Reg ? g.loadReg64(x.reg) : splat(64, x.imm);
         part = b.CreateAnd(part, splat(64, elementMask));
         v = b.CreateOr(v, e ? b.CreateShl(part, splat(64, uint64_t{e} * width)) : part);
       }
@@ -160,7 +160,7 @@ private:
     if (a.kind != DOp::Reg && a.kind != DOp::Imm) return false;
     for (unsigned e = 0; e < d.count; ++e)
       if (element(e).kind != DOp::Reg && element(e).kind != DOp::Sink) return false;
-    llvm::Value *v = a.kind == DOp::Reg ? g.loadReg(a.reg) : splat(64, a.imm);
+    llvm::Value *v = a.kind == DOp::Reg ? g.loadReg64(a.reg) : splat(64, a.imm);
     for (unsigned e = 0; e < d.count; ++e) {
       llvm::Value *part = e ? b.CreateLShr(v, splat(64, uint64_t{e} * width)) : v;
       g.storeOperand(element(e), b.CreateAnd(part, splat(64, elementMask)), mask);

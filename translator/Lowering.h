@@ -90,7 +90,7 @@ protected:
       if (dst_ < 0) return;
       l_.g.cache_.erase(static_cast<uint32_t>(dst_));
       llvm::PHINode *phi =
-          l_.b.CreatePHI(l_.g.vec(l_.b.getInt64Ty()), static_cast<unsigned>(incoming_.size()));
+          l_.b.CreatePHI(incoming_.front().first->getType(), static_cast<unsigned>(incoming_.size()));
       for (auto &[value, block] : incoming_) phi->addIncoming(value, block);
       l_.g.cache_[static_cast<uint32_t>(dst_)] = phi;
     }

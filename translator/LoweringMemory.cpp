@@ -74,7 +74,7 @@ private:
       return a;
     }
     const bool alignedImm = addr.imm % size == 0;
-    llvm::Value *base = g.loadReg(addr.reg);
+    llvm::Value *base = g.loadReg64(addr.reg);
     if (!alignedImm) base = b.CreateAdd(base, b.CreateVectorSplat(kLanes, b.getInt64(addr.imm)));
     const uint64_t imm = alignedImm ? addr.imm : 0; // what is left to add to the span
     const uint8_t fact = g.facts_ ? g.facts_->kind[pc] : uint8_t{AddressFacts::None};

@@ -16,6 +16,7 @@
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Support/CommandLine.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
@@ -90,6 +91,15 @@ private:
   Jit() {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
+    // The machine scheduler took 60% of code generation on kernels with
+    // long blocks (wmma GEMM: 2.4 of 4 s) and made no bench kernel faster.
+    const char *sched = std::getenv("PTXVM_JIT_MISCHED");
+    const bool misched = sched && *sched == '1';
+    if (!misched) {
+      auto &options = llvm::cl::getRegisteredOptions();
+      if (auto it = options.find("enable-misched"); it != options.end())
+        it->second->addOccurrence(0, "enable-misched", "false");
+    }
     auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
     if (!builder) {
       error = llvm::toString(builder.takeError());
@@ -106,7 +116,8 @@ private:
     }
     target = std::move(*machine);
     targetId = builder->getTargetTriple().str() + " " + builder->getCPU() + " " +
-               builder->getFeatures().getString() + " O1 LLVM " LLVM_VERSION_STRING " ptxvm " PTXVM_VERSION;
+               builder->getFeatures().getString() + (misched ? " O1" : " O1 no-misched") +
+               " LLVM " LLVM_VERSION_STRING " ptxvm " PTXVM_VERSION;
     auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(*builder).create();
     if (!jit) {
       error = llvm::toString(jit.takeError());

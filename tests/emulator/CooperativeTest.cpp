@@ -63,7 +63,7 @@ std::vector<int32_t> expected(uint64_t blocks, uint64_t perBlock, int rounds) {
 TEST(Cooperative, GridSyncCompletesWithEveryCtaResident) {
   for (unsigned threads : {1u, 2u, 3u}) {
     GridSyncRun run = runGridSync(true, threads, {6, 1, 1}, {64, 1, 1}, 3);
-    ASSERT_TRUE(run.result.ok) << run.diags.renderText();
+    ASSERT_TRUE(run.result.ok) << "host threads " << threads << ": " << run.diags.renderText();
     EXPECT_EQ(run.out, expected(6, 64, 3)) << "host threads " << threads;
   }
 }
