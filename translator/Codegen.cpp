@@ -514,7 +514,7 @@ void Gen::storeReg(uint32_t r, llvm::Value *bits, llvm::Value *mask) {
       llvm::Value *lane =
           b.CreateAnd(b.CreateIntrinsic(llvm::Intrinsic::cttz, {b.getInt32Ty()}, {maskBits, b.getFalse()}),
                       b.getInt32(kLanes - 1));
-      value = b.CreateExtractElement(bits, lane);
+      value = laneOf(bits, lane, 0);
     }
     llvm::Value *old = b.CreateLoad(intTy(slotBits(r)), value_[r]);
     value = b.CreateSelect(b.CreateICmpEQ(maskBits, b.getInt32(0)), old, value);
@@ -629,6 +629,28 @@ llvm::Value *Gen::specialRegister(uint32_t pc, unsigned index) {
   }
 }
 
+/// A variable index stores the vector to the stack and loads the lane
+/// back, which stalls on an earlier store to the same address modulo 4 KiB
+/// (vector add ran 3x slower in some stack layouts than in others).
+llvm::Value *Gen::laneOf(llvm::Value *v, llvm::Value *lane, uint32_t likely) {
+  // The index may be poison (cttz of an empty mask, on a path that tests for
+  // no lanes later): frozen, the branch on it is defined.
+  lane = b.CreateFreeze(lane);
+  llvm::BasicBlock *fixed = newBlock("lane"), *any = newBlock("anylane"), *done = newBlock("picked");
+  b.CreateCondBr(b.CreateICmpEQ(lane, b.getInt32(likely)), fixed, any);
+  b.SetInsertPoint(fixed);
+  llvm::Value *atLikely = b.CreateExtractElement(v, uint64_t{likely});
+  b.CreateBr(done);
+  b.SetInsertPoint(any);
+  llvm::Value *atLane = b.CreateExtractElement(v, lane);
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+  llvm::PHINode *phi = b.CreatePHI(atLane->getType(), 2);
+  phi->addIncoming(atLikely, fixed);
+  phi->addIncoming(atLane, any);
+  return phi;
+}
+
 /// Most warps' accesses are consecutive, so that is tested first, with
 /// 64-bit lane compares; the span is then the first and last executing
 /// lanes' addresses. Only other patterns pay for the min, max and OR
@@ -644,7 +666,7 @@ Gen::Span Gen::span(llvm::Value *base, llvm::Value *mask, llvm::Value *maskBits,
   // branches, before the caller's test for no lanes.
   s.first = b.CreateAnd(b.CreateIntrinsic(llvm::Intrinsic::cttz, {i32}, {maskBits, b.getFalse()}),
                         b.getInt32(kLanes - 1));
-  llvm::Value *firstAddress = b.CreateExtractElement(base, s.first);
+  llvm::Value *firstAddress = laneOf(base, s.first, 0);
   llvm::Value *skipped = b.CreateMul(b.CreateZExt(s.first, i64), b.getInt64(size));
   llvm::Value *expected = b.CreateAdd(b.CreateVectorSplat(kLanes, b.CreateSub(firstAddress, skipped)),
                                       perLane(64, [size](uint32_t l) { return uint64_t{l} * size; }));
@@ -657,8 +679,9 @@ Gen::Span Gen::span(llvm::Value *base, llvm::Value *mask, llvm::Value *maskBits,
       b.CreateAnd(b.CreateSub(b.getInt32(kLanes - 1),
                               b.CreateIntrinsic(llvm::Intrinsic::ctlz, {i32}, {maskBits, b.getFalse()})),
                   b.getInt32(kLanes - 1));
-  llvm::Value *rowHi = b.CreateExtractElement(base, last);
+  llvm::Value *rowHi = laneOf(base, last, kLanes - 1);
   llvm::Value *rowValid = b.CreateICmpULE(firstAddress, rowHi); // no wrap-around within the warp
+  row = b.GetInsertBlock();
   b.CreateBr(join);
 
   b.SetInsertPoint(other);

@@ -136,6 +136,9 @@ public:
   /// it does not dominate what follows).
   Span span(llvm::Value *base, llvm::Value *mask, llvm::Value *maskBits, unsigned size, bool remember = true);
   std::map<std::tuple<llvm::Value *, llvm::Value *, unsigned>, Span> spans_;
+  /// Lane `lane` (i32) of vector `v`, at a constant index when it is
+  /// `likely` (0 or 31: the first or last lane of a whole warp).
+  llvm::Value *laneOf(llvm::Value *v, llvm::Value *lane, uint32_t likely);
   /// Forgets what the caches know (control may come from elsewhere).
   void resetCaches() {
     cache_.clear();

@@ -113,7 +113,7 @@ private:
   Access oneAddress(llvm::Value *base, uint64_t imm) {
     Access a;
     a.first = b.CreateIntrinsic(llvm::Intrinsic::cttz, {b.getInt32Ty()}, {maskBits, b.getTrue()});
-    a.lo = a.hi = a.bits = b.CreateAdd(b.CreateExtractElement(base, a.first), b.getInt64(imm));
+    a.lo = a.hi = a.bits = b.CreateAdd(g.laneOf(base, a.first, 0), b.getInt64(imm));
     a.valid = a.uniform = b.getTrue();
     a.consecutive = b.getFalse();
     return a;
@@ -138,11 +138,12 @@ private:
     llvm::Value *last =
         b.CreateSub(b.getInt32(kLanes - 1),
                     b.CreateIntrinsic(llvm::Intrinsic::ctlz, {b.getInt32Ty()}, {maskBits, b.getTrue()}));
-    x.lo = b.CreateExtractElement(base, x.first);
-    x.hi = b.CreateExtractElement(base, last);
+    x.lo = g.laneOf(base, x.first, 0);
+    x.hi = g.laneOf(base, last, kLanes - 1);
     x.bits = x.lo; // every lane's address is lo plus a multiple of the size
     x.consecutive = b.getTrue();
     x.valid = b.CreateICmpULE(x.lo, x.hi); // not wrapped around within the warp
+    llvm::BasicBlock *fromLinear = b.GetInsertBlock();
     b.CreateBr(join);
     b.SetInsertPoint(general);
     Gen::Span y = g.span(base, mask, maskBits, size, false);
@@ -151,7 +152,7 @@ private:
     b.SetInsertPoint(join);
     auto phi = [&](llvm::Value *p, llvm::Value *q) {
       llvm::PHINode *n = b.CreatePHI(p->getType(), 2);
-      n->addIncoming(p, linear);
+      n->addIncoming(p, fromLinear);
       n->addIncoming(q, fromGeneral);
       return n;
     };
