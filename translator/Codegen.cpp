@@ -8,7 +8,9 @@
 #include "translator/Facts.h"
 #include "translator/Frame.h"
 
+#include <llvm/ADT/PostOrderIterator.h>
 #include <llvm/Analysis/VectorUtils.h>
+#include <llvm/IR/CFG.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Verifier.h>
@@ -243,6 +245,62 @@ void Gen::finishFunction() {
   if (!promotable.empty()) {
     llvm::DominatorTree dominators(*fn_);
     llvm::PromoteMemToReg(promotable, dominators);
+  }
+  scalarizeUniform(*fn_);
+}
+
+/// Uniform registers are scalars, read as splats: an operation whose vector
+/// operands are all splats computes one lane and splats it (and a lane taken
+/// from a splat is its scalar), so a chain of uniform arithmetic runs once
+/// per warp instead of per lane. Visited in reverse post-order, so that an
+/// operation sees its operands already rewritten.
+void Gen::scalarizeUniform(llvm::Function &fn) {
+  llvm::ReversePostOrderTraversal<llvm::Function *> order(&fn);
+  llvm::IRBuilder<> at(fn.getContext());
+  auto splatOf = [](llvm::Value *v) -> llvm::Value * {
+    return v->getType()->isVectorTy() ? llvm::getSplatValue(v) : nullptr;
+  };
+  for (llvm::BasicBlock *bb : order) {
+    for (llvm::Instruction &i : llvm::make_early_inc_range(*bb)) {
+      if (auto *e = llvm::dyn_cast<llvm::ExtractElementInst>(&i)) {
+        if (llvm::Value *x = splatOf(e->getVectorOperand())) {
+          e->replaceAllUsesWith(x);
+          e->eraseFromParent();
+        }
+        continue;
+      }
+      auto *vt = llvm::dyn_cast<llvm::FixedVectorType>(i.getType());
+      if (!vt || !(llvm::isa<llvm::BinaryOperator>(i) || llvm::isa<llvm::CmpInst>(i) ||
+                   llvm::isa<llvm::CastInst>(i) || llvm::isa<llvm::SelectInst>(i) ||
+                   llvm::isa<llvm::UnaryOperator>(i)))
+        continue;
+      // Casts lane by lane only (not a bitcast between vector shapes or from iN).
+      if (auto *from = llvm::dyn_cast<llvm::FixedVectorType>(i.getOperand(0)->getType());
+          llvm::isa<llvm::CastInst>(i) && (!from || from->getNumElements() != vt->getNumElements()))
+        continue;
+      std::vector<llvm::Value *> scalars;
+      for (llvm::Value *op : i.operands()) {
+        llvm::Value *x = op->getType()->isVectorTy() ? splatOf(op) : nullptr;
+        if (!x) break;
+        scalars.push_back(x);
+      }
+      if (scalars.size() != i.getNumOperands()) continue;
+      at.SetInsertPoint(&i);
+      llvm::Value *one = nullptr;
+      if (auto *bo = llvm::dyn_cast<llvm::BinaryOperator>(&i))
+        one = at.CreateBinOp(bo->getOpcode(), scalars[0], scalars[1]);
+      else if (auto *c = llvm::dyn_cast<llvm::CmpInst>(&i))
+        one = at.CreateCmp(c->getPredicate(), scalars[0], scalars[1]);
+      else if (auto *c = llvm::dyn_cast<llvm::CastInst>(&i))
+        one = at.CreateCast(c->getOpcode(), scalars[0], vt->getElementType());
+      else if (llvm::isa<llvm::SelectInst>(i))
+        one = at.CreateSelect(scalars[0], scalars[1], scalars[2]);
+      else
+        one = at.CreateUnOp(llvm::cast<llvm::UnaryOperator>(i).getOpcode(), scalars[0]);
+      if (auto *oi = llvm::dyn_cast<llvm::Instruction>(one)) oi->copyIRFlags(&i);
+      i.replaceAllUsesWith(at.CreateVectorSplat(vt->getNumElements(), one));
+      i.eraseFromParent();
+    }
   }
 }
 

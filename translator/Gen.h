@@ -44,6 +44,7 @@ private:
   /// The function of the PTX function `region`.
   void beginFunction(const std::string &name, const emu::CodeRegion &region, size_t regionIndex);
   void finishFunction();
+  static void scalarizeUniform(llvm::Function &fn);
   /// Promoted registers (below): the block that reads the registers live
   /// at entry `pc` from the file, then runs it; the registers a group
   /// standing at `pcs` may read (live there, and the cross-lane ones);
