@@ -111,7 +111,13 @@ void Gen::beginFunction(const std::string &name, const emu::CodeRegion &region, 
   b.CreateStore(b.CreateLoad(i64, frameField(frame::kBudget)), budgetSlot_);
   b.CreateStore(b.CreateLoad(i64, frameField(frame::kThreads)), threadsSlot_);
   live_.emplace(k_, region);
-  promoted_ = live_->mentioned().size() <= kMaxPromotedSlots &&
+  // PTXVM_JIT_PROMOTE_MAX=N lowers the limit (0: every function keeps its
+  // registers in the file), so that tests reach that path too.
+  static const size_t maxPromoted = [] {
+    const char *n = std::getenv("PTXVM_JIT_PROMOTE_MAX");
+    return n && *n ? std::min<size_t>(std::strtoull(n, nullptr, 10), kMaxPromotedSlots) : kMaxPromotedSlots;
+  }();
+  promoted_ = live_->mentioned().size() <= maxPromoted &&
               (live_->mentioned().empty() || live_->mentioned().back() < region.numRegisters);
   value_.assign(promoted_ ? region.numRegisters : 0, nullptr);
   scalar_.assign(value_.size(), 0);
