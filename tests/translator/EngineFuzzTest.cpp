@@ -132,6 +132,19 @@ private:
       emit("setp.gt.u32 %p7, " + reg() + ", " + std::to_string(pick(100)) + ";");
       emit("@%p7 add.u32 " + writable() + ", " + reg() + ", 3;");
     }
+    if (pick(6) == 0) {
+      // An instruction compiled code hands to the interpreter's handler: its
+      // operands go through the register file.
+      emit("rem.s32 " + writable() + ", " + reg() + ", " + std::to_string(3 + pick(9)) + ";");
+    }
+    if (pick(6) == 0) {
+      // A shuffle among the executing lanes of a register they just wrote:
+      // a lane whose partner is not executing reads the value the partner
+      // had before (the interpreter's register file).
+      emit("add.u32 %t2, " + reg() + ", " + std::to_string(1 + pick(9)) + ";");
+      emit("activemask.b32 %t3;");
+      emit("shfl.sync.bfly.b32 " + writable() + ", %t2, " + std::to_string(1 << pick(5)) + ", 31, %t3;");
+    }
   }
 
   void ifElse(int depth) {
