@@ -587,11 +587,11 @@ void Gen::storeReg(uint32_t r, llvm::Value *bits, llvm::Value *mask) {
     return;
   }
   // Only the executing lanes' registers change: the new value blended with
-  // the old one and stored whole. (A masked store is slower: AMD's cores
-  // microcode vpmaskmov stores.) Cached values are exact in every lane.
-  // Promoted registers hold exact values in the running group's lanes
-  // only (and every lane of those read across lanes): a write to the whole
-  // group replaces the value, with no blend and no dependence on the old one.
+  // the old one and stored whole (a masked store per instruction is slower:
+  // AMD's Zen 3 microcodes vpmaskmov stores). Promoted registers need to be
+  // exact only in the running group's lanes (every lane for those read
+  // across lanes): a write by the whole group replaces the value, with no
+  // blend and no dependence on the old one.
   const bool whole = promoted_ && mask == activeMask_ &&
                      !std::binary_search(live_->crossLane().begin(), live_->crossLane().end(), r);
   llvm::Value *merged = whole ? bits : b.CreateSelect(mask, bits, loadReg(r));
