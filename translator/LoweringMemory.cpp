@@ -224,6 +224,22 @@ private:
   /// vector load when the whole warp executes, else a masked one. (A
   /// masked store is microcoded on AMD's cores, and both are slower than
   /// plain ones everywhere.)
+  /// A whole warp reading or writing a row of consecutive lanes is most
+  /// often one of many warps walking an array upwards (the next warps of
+  /// the CTA take the next rows): the rows a few warps ahead are prefetched,
+  /// as the hardware prefetcher cannot see the stream through the
+  /// scheduling between warps. (A prefetch never faults and loads nothing
+  /// into a register: addresses outside the kernel's memory are harmless.)
+  void prefetchAhead(llvm::Type *row, llvm::Value *at, bool write) {
+    const uint64_t bytes = g.module_->getDataLayout().getTypeStoreSize(row);
+    for (uint64_t offset = 0; offset < bytes; offset += 64) {
+      llvm::Value *ahead = b.CreateConstGEP1_64(b.getInt8Ty(), at, kPrefetchRows * bytes + offset);
+      b.CreateIntrinsic(llvm::Intrinsic::prefetch, {b.getPtrTy()},
+                        {ahead, b.getInt32(write ? 1 : 0), b.getInt32(3), b.getInt32(1)});
+    }
+  }
+  static constexpr uint64_t kPrefetchRows = 4;
+
   llvm::Value *rowLoad(llvm::Type *type, llvm::Value *at) {
     llvm::BasicBlock *whole = g.newBlock("wholewarp"), *some = g.newBlock("somelanes"),
                      *join = g.newBlock("rowloaded");
@@ -231,6 +247,7 @@ private:
     b.SetInsertPoint(whole);
     llvm::LoadInst *plain = b.CreateAlignedLoad(type, at, llvm::Align(1));
     g.tagMemory(plain);
+    prefetchAhead(type, at, false);
     b.CreateBr(join);
     b.SetInsertPoint(some);
     llvm::CallInst *masked = b.CreateMaskedLoad(type, at, llvm::Align(1), mask);
@@ -248,6 +265,7 @@ private:
     b.CreateCondBr(b.CreateICmpEQ(maskBits, b.getInt32(~0u)), whole, some);
     b.SetInsertPoint(whole);
     g.tagMemory(b.CreateAlignedStore(value, at, llvm::Align(1)));
+    prefetchAhead(value->getType(), at, true);
     b.CreateBr(join);
     b.SetInsertPoint(some);
     g.tagMemory(b.CreateMaskedStore(value, at, llvm::Align(1), mask));
