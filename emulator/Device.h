@@ -72,6 +72,9 @@ struct LaunchResult {
 /// tables and vtables in .global initializers): this tag | the function's
 /// index in its module.
 constexpr uint64_t kFunctionTag = 0xF00D'0000'0000'0000ull;
+/// The index of each function of a module by name: a device function's
+/// "address" is kFunctionTag | this index (ModuleLoad.cpp).
+std::unordered_map<ptx::Name, uint32_t> functionIndices(const ptx::Module &m);
 
 struct SymbolLocation {
   Space space = Space::Global;

@@ -219,11 +219,7 @@ void Gen::reload(const std::vector<uint32_t> &slots, llvm::Value *active) {
   for (uint32_t r : slots) {
     if (r >= value_.size() || !value_[r]) continue;
     if (scalar_[r]) {
-      if (!lane)
-        lane = b.CreateZExt(
-            b.CreateAnd(b.CreateIntrinsic(llvm::Intrinsic::cttz, {b.getInt32Ty()}, {active, b.getFalse()}),
-                        b.getInt32(kLanes - 1)),
-            b.getInt64Ty());
+      if (!lane) lane = b.CreateZExt(firstLane(active), b.getInt64Ty());
       llvm::LoadInst *file = b.CreateLoad(
           b.getInt64Ty(),
           b.CreateInBoundsGEP(b.getInt64Ty(), regs_, {b.CreateAdd(lane, b.getInt64(uint64_t{r} * kLanes))}));
@@ -343,27 +339,12 @@ llvm::Value *Gen::frameField(uint64_t offset) {
   return b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), frame_, offset);
 }
 
-/// Leaders: where a straight-line block starts. Every pc control can reach
-/// other than by falling through from a Next instruction: function entries,
-/// branch targets and reconvergence points, brx.idx targets, and the
-/// instruction after any control instruction (calls return there, barriers
-/// and exits resume there).
+/// Leaders (blockLeaders, shared with the liveness), and the entries of
+/// compiled code among them.
 void Gen::findBlocks() {
   const std::vector<DInstr> &code = k_.code;
   const uint32_t size = static_cast<uint32_t>(code.size());
-  leader_.assign(size + 1, 0);
-  auto mark = [&](uint32_t pc) {
-    if (pc <= size) leader_[pc] = 1;
-  };
-  for (const emu::CodeRegion &r : k_.regions) mark(r.entry);
-  for (uint32_t t : k_.targetTables) mark(t);
-  for (uint32_t pc = 0; pc < size; ++pc) {
-    const DInstr &in = code[pc];
-    if (in.control == Control::Next) continue;
-    mark(pc + 1);
-    if (in.control == Control::Branch) mark(in.target);
-    if (in.control == Control::Branch || in.control == Control::BranchIndexed) mark(in.reconverge);
-  }
+  leader_ = blockLeaders(k_);
   // PTXVM_JIT_RANGE=LO:HI compiles only the blocks starting at pcs in
   // [LO, HI) (the interpreter runs the rest): bisecting it finds the block
   // behind a difference between the two engines.
@@ -575,10 +556,7 @@ void Gen::storeReg(uint32_t r, llvm::Value *bits, llvm::Value *mask) {
     llvm::Value *value = llvm::getSplatValue(bits);
     llvm::Value *maskBits = b.CreateBitCast(mask, b.getInt32Ty());
     if (!value) {
-      llvm::Value *lane =
-          b.CreateAnd(b.CreateIntrinsic(llvm::Intrinsic::cttz, {b.getInt32Ty()}, {maskBits, b.getFalse()}),
-                      b.getInt32(kLanes - 1));
-      value = laneOf(bits, lane, 0);
+      value = laneOf(bits, firstLane(maskBits), 0);
     }
     llvm::Value *old = b.CreateLoad(intTy(slotBits(r)), value_[r]);
     value = b.CreateSelect(b.CreateICmpEQ(maskBits, b.getInt32(0)), old, value);
@@ -693,6 +671,11 @@ llvm::Value *Gen::specialRegister(uint32_t pc, unsigned index) {
   }
 }
 
+llvm::Value *Gen::firstLane(llvm::Value *bits) {
+  return b.CreateAnd(b.CreateIntrinsic(llvm::Intrinsic::cttz, {b.getInt32Ty()}, {bits, b.getFalse()}),
+                     b.getInt32(kLanes - 1));
+}
+
 /// A variable index stores the vector to the stack and loads the lane
 /// back, which stalls on an earlier store to the same address modulo 4 KiB
 /// (vector add ran 3x slower in some stack layouts than in others).
@@ -728,8 +711,7 @@ Gen::Span Gen::span(llvm::Value *base, llvm::Value *mask, llvm::Value *maskBits,
   Span s;
   // Lane indices stay defined (and within the warp) for an empty mask too: this code runs, and
   // branches, before the caller's test for no lanes.
-  s.first = b.CreateAnd(b.CreateIntrinsic(llvm::Intrinsic::cttz, {i32}, {maskBits, b.getFalse()}),
-                        b.getInt32(kLanes - 1));
+  s.first = firstLane(maskBits);
   llvm::Value *firstAddress = laneOf(base, s.first, 0);
   llvm::Value *skipped = b.CreateMul(b.CreateZExt(s.first, i64), b.getInt64(size));
   llvm::Value *expected = b.CreateAdd(b.CreateVectorSplat(kLanes, b.CreateSub(firstAddress, skipped)),

@@ -140,6 +140,8 @@ public:
   /// Lane `lane` (i32) of vector `v`, at a constant index when it is
   /// `likely` (0 or 31: the first or last lane of a whole warp).
   llvm::Value *laneOf(llvm::Value *v, llvm::Value *lane, uint32_t likely);
+  /// The lowest lane set in `bits` (i32), within the warp even when none is.
+  llvm::Value *firstLane(llvm::Value *bits);
   /// Forgets what the caches know (control may come from elsewhere).
   void resetCaches() {
     cache_.clear();

@@ -46,29 +46,35 @@ template <typename Fn> void forEachKill(const emu::Kernel &k, const DInstr &in, 
 
 } // namespace
 
-RegisterLiveness::RegisterLiveness(const emu::Kernel &k, const emu::CodeRegion &region) : k_(k) {
-  first_ = region.entry;
-  end_ = std::min<uint32_t>(region.end, static_cast<uint32_t>(k.code.size()));
-  words_ = (region.numRegisters + 63) / 64;
-  const uint32_t n = end_ > first_ ? end_ - first_ : 0;
-
-  // Blocks: where control can arrive other than by falling through.
-  std::vector<uint8_t> leader(n + 1, 0);
+std::vector<uint8_t> blockLeaders(const emu::Kernel &k) {
+  const uint32_t size = static_cast<uint32_t>(k.code.size());
+  std::vector<uint8_t> leader(size + 1, 0);
   auto mark = [&](uint32_t pc) {
-    if (pc >= first_ && pc <= end_) leader[pc - first_] = 1;
+    if (pc <= size) leader[pc] = 1;
   };
-  mark(first_);
+  for (const emu::CodeRegion &r : k.regions) mark(r.entry);
   for (uint32_t t : k.targetTables) mark(t);
-  for (uint32_t pc = first_; pc < end_; ++pc) {
+  for (uint32_t pc = 0; pc < size; ++pc) {
     const DInstr &in = k.code[pc];
     if (in.control == Control::Next) continue;
     mark(pc + 1);
     if (in.control == Control::Branch) mark(in.target);
     if (in.control == Control::Branch || in.control == Control::BranchIndexed) mark(in.reconverge);
   }
+  return leader;
+}
+
+RegisterLiveness::RegisterLiveness(const emu::Kernel &k, const emu::CodeRegion &region) : k_(k) {
+  first_ = region.entry;
+  end_ = std::min<uint32_t>(region.end, static_cast<uint32_t>(k.code.size()));
+  words_ = (region.numRegisters + 63) / 64;
+  const uint32_t n = end_ > first_ ? end_ - first_ : 0;
+
+  const std::vector<uint8_t> leaders = blockLeaders(k);
+  auto leader = [&](uint32_t i) { return i == 0 || leaders[first_ + i]; };
   blockOf_.assign(n, 0);
   for (uint32_t i = 0; i < n; ++i) {
-    if (leader[i]) blockStart_.push_back(first_ + i);
+    if (leader(i)) blockStart_.push_back(first_ + i);
     blockOf_[i] = static_cast<uint32_t>(blockStart_.size() - 1);
   }
   const uint32_t blocks = static_cast<uint32_t>(blockStart_.size());

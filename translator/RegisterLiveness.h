@@ -17,6 +17,12 @@ struct CodeRegion;
 
 namespace translator {
 
+/// Per pc of `k`'s code (and one past it): whether a straight-line block
+/// starts there - function entries, branch targets and reconvergence points,
+/// brx.idx targets, and the instruction after any control instruction (calls
+/// return there, barriers and exits resume there).
+std::vector<uint8_t> blockLeaders(const emu::Kernel &k);
+
 class RegisterLiveness {
 public:
   RegisterLiveness(const emu::Kernel &k, const emu::CodeRegion &region);
