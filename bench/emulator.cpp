@@ -299,7 +299,7 @@ struct Measured {
   uint64_t threadInstructions = 0;
 };
 Measured measure(Case &c, const ptx::Module &m, unsigned threads, int repeat, bool compiled,
-                 double &compileSeconds, bool facts = true) {
+                 double &compileSeconds, bool facts = true, bool checked = true) {
   Measured out;
   Device device;
   ptx::DiagnosticList diags;
@@ -317,6 +317,7 @@ Measured measure(Case &c, const ptx::Module &m, unsigned threads, int repeat, bo
     options.eager = true;
     options.memoryCache = options.diskCache = false;
     options.uniformity = facts;
+    options.checked = checked;
     translator::CompileReport report;
     engine = translator::CompiledEngine::compile(*k, options, report);
     if (!engine) {
@@ -326,7 +327,7 @@ Measured measure(Case &c, const ptx::Module &m, unsigned threads, int repeat, bo
     compileSeconds = report.seconds;
     config.engine = engine.get();
 #else
-    (void)compileSeconds, (void)facts;
+    (void)compileSeconds, (void)facts, (void)checked;
     out.why = "this build has no CPU device (-DPTXVM_CPU_DEVICE=OFF)";
     return out;
 #endif
@@ -363,7 +364,7 @@ Measured measure(Case &c, const ptx::Module &m, unsigned threads, int repeat, bo
 
 } // namespace
 
-/// usage: bench_emulator [--repeat N] [--profile interp|cpu] [NAME-SUBSTRING...]
+/// usage: bench_emulator [--repeat N] [--profile interp|cpu|cpu-unchecked] [NAME-SUBSTRING...]
 /// --profile runs only that engine on one host thread (for perf record).
 int main(int argc, char **argv) {
   int repeat = 3;
@@ -393,8 +394,9 @@ int main(int argc, char **argv) {
     WmmaAf[i] = static_cast<float>(a), WmmaBf[i] = static_cast<float>(b);
   }
   unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  std::printf("%-26s %14s %11s %11s %11s %11s %9s %9s %9s %9s %9s\n", "kernel", "thread-instrs", "interp 1t",
-              "cpu 1t", "interp all", "cpu all", "cpu/intrp", "intrp/nat", "cpu/nat", "compile", "facts");
+  std::printf("%-26s %14s %11s %11s %11s %11s %9s %9s %9s %9s %9s %9s\n", "kernel", "thread-instrs",
+              "interp 1t", "cpu 1t", "interp all", "cpu all", "cpu/intrp", "intrp/nat", "cpu/nat", "compile",
+              "facts", "unchecked");
   for (Case &c : cases()) {
     if (!only.empty() && std::none_of(only.begin(), only.end(), [&](const std::string &o) {
           return std::string(c.name).find(o) != std::string::npos;
@@ -411,7 +413,8 @@ int main(int argc, char **argv) {
     if (!m) continue;
     double compileSeconds = 0;
     if (!profile.empty()) {
-      const Measured run = measure(c, *m, 1, repeat, profile == "cpu", compileSeconds);
+      const Measured run =
+          measure(c, *m, 1, repeat, profile != "interp", compileSeconds, true, profile != "cpu-unchecked");
       std::printf("%-26s %s: %s %.3g thread-instructions/s\n", c.name, profile.c_str(),
                   run.ok ? "ok" : run.why.c_str(), run.ok ? run.threadInstructions / run.seconds : 0.0);
       continue;
@@ -431,6 +434,8 @@ int main(int argc, char **argv) {
     // Compiled code without the analyses' facts (Facts.h), one host thread.
     double unused = 0;
     const Measured plain = measure(c, *m, 1, repeat, true, unused, false);
+    // Compiled code with --unchecked, one host thread.
+    const Measured unchecked = measure(c, *m, 1, repeat, true, unused, true, false);
     // Native: the best run of a quarter second's worth, as for the kernels.
     double native = 1e30;
     for (auto start = Clock::now(); seconds(start) < 0.25;) {
@@ -439,10 +444,11 @@ int main(int argc, char **argv) {
       native = std::min(native, seconds(t0));
     }
     auto rate = [&](int i) { return runs[i].threadInstructions / runs[i].seconds; };
-    std::printf("%-26s %14llu %11.3g %11.3g %11.3g %11.3g %8.1fx %8.0fx %8.1fx %7.0fms %8.2fx\n", c.name,
-                (unsigned long long)runs[0].threadInstructions, rate(0), rate(1), rate(2), rate(3),
+    std::printf("%-26s %14llu %11.3g %11.3g %11.3g %11.3g %8.1fx %8.0fx %8.1fx %7.0fms %8.2fx %8.2fx\n",
+                c.name, (unsigned long long)runs[0].threadInstructions, rate(0), rate(1), rate(2), rate(3),
                 runs[0].seconds / runs[1].seconds, runs[0].seconds / native, runs[1].seconds / native,
-                compileSeconds * 1e3, plain.ok ? plain.seconds / runs[1].seconds : 0.0);
+                compileSeconds * 1e3, plain.ok ? plain.seconds / runs[1].seconds : 0.0,
+                unchecked.ok ? runs[1].seconds / unchecked.seconds : 0.0);
   }
   std::printf(
       "(interp/cpu 1t, all: thread-instructions per second on the interpreter and on compiled code "
@@ -452,7 +458,8 @@ int main(int argc, char **argv) {
       " intrp/nat, cpu/nat: time on one host thread over the same algorithm in C++ -O3 on one core; "
       "compile:\n"
       " the kernel's compile time, apart; facts: how much faster compiled code runs with the divergence\n"
-      " and affine analyses' facts than without them (one thread). All measured in this run.)\n",
+      " and affine analyses' facts than without them (one thread); unchecked: how much faster it runs with\n"
+      " --unchecked than checked (one thread). All measured in this run.)\n",
       cores);
   return 0;
 }

@@ -14,6 +14,7 @@ void describeCode(const translator::CompileReport &report, EngineInfo &info) {
   info.handlerCalls = report.code.handlerCalls;
   info.interpreted = report.code.interpreted;
   info.cache = translator::cacheResultName(report.cache);
+  info.checked = !report.unchecked;
 }
 
 /// Goes with the device's engine factory: when the device goes away, so

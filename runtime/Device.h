@@ -118,6 +118,7 @@ struct EngineInfo {
   uint32_t compiled = 0;     // compiled to native code
   uint32_t handlerCalls = 0; // compiled as calls of the interpreter's handler
   uint32_t interpreted = 0;  // left to the interpreter's loop (control instructions)
+  bool checked = true;       // compiled code checks every lane's access (false: --unchecked)
   // The CPU device: "eager" (compiled when loaded) or "tiered" (compiled
   // once hot); where the code came from ("miss": LLVM compiled it, "memory",
   // "disk"); warp instructions the interpreter ran before compiled code took

@@ -21,6 +21,11 @@ void addJitOptions(CLI::App &command, JitCommandOptions &out) {
       ->type_name("MODE");
   command.add_flag("--no-cache", out.noCache,
                    "with --device cpu: do not read or write compiled code on disk ($XDG_CACHE_HOME/ptxvm)");
+  command.add_flag(
+      "--unchecked", out.unchecked,
+      "with --device cpu: compiled code checks a warp's scattered accesses at its first lane only "
+      "and keeps the other lanes inside that lane's allocation: faster, faults past the first lane "
+      "are not reported (host memory stays out of reach)");
   command.add_option("--cache-dir", out.cacheDirectory, "with --device cpu: keep compiled code in DIR")
       ->type_name("DIR");
 }
@@ -78,6 +83,7 @@ std::vector<std::pair<std::string, std::string>> JitCommandOptions::settings() c
   std::vector<std::pair<std::string, std::string>> s;
   if (!mode.empty()) s.emplace_back("PTXVM_JIT", mode);
   if (noCache) s.emplace_back("PTXVM_CACHE", "off");
+  if (unchecked) s.emplace_back("PTXVM_UNCHECKED", "1");
   if (!cacheDirectory.empty())
     s.emplace_back("PTXVM_CACHE_DIR", std::filesystem::absolute(cacheDirectory).string());
   return s;

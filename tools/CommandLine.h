@@ -51,6 +51,7 @@ void addPassOptions(CLI::App &command, analysis::PassOptions &out);
 struct JitCommandOptions {
   std::string mode; // "", "eager" or "tiered"
   bool noCache = false;
+  bool unchecked = false;
   std::string cacheDirectory;
   /// The environment variables these options set.
   std::vector<std::pair<std::string, std::string>> settings() const;

@@ -250,7 +250,7 @@ Command addExecCommand(CLI::App &ptxvm, const std::vector<std::string> *afterDas
       "are reported as compute-sanitizer does, and return the error a GPU would. The program's exit status "
       "is passed through (a signal N: 128+N).\n\n"
       "The same settings reach programs started some other way through the environment:\n"
-      "PTXVM_DEVICE, PTXVM_JIT, PTXVM_JIT_THRESHOLD, PTXVM_CACHE=off, PTXVM_CACHE_DIR, PTXVM_THREADS, "
+      "PTXVM_DEVICE, PTXVM_JIT, PTXVM_JIT_THRESHOLD, PTXVM_UNCHECKED=1, PTXVM_CACHE=off, PTXVM_CACHE_DIR, PTXVM_THREADS, "
       "PTXVM_RACECHECK=1, PTXVM_MAX_INSTRUCTIONS, PTXVM_TIMEOUT, PTXVM_PASSES, "
       "PTXVM_SCHEDULE,\n"
       "PTXVM_SEED, PTXVM_REPORT, PTXVM_SAVE_PTX, PTXVM_TRACE, PTXVM_TRACE_CTAS, PTXVM_TRACE_CLOCK; with "

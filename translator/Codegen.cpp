@@ -727,15 +727,24 @@ Gen::Span Gen::span(llvm::Value *base, llvm::Value *mask, llvm::Value *maskBits,
                   b.getInt32(kLanes - 1));
   llvm::Value *rowHi = laneOf(base, last, kLanes - 1);
   llvm::Value *rowValid = b.CreateICmpULE(firstAddress, rowHi); // no wrap-around within the warp
+  llvm::Value *rowUniform = b.CreateICmpEQ(firstAddress, rowHi);
   row = b.GetInsertBlock();
   b.CreateBr(join);
 
   b.SetInsertPoint(other);
-  llvm::Value *lo =
-      b.CreateIntMinReduce(b.CreateSelect(mask, base, llvm::Constant::getAllOnesValue(v64)), false);
-  llvm::Value *live = b.CreateSelect(mask, base, llvm::Constant::getNullValue(v64));
-  llvm::Value *hi = b.CreateIntMaxReduce(live, false);
-  llvm::Value *bits = b.CreateOrReduce(live);
+  llvm::Value *lo, *hi, *bits, *uniform;
+  if (unchecked_) {
+    // Only the first lane is checked; the access clamps the others.
+    lo = hi = bits = firstAddress;
+    uniform = b.CreateAndReduce(
+        b.CreateOr(b.CreateICmpEQ(base, b.CreateVectorSplat(kLanes, firstAddress)), b.CreateNot(mask)));
+  } else {
+    lo = b.CreateIntMinReduce(b.CreateSelect(mask, base, llvm::Constant::getAllOnesValue(v64)), false);
+    llvm::Value *live = b.CreateSelect(mask, base, llvm::Constant::getNullValue(v64));
+    hi = b.CreateIntMaxReduce(live, false);
+    bits = b.CreateOrReduce(live);
+    uniform = b.CreateICmpEQ(lo, hi);
+  }
   b.CreateBr(join);
 
   b.SetInsertPoint(join);
@@ -750,6 +759,7 @@ Gen::Span Gen::span(llvm::Value *base, llvm::Value *mask, llvm::Value *maskBits,
   // Every lane's address is the first one's plus a multiple of the size:
   // the first one's alignment is theirs.
   s.bits = phi(firstAddress, bits);
+  s.uniform = phi(rowUniform, uniform);
   s.valid = phi(rowValid, b.getTrue());
   if (remember) spans_.emplace(key, s);
   return s;
@@ -762,10 +772,11 @@ llvm::Value *Gen::predicate(uint32_t pc, unsigned index) {
 
 std::unique_ptr<llvm::Module> generateKernel(llvm::LLVMContext &ctx, const emu::Kernel &k,
                                              const std::string &name, EntryMap &entries, CodegenStats &stats,
-                                             const AddressFacts *facts, bool names) {
+                                             const GenerateOptions &options) {
   Gen gen(ctx, k, name);
-  gen.facts_ = facts;
-  gen.names_ = names;
+  gen.facts_ = options.facts;
+  gen.names_ = options.names;
+  gen.unchecked_ = options.unchecked;
   std::unique_ptr<llvm::Module> m = gen.run(entries, stats);
   std::string error;
   llvm::raw_string_ostream os(error);

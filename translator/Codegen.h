@@ -44,15 +44,30 @@ struct CodegenStats {
 /// that runs from there (empty: none; the interpreter runs that pc).
 using EntryMap = std::vector<std::string>;
 
+/// How code is generated.
+struct GenerateOptions {
+  /// The analyses' facts (Facts.h; null: none): memory accesses skip the
+  /// run-time span checks they settle.
+  const struct AddressFacts *facts = nullptr;
+  /// Fill stats.handlerOpcodes, which reads the kernel's ptx::Module (off
+  /// where another thread may be adding function bodies to it); the rest
+  /// reads only the decoded kernel.
+  bool names = true;
+  /// --unchecked: a warp's scattered accesses are checked at the first
+  /// executing lane only (bounds, alignment, liveness: a fault there is
+  /// reported as always), and every other lane is clamped into the
+  /// allocation (or shared memory) that lane's address lies in. A kernel
+  /// whose accesses are all inside their allocations runs the same; one
+  /// that strays reads and writes wrong bytes of its own memory without a
+  /// report, and never host memory. One-address and consecutive accesses
+  /// are checked whole as before (their checks cost two compares).
+  bool unchecked = false;
+};
+
 /// Builds the module of kernel `k`'s compiled functions, named after `name`:
 /// one per PTX function, entered at any pc `entries` names.
-/// `facts` (Facts.h; null: none) lets memory accesses skip the run-time
-/// span checks the analyses settle.
-/// `names`: fill stats.handlerOpcodes, which reads the kernel's ptx::Module
-/// (off where another thread may be adding function bodies to it); the rest
-/// reads only the decoded kernel.
 std::unique_ptr<llvm::Module> generateKernel(llvm::LLVMContext &ctx, const emu::Kernel &k,
                                              const std::string &name, EntryMap &entries, CodegenStats &stats,
-                                             const struct AddressFacts *facts = nullptr, bool names = true);
+                                             const GenerateOptions &options = {});
 
 } // namespace translator

@@ -129,9 +129,14 @@ public:
   /// min, max and OR over them, the first of them, and whether lane l holds
   /// lo + (l - first) * size. Computed once per (value, mask, size) on the
   /// straight path, so that it dominates every later use.
+  /// Unchecked (GenerateOptions::unchecked), lanes that are neither one
+  /// address nor consecutive give up the min, max and OR: lo, hi and bits
+  /// are the first lane's address, and the access clamps every lane into
+  /// the allocation that address lies in.
   struct Span {
     llvm::Value *lo, *hi, *bits, *first, *consecutive;
-    llvm::Value *valid; // i1: lo..hi is the span (no wrap-around)
+    llvm::Value *uniform; // i1: every executing lane has one address
+    llvm::Value *valid;   // i1: lo..hi is the span (no wrap-around)
   };
   /// `remember`: keep it for later accesses (false where the code computing
   /// it does not dominate what follows).
@@ -177,7 +182,8 @@ public:
   const emu::Kernel &k_;
   const emu::CodeRegion *region_ = nullptr; // the function being built
   const struct AddressFacts *facts_ = nullptr;
-  bool names_ = true; // CodegenStats::handlerOpcodes (reads the ptx::Module)
+  bool names_ = true;      // CodegenStats::handlerOpcodes (reads the ptx::Module)
+  bool unchecked_ = false; // GenerateOptions::unchecked
   std::string name_;
   std::unique_ptr<llvm::Module> module_;
   llvm::IRBuilder<> b;

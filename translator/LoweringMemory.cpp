@@ -61,6 +61,7 @@ private:
     llvm::Value *first;          // i32: the first executing lane
     llvm::Value *consecutive;    // i1: lane l at lo + (l - first) * size
     llvm::Value *delta = nullptr;
+    uint64_t window = 0; // the frame offset of the window that served it
   };
   Access plan(unsigned addrIndex, unsigned size) {
     const DOp &addr = op(addrIndex);
@@ -95,7 +96,7 @@ private:
     Access a;
     a.first = s.first;
     a.consecutive = s.consecutive;
-    a.uniform = b.CreateICmpEQ(s.lo, s.hi);
+    a.uniform = s.uniform;
     if (imm == 0) {
       a.lo = s.lo, a.hi = s.hi, a.bits = s.bits, a.valid = s.valid;
       return a;
@@ -143,6 +144,7 @@ private:
     x.bits = x.lo; // every lane's address is lo plus a multiple of the size
     x.consecutive = b.getTrue();
     x.valid = b.CreateICmpULE(x.lo, x.hi); // not wrapped around within the warp
+    x.uniform = b.CreateICmpEQ(x.lo, x.hi);
     llvm::BasicBlock *fromLinear = b.GetInsertBlock();
     b.CreateBr(join);
     b.SetInsertPoint(general);
@@ -159,7 +161,7 @@ private:
     Gen::Span s;
     s.lo = phi(x.lo, y.lo), s.hi = phi(x.hi, y.hi), s.bits = phi(x.bits, y.bits);
     s.first = phi(x.first, y.first), s.consecutive = phi(x.consecutive, y.consecutive);
-    s.valid = phi(x.valid, y.valid);
+    s.valid = phi(x.valid, y.valid), s.uniform = phi(x.uniform, y.uniform);
     return g.spans_.emplace(key, s).first->second;
   }
 
@@ -178,6 +180,7 @@ private:
                               ? frame::kFirstGlobalWindow + turn % frame::kGlobalWindows
                               : frame::kFirstGenericWindow + turn % frame::kGenericWindows;
     const uint64_t window = frame::kWindows + slot * frame::kWindowBytes;
+    a.window = window;
     auto field = [&](uint64_t offset) {
       llvm::LoadInst *v =
           b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), g.frame_, window + offset));
@@ -275,8 +278,21 @@ private:
   /// Host pointers of every lane's address, as a gather or scatter takes
   /// them. Shared memory (at most 227 KiB) is addressed with 32-bit offsets
   /// from its start, which the hardware gathers twice as wide.
-  llvm::Value *lanePointers(unsigned addrIndex, emu::Space space, const Access &a) {
+  llvm::Value *lanePointers(unsigned addrIndex, emu::Space space, const Access &a, unsigned size) {
     llvm::Value *all = addresses(addrIndex);
+    if (g.unchecked_) {
+      // Only the first lane was checked (Gen::Span): every lane's access
+      // goes inside the window that served it, [lo, end - size], whatever
+      // its address (no sum is formed, so none wraps around).
+      auto field = [&](uint64_t offset) {
+        llvm::LoadInst *v = b.CreateLoad(b.getInt64Ty(), g.frameField(a.window + offset));
+        g.tagFrame(v);
+        return v;
+      };
+      llvm::Value *lo = field(0), *last = b.CreateSub(field(8), b.getInt64(size));
+      all = b.CreateBinaryIntrinsic(llvm::Intrinsic::umax, all, b.CreateVectorSplat(kLanes, lo));
+      all = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, all, b.CreateVectorSplat(kLanes, last));
+    }
     if (space == emu::Space::Shared) {
       llvm::Value *start = b.CreateIntToPtr(a.delta, b.getPtrTy());
       return b.CreateGEP(b.getInt8Ty(), start, b.CreateTrunc(all, g.vec(b.getInt32Ty())));
@@ -438,7 +454,7 @@ private:
       b.CreateBr(join);
       b.SetInsertPoint(many);
       llvm::CallInst *gathered =
-          b.CreateMaskedGather(g.vec(elem), lanePointers(1, space, a), llvm::Align(1), mask);
+          b.CreateMaskedGather(g.vec(elem), lanePointers(1, space, a, size), llvm::Align(1), mask);
       g.tagMemory(gathered);
       b.CreateBr(join);
       b.SetInsertPoint(join);
@@ -465,7 +481,7 @@ private:
       rowStore(value, pointer(rowStart(a, size), a));
       b.CreateBr(join);
       b.SetInsertPoint(many);
-      g.tagMemory(b.CreateMaskedScatter(value, lanePointers(0, space, a), llvm::Align(1), mask));
+      g.tagMemory(b.CreateMaskedScatter(value, lanePointers(0, space, a, size), llvm::Align(1), mask));
       b.CreateBr(join);
       b.SetInsertPoint(join);
     });

@@ -47,6 +47,8 @@ JitOptions JitOptions::fromEnvironment() {
     if (end && *end == '\0') o.threshold = value;
   }
   if (const char *facts = std::getenv("PTXVM_JIT_FACTS"); facts && *facts) o.uniformity = *facts != '0';
+  if (const char *unchecked = std::getenv("PTXVM_UNCHECKED"); unchecked && *unchecked)
+    o.checked = *unchecked == '0';
   if (const char *sync = std::getenv("PTXVM_JIT_SYNC"); sync && *sync) o.synchronous = *sync == '1';
   if (const char *cache = std::getenv("PTXVM_CACHE"); cache && *cache) {
     const std::string_view v(cache);
@@ -197,12 +199,17 @@ struct Prepared {
 /// read the kernel's ptx::Module (the background compiler may not: the
 /// loading thread may be adding function bodies to it), for the names of
 /// handler calls.
-bool prepare(const emu::Kernel &k, const Jit &jit, const AddressFacts *facts, bool onLoadingThread,
-             Prepared &p, CompileReport &report) {
+bool prepare(const emu::Kernel &k, const Jit &jit, const JitOptions &options, const AddressFacts &facts,
+             bool onLoadingThread, Prepared &p, CompileReport &report) {
   p.context = std::make_unique<llvm::LLVMContext>();
   // Names do not depend on the kernel or the process: identical kernels
   // give identical IR, and the IR's hash is the cache key.
-  p.module = generateKernel(*p.context, k, kBlockPrefix, p.entries, report.code, facts, onLoadingThread);
+  GenerateOptions generate;
+  generate.facts = options.uniformity ? &facts : nullptr;
+  generate.names = onLoadingThread;
+  generate.unchecked = !options.checked;
+  report.unchecked = !options.checked;
+  p.module = generateKernel(*p.context, k, kBlockPrefix, p.entries, report.code, generate);
   if (!p.module) {
     report.error = "the code generator produced invalid IR";
     return false;
@@ -332,7 +339,7 @@ std::shared_ptr<const CompiledCode> compileNow(const emu::Kernel &k, const JitOp
   Prepared p;
   AddressFacts facts;
   if (options.uniformity) facts = addressFacts(k);
-  if (!prepare(k, jit, options.uniformity ? &facts : nullptr, true, p, report)) return nullptr;
+  if (!prepare(k, jit, options, facts, true, p, report)) return nullptr;
   std::shared_ptr<const CompiledCode> code = link(jit, p, options, report);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return code;
@@ -429,7 +436,7 @@ public:
       if (!jit.lljit)
         report.error = "no LLVM JIT for this host: " + jit.error;
       else
-        prepare(*s.kernel, jit, s.options.uniformity ? &s.facts : nullptr, false, p, report);
+        prepare(*s.kernel, jit, s.options, s.facts, false, p, report);
     }
     std::shared_ptr<const CompiledCode> code;
     if (report.error.empty()) code = link(jit, p, s.options, report);

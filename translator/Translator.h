@@ -35,6 +35,11 @@ struct JitOptions {
   /// Use what the divergence and affine analyses prove (Facts.h) in place
   /// of run-time checks; off only to measure what they are worth.
   bool uniformity = true;
+  /// Off (--unchecked): compiled code checks a warp's scattered accesses at
+  /// its first executing lane only and clamps the other lanes into that
+  /// lane's allocation (GenerateOptions::unchecked); faults past the first
+  /// lane go unreported, host memory stays out of reach.
+  bool checked = true;
   /// The caches of compiled code: in this process (identical kernels
   /// compile once), and on disk (ObjectCache.h).
   bool memoryCache = true;
@@ -42,7 +47,7 @@ struct JitOptions {
   std::string cacheDirectory; // empty: ObjectCache::defaultDirectory()
 
   /// PTXVM_JIT=eager|tiered, PTXVM_JIT_THRESHOLD=N, PTXVM_JIT_SYNC=1,
-  /// PTXVM_JIT_FACTS=0, PTXVM_CACHE=off,
+  /// PTXVM_JIT_FACTS=0, PTXVM_UNCHECKED=1, PTXVM_CACHE=off,
   /// PTXVM_CACHE_DIR=DIR (ptxvm's --jit, --no-cache and --cache-dir set them).
   static JitOptions fromEnvironment();
 };
@@ -63,6 +68,7 @@ struct CompileReport {
   double seconds = 0; // IR generation, machine code (or the cache) and linking
   CacheResult cache = CacheResult::Miss;
   bool diskCache = false; // the on-disk cache was consulted
+  bool unchecked = false; // compiled with JitOptions::checked off
   std::string key;        // the cache key: a hash of the IR and the target
   std::string error;      // why it runs on the interpreter instead (empty: compiled)
 };

@@ -22,6 +22,7 @@ boost::json::object engineJson(const runtime::EngineInfo &e) {
     o["handler_calls"] = e.handlerCalls;
     o["interpreted"] = e.interpreted;
     o["cache"] = e.cache;
+    o["checked"] = e.checked;
   }
   if (!e.tier.empty()) {
     o["tier"] = e.tier;

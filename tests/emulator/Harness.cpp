@@ -30,6 +30,8 @@ std::unique_ptr<emu::Engine> compiledEngine(const emu::Kernel &k, std::string &e
   translator::JitOptions options;
   options.eager = true;
   options.diskCache = false;
+  // ctest's translator.unchecked runs the differential suites unchecked.
+  options.checked = translator::JitOptions::fromEnvironment().checked;
   translator::CompileReport report;
   std::unique_ptr<emu::Engine> engine = translator::CompiledEngine::compile(k, options, report);
   if (!engine) error = "kernel " + k.name + " does not compile: " + report.error;

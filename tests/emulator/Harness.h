@@ -69,7 +69,7 @@ std::unique_ptr<runtime::Device> testDevice();
 std::unique_ptr<emu::Engine> testEngine(const emu::Kernel &k);
 /// `k` compiled now for the CPU device, not kept on disk (every run of a
 /// suite exercises the code generator); null with `error` saying why (also
-/// in a build without the CPU device).
+/// in a build without the CPU device). PTXVM_UNCHECKED=1 compiles it unchecked.
 std::unique_ptr<emu::Engine> compiledEngine(const emu::Kernel &k, std::string &error);
 
 /// The contents of a file (empty when it cannot be read), through
