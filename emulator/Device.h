@@ -37,7 +37,11 @@ struct LaunchConfig {
   double timeoutSeconds = 0;                    // wall clock per launch; 0 = none (--timeout)
   bool racecheck = false;                       // --racecheck: shared-memory races between warps
   bool statistics = false;                      // fill LaunchResult::stats (--stats)
-  bool randomSchedule = false;                  // --schedule=random
+  /// With statistics: count memory accesses per space too. Every access then
+  /// reaches the observers one lane at a time (compiled code's through the
+  /// checked path): off where only branches and barrier waits are wanted.
+  bool memoryStatistics = true;
+  bool randomSchedule = false; // --schedule=random
   uint64_t seed = 0;
   /// cudaLaunchCooperativeKernel: every CTA resident at once (interleaved
   /// on the host threads), and a zeroed grid-barrier workspace in

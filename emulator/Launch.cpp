@@ -78,7 +78,7 @@ LaunchResult Device::launch(const Kernel &k, const LaunchConfig &config, ptx::Di
   // The observers of this launch: the caller's, then the checkers it asked for.
   std::vector<LaunchObserver *> observers = config.observers;
   RaceCheckObserver racecheck;
-  StatisticsObserver statistics;
+  StatisticsObserver statistics(config.memoryStatistics);
   if (config.racecheck) observers.push_back(&racecheck);
   if (config.statistics) observers.push_back(&statistics);
   // Diagnostics of the CTAs that reported any, by CTA index: memory does

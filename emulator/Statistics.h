@@ -24,6 +24,9 @@ struct CtaStats {
 
 class StatisticsObserver final : public LaunchObserver {
 public:
+  /// `memory`: count memory accesses (CtaStats::memoryOps), which makes
+  /// every access an event; otherwise they stay 0.
+  explicit StatisticsObserver(bool memory = true) : memory_(memory) {}
   std::unique_ptr<CtaObserver> observeCta(Cta &cta) override;
   void launchFinished(LaunchResult &result) override;
   /// The sums so far (of the CTAs that finished).
@@ -31,6 +34,7 @@ public:
 
 private:
   class PerCta;
+  bool memory_;
   mutable std::mutex mutex_;
   CtaStats totals_;
 };

@@ -89,8 +89,9 @@ struct LaunchConfig {
   uint64_t maxInstructions = 20'000'000'000ull; // per launch, warp instructions over all CTAs
   double timeoutSeconds = 0;                    // wall clock per launch; 0 = none
   bool racecheck = false;                       // --racecheck
-  bool statistics = false;     // count what LaunchStats holds beyond instructions (--stats, reports)
-  bool randomSchedule = false; // --schedule=random
+  bool statistics = false;      // count what LaunchStats holds beyond instructions (--stats, reports)
+  bool memoryStatistics = true; // with statistics, memory accesses per space too (emu::LaunchConfig's)
+  bool randomSchedule = false;  // --schedule=random
   uint64_t seed = 0;
   /// --trace: the timeline this launch's warps and barriers are recorded into (the emulator's
   /// and the CPU device's); null: none.

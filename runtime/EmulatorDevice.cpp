@@ -178,6 +178,7 @@ LaunchResult EmulatorDevice::launch(const Kernel &k, const LaunchConfig &config,
   c.timeoutSeconds = config.timeoutSeconds;
   c.racecheck = config.racecheck;
   c.statistics = config.statistics;
+  c.memoryStatistics = config.memoryStatistics;
   c.randomSchedule = config.randomSchedule;
   c.seed = config.seed;
   c.cooperative = config.cooperative;

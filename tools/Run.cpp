@@ -143,7 +143,9 @@ Command addRunCommand(CLI::App &ptxvm) {
   cmd->add_option("--report", o->reportPath, "launches and diagnostics as JSON")->type_name("FILE.json");
   addTraceOptions(*cmd, o->trace);
   addHtmlReportOption(*cmd, o->htmlDirectory);
-  cmd->add_flag("--stats", o->stats, "print instruction counts and SIMD efficiency");
+  cmd->add_flag("--stats", o->stats,
+                "print instruction counts, SIMD efficiency and memory accesses per space (counting each "
+                "access makes compiled code take the checked path: slower on --device cpu)");
   cmd->footer(R"(SPEC:
   u32:5  s32:-1  u64:7  s64:-7  f32:1.5  f64:2.5   a scalar
   buf:BYTES[:INIT][>OUT]                          a device buffer (its address)
@@ -241,6 +243,7 @@ int runKernel(const RunOptions &o, const CLI::App &command) {
     std::memcpy(config.params.data() + abi.paramOffsets[i], bytes.data(), bytes.size());
   }
   config.statistics = stats || !reportPath.empty(); // the report has divergent_branches
+  config.memoryStatistics = stats;                  // only --stats prints memory accesses per space
   runtime::LaunchResult r = device->launch(*kernel, config, diags);
   std::vector<double> seconds{r.wallSeconds};
   for (unsigned n = 1; n < o.repeat && r.ok; ++n) {

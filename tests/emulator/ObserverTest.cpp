@@ -2,6 +2,7 @@
 // observers at once, and the checkers built on it (statistics, racecheck)
 // next to a caller's observer.
 #include "emulator/Device.h"
+#include "emulator/Statistics.h"
 #include "emulator/Timeline.h"
 #include "ptx/Parser.h"
 #include "ptx/Verifier.h"
@@ -213,6 +214,18 @@ TEST(Observer, StatisticsObserver) {
   EXPECT_EQ(s.memoryOps[static_cast<size_t>(emu::Space::Global)], 128u);
   EXPECT_EQ(s.memoryOps[static_cast<size_t>(emu::Space::Param)], 4u);
   EXPECT_EQ(s.memoryOps[static_cast<size_t>(emu::Space::Generic)], 0u) << "generic addresses are resolved";
+  EXPECT_EQ(s.barrierWaits[0], 4u);
+  EXPECT_EQ(s.divergentBranches, 0u);
+}
+
+TEST(Observer, StatisticsWithoutMemoryCountBranchesAndBarriersOnly) {
+  // What reports use: no memory interest (every access would become an event,
+  // and compiled code's would take the checked path), the rest counted.
+  emu::StatisticsObserver statistics(false);
+  Launched l = launch(kExchange, {&statistics});
+  expectExchanged(l);
+  const emu::CtaStats &s = l.result.stats;
+  for (uint64_t count : s.memoryOps) EXPECT_EQ(count, 0u);
   EXPECT_EQ(s.barrierWaits[0], 4u);
   EXPECT_EQ(s.divergentBranches, 0u);
 }
