@@ -9,6 +9,7 @@
 #include "emulator/Kernel.h"
 #include "emulator/Memory.h"
 #include "emulator/Statistics.h"
+#include "emulator/Texture.h"
 #include "ptx/Diagnostic.h"
 #include "ptx/IR.h"
 
@@ -89,6 +90,9 @@ struct SymbolLocation {
 class Device {
 public:
   GlobalMemory global;
+  /// Texture and surface objects by handle (the runtime's
+  /// cudaCreateTextureObject and cudaCreateSurfaceObject fill it).
+  TextureTable textures;
 
   /// Decodes a kernel of `m`; errors (unknown kernel, bad PTX) go to `diags`.
   std::unique_ptr<Kernel> decode(const ptx::Module &m, std::string_view kernel, ptx::DiagnosticList &diags);

@@ -8,6 +8,7 @@
 // device runs.
 #pragma once
 
+#include "emulator/Texture.h"
 #include "ptx/Diagnostic.h"
 #include "ptx/IR.h"
 
@@ -222,6 +223,20 @@ public:
   virtual bool read(uint64_t address, void *data, uint64_t size) const = 0;
   virtual bool copy(uint64_t to, uint64_t from, uint64_t size) = 0;
   virtual bool fill(uint64_t address, uint8_t value, uint64_t size) = 0;
+
+  // ---- Textures and surfaces ----
+  /// The handle device code passes to tex, tld4, txq (a texture) or suld,
+  /// sust, suq (a surface) for `object`, whose memory lies in this device's
+  /// allocations; 0 when the device has no texture table of its own.
+  virtual uint64_t createTexture(const emu::TextureObject &object) {
+    (void)object;
+    return 0;
+  }
+  /// False when `handle` names no live object.
+  virtual bool destroyTexture(uint64_t handle) {
+    (void)handle;
+    return false;
+  }
 
   // ---- Modules ----
   /// Where a module-level variable of `m` lives, loading the module (its

@@ -41,6 +41,9 @@ public:
   bool copy(uint64_t to, uint64_t from, uint64_t size) override;
   bool fill(uint64_t address, uint8_t value, uint64_t size) override;
 
+  uint64_t createTexture(const emu::TextureObject &object) override { return device_.textures.create(object); }
+  bool destroyTexture(uint64_t handle) override { return device_.textures.destroy(handle); }
+
   std::optional<Symbol> symbol(const ptx::Module &m, ptx::Name name) override;
   std::unique_ptr<Kernel> loadKernel(const ptx::Module &m, std::string_view name,
                                      ptx::DiagnosticList &diags) override;
