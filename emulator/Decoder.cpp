@@ -499,6 +499,38 @@ private:
     return op;
   }
 
+  /// DInstr::shape and the selecting modifier of a texture or surface
+  /// instruction (modifiers the loop above does not keep).
+  static void decodeTextureModifiers(const ptx::InstrDesc &desc, DInstr &d) {
+    using ptx::Mod;
+    const bool sured = d.opcode == ptx::Opcode::Sured;
+    if (!sured) d.op = Mod::None;
+    for (Mod mod : desc.modifiers()) {
+      if (ptx::modKind(mod) == ptx::ModKind::Shape) {
+        d.shape = mod;
+        continue;
+      }
+      if (mod == Mod::MemSurfP) { // sust.p: a formatted store
+        d.op2 = mod;
+        continue;
+      }
+      bool selects = false;
+      switch (d.opcode) {
+      case ptx::Opcode::Tex:
+        selects = mod == Mod::MemBase || mod == Mod::MemLevel || mod == Mod::MemGrad;
+        break;
+      case ptx::Opcode::Tld4:
+        selects = mod == Mod::Right || mod == Mod::MemCompG || mod == Mod::MemCompB || mod == Mod::MemCompA;
+        break;
+      case ptx::Opcode::Txq:
+      case ptx::Opcode::Suq: selects = ptx::modKind(mod) == ptx::ModKind::Misc && mod != Mod::MemLevel; break;
+      default: selects = mod == Mod::MemTrap || mod == Mod::Clamp || mod == Mod::MemZero; break;
+      }
+      if (!selects) continue;
+      (sured ? d.op2 : d.op) = mod;
+    }
+  }
+
   DInstr decode(uint32_t index) {
     const ptx::Function &f = fn(region_);
     const CodeRegion &region = k_->regions[region_];
@@ -564,6 +596,7 @@ private:
     d.numOps = static_cast<uint8_t>(ops.size());
 
     uint32_t flags = table.info(in.opcode).flags;
+    if (flags & ptx::iflag::Texture) decodeTextureModifiers(desc, d);
     if (!(flags & ptx::iflag::Tensor) && in.form < table.forms().size())
       d.dests = static_cast<uint8_t>(analysis::destinationOperands(table.form(in.form)));
     if (in.opcode == ptx::Opcode::Bra) {

@@ -87,6 +87,11 @@ struct DInstr {
   ptx::Mod op = ptx::Mod::None;      // comparison / operation selector
   ptx::Mod op2 = ptx::Mod::None;     // second selector (setp's boolean op)
   ptx::Mod rounding = ptx::Mod::None;
+  /// Texture and surface instructions: the geometry (.1d, .2d, .a2d, ...);
+  /// `op` holds what selects among their forms (tex .base/.level/.grad, the
+  /// tld4 component, the txq/suq query, the suld/sust clamping; sured keeps
+  /// its reduction in `op` and the clamping in `op2`).
+  ptx::Mod shape = ptx::Mod::None;
   bool ftz = false, sat = false, hi = false, wide = false, cc = false;
   // CTA barriers: the table's BARRIER row, and whether this one is .aligned.
   ptx::BarrierKind barrier = ptx::BarrierKind::None;

@@ -106,6 +106,7 @@ const HandlerRegistry &HandlerRegistry::get() {
     r.add("Wide", wideHandlers());
     r.add("Tensor", tensorHandlers());
     r.add("Wgmma", wgmmaHandlers());
+    r.add("Texture", textureHandlers());
     return r;
   }();
   return registry;

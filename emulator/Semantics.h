@@ -268,5 +268,6 @@ std::span<const HandlerRow> asyncHandlers();
 std::span<const HandlerRow> wideHandlers();
 std::span<const HandlerRow> tensorHandlers();
 std::span<const HandlerRow> wgmmaHandlers();
+std::span<const HandlerRow> textureHandlers();
 
 } // namespace emu

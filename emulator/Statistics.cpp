@@ -14,7 +14,7 @@ CtaStats &CtaStats::operator+=(const CtaStats &o) {
 class StatisticsObserver::PerCta final : public CtaObserver {
 public:
   explicit PerCta(StatisticsObserver &launch) : launch_(launch) {}
-  unsigned interests() const override { return launch_.memory_ ? kMemory : 0; }
+  unsigned interests() const override { return launch_.memory_ ? unsigned{kMemory} : 0u; }
   void memoryAccess(const MemoryAccess &a) override { ++stats_.memoryOps[static_cast<size_t>(a.space)]; }
   void branchDiverged(const Warp &, uint32_t, unsigned) override { ++stats_.divergentBranches; }
   void barrierWaiting(const BarrierEvent &e) override {

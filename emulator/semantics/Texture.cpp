@@ -1,0 +1,555 @@
+// Texture and surface instructions (tex, tld4, txq, suld, sust, suq) on the
+// device's texture table (emulator/Texture.h): coordinates addressed as the
+// sampler says, texels read from the resource's global memory (checked like
+// loads: a destroyed or freed resource is reported), point or linear
+// filtering, and the read mode's conversion. Rules from the CUDA
+// programming guide's texture fetching appendix and the PTX ISA.
+#include "emulator/Device.h"
+#include "emulator/Semantics.h"
+#include "emulator/semantics/Fp.h"
+#include "ptx/Writer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+namespace emu {
+namespace {
+
+using ptx::Mod;
+using ptx::Opcode;
+using ptx::Type;
+
+void unsupported(Exec &x, const DInstr &in, const std::string &why) {
+  x.cta.report(ptx::DiagKind::Unsupported, ptx::Severity::Error, x.pc, x.warp, x.mask,
+               "the emulator cannot execute '" +
+                   ptx::instructionName(*x.kernel().module, x.kernel().instr(in)) + "': " + why);
+}
+
+/// The object each lane's handle names, looked up once per distinct handle.
+class Objects {
+public:
+  Objects(Exec &x, const DInstr &in, const DOp &handle, bool surface)
+      : x_(x), in_(in), handle_(handle), surface_(surface) {}
+  /// Lane `lane`'s object, or null after reporting a handle that names none.
+  const TextureObject *of(unsigned lane) {
+    // txq and suq write the handle as an address ([%rd1]); the others as the
+    // first element of an address list ([%rd1, {...}]).
+    const bool address = handle_.kind == DOp::Addr && handle_.hasBase;
+    if (handle_.kind != DOp::Reg && !address) {
+      fail(lane, "a texture or surface named by a .texref/.surfref variable is not supported; use objects");
+      return nullptr;
+    }
+    const uint64_t h = address ? effectiveAddress(x_, handle_, lane) : readOperand(x_, handle_, lane);
+    if (!object_ || h != last_) {
+      last_ = h;
+      object_ = x_.cta.device.textures.find(h);
+      if (object_ && object_->surface != surface_) object_.reset();
+    }
+    if (!object_) {
+      fail(lane, std::string(surface_ ? "surface" : "texture") + " object " + std::to_string(h) +
+                     " does not exist (never created, destroyed, or a " + (surface_ ? "texture" : "surface") +
+                     " object)");
+      return nullptr;
+    }
+    return &*object_;
+  }
+
+private:
+  void fail(unsigned lane, const std::string &why) {
+    (void)in_;
+    x_.cta.report(ptx::DiagKind::OutOfBounds, ptx::Severity::Error, x_.pc, x_.warp, 1u << lane, why,
+                  {{"thread", std::to_string(x_.warp.index * 32 + lane)}});
+  }
+  Exec &x_;
+  const DInstr &in_;
+  const DOp &handle_;
+  bool surface_;
+  uint64_t last_ = 0;
+  std::optional<TextureObject> object_;
+};
+
+// ---- Texels ----
+
+/// A texel's channels: raw integer bits (sign- or zero-extended) and as
+/// floats after the read mode's conversion.
+struct Texel {
+  uint32_t raw[4] = {0, 0, 0, 1};
+  float value[4] = {0, 0, 0, 1};
+};
+
+float srgbToLinear(float c) { return c <= 0.04045f ? c / 12.92f : std::pow((c + 0.055f) / 1.055f, 2.4f); }
+
+/// Decodes the texel at byte offset `offset` of the resource.
+bool readTexel(Exec &x, const TextureObject &o, uint64_t offset, unsigned lane, Texel &t) {
+  const TexelFormat &f = o.resource.format;
+  uint8_t bytes[16] = {};
+  if (!loadBytes(x, Space::Global, o.resource.address + offset, f.bytes(), lane, bytes, 1)) return false;
+  for (unsigned c = 0; c < f.channels; ++c) {
+    const uint8_t *p = bytes + c * f.bits / 8;
+    uint32_t bits = 0;
+    std::memcpy(&bits, p, f.bits / 8);
+    float v = 0;
+    if (f.kind == ChannelKind::Float) {
+      v = f.bits == 16 ? static_cast<float>(fp::toDouble(bits, fp::kF16)) : std::bit_cast<float>(bits);
+      t.raw[c] = f.bits == 16 ? std::bit_cast<uint32_t>(v) : bits;
+    } else if (f.kind == ChannelKind::Signed) {
+      const int32_t s = f.bits == 32 ? static_cast<int32_t>(bits)
+                                     : static_cast<int32_t>(bits << (32 - f.bits)) >> (32 - f.bits);
+      t.raw[c] = static_cast<uint32_t>(s);
+      if (o.sampler.normalizedFloat && f.bits < 32)
+        v = std::max(static_cast<float>(s) / static_cast<float>((1u << (f.bits - 1)) - 1), -1.0f);
+      else
+        v = static_cast<float>(s);
+    } else {
+      t.raw[c] = bits;
+      if (o.sampler.normalizedFloat && f.bits < 32) {
+        v = static_cast<float>(bits) / static_cast<float>((1u << f.bits) - 1);
+        if (o.sampler.srgb && f.bits == 8 && c < 3) v = srgbToLinear(v);
+      } else {
+        v = static_cast<float>(bits);
+      }
+    }
+    t.value[c] = v;
+  }
+  return true;
+}
+
+Texel borderTexel(const TextureObject &o) {
+  Texel t;
+  for (unsigned c = 0; c < 4; ++c) {
+    t.value[c] = o.sampler.border[c];
+    t.raw[c] = std::bit_cast<uint32_t>(o.sampler.border[c]);
+  }
+  return t;
+}
+
+/// A texel index along one dimension of `n` texels under `mode`; false when
+/// it falls outside under border addressing.
+bool addressIndex(int64_t i, uint64_t n, AddressMode mode, int64_t &out) {
+  const int64_t size = static_cast<int64_t>(n);
+  switch (mode) {
+  case AddressMode::Wrap: out = ((i % size) + size) % size; return true;
+  case AddressMode::Mirror: {
+    int64_t m = ((i % (2 * size)) + 2 * size) % (2 * size);
+    out = m < size ? m : 2 * size - 1 - m;
+    return true;
+  }
+  case AddressMode::Border: out = i; return i >= 0 && i < size;
+  case AddressMode::Clamp: out = std::clamp<int64_t>(i, 0, size - 1); return true;
+  }
+  return false;
+}
+
+/// What one lane's coordinates select: up to 3 coordinates and a layer.
+struct Coordinates {
+  float f[3] = {};
+  int32_t i[3] = {};
+  bool integer = false; // .s32 coordinates: texel indices
+  int64_t layer = 0;
+};
+
+/// The texels and weights of a fetch along each dimension: point sampling
+/// gives one texel (weight 1), linear two.
+struct Footprint {
+  int64_t index[3][2] = {};
+  bool inside[3][2] = {};
+  float weight[3] = {}; // of the second texel
+  unsigned taps[3] = {1, 1, 1};
+};
+
+Footprint footprint(const TextureObject &o, const Coordinates &c, unsigned dims, bool gather) {
+  const TextureResource &r = o.resource;
+  const uint64_t extent[3] = {r.width, r.height, r.depth};
+  Footprint fp;
+  for (unsigned d = 0; d < dims; ++d) {
+    const uint64_t n = std::max<uint64_t>(extent[d], 1);
+    AddressMode mode = o.sampler.address[d];
+    if (c.integer) {
+      if (mode == AddressMode::Wrap || mode == AddressMode::Mirror) mode = AddressMode::Clamp;
+      fp.inside[d][0] = addressIndex(c.i[d], n, mode, fp.index[d][0]);
+      continue;
+    }
+    float u = c.f[d];
+    if (o.sampler.normalizedCoords) {
+      // Wrap and mirror act on normalized coordinates only; unnormalized,
+      // they read as clamp (the programming guide's rule).
+      if (mode == AddressMode::Wrap) {
+        u = u - std::floor(u);
+      } else if (mode == AddressMode::Mirror) {
+        const float whole = std::floor(u);
+        u = u - whole;
+        if (static_cast<int64_t>(whole) & 1) u = 1.0f - u;
+      }
+      u *= static_cast<float>(n);
+    } else if (mode == AddressMode::Wrap || mode == AddressMode::Mirror) {
+      mode = AddressMode::Clamp;
+    }
+    if (!(o.sampler.linear || gather)) {
+      const float lower = std::floor(u);
+      const int64_t i = std::isfinite(lower) ? static_cast<int64_t>(std::clamp(lower, -1e9f, 1e9f)) : 0;
+      fp.inside[d][0] = addressIndex(i, n, mode, fp.index[d][0]);
+      continue;
+    }
+    // Linear: the two texels around u - 0.5, the second's weight in 9-bit
+    // fixed point with 8 fraction bits.
+    const float b = u - 0.5f;
+    const float lower = std::floor(b);
+    const int64_t i = std::isfinite(lower) ? static_cast<int64_t>(std::clamp(lower, -1e9f, 1e9f)) : 0;
+    fp.weight[d] = std::round((b - lower) * 256.0f) / 256.0f;
+    fp.taps[d] = 2;
+    fp.inside[d][0] = addressIndex(i, n, mode, fp.index[d][0]);
+    fp.inside[d][1] = addressIndex(i + 1, n, mode, fp.index[d][1]);
+  }
+  return fp;
+}
+
+/// Byte offset of texel (i, j, k) of layer `layer`.
+uint64_t texelOffset(const TextureResource &r, int64_t i, int64_t j, int64_t k, int64_t layer) {
+  uint64_t off = static_cast<uint64_t>(i) * r.format.bytes();
+  if (r.dimensions >= 2) off += static_cast<uint64_t>(j) * r.rowPitch;
+  if (r.dimensions == 3) off += static_cast<uint64_t>(k) * r.slicePitch;
+  if (r.layers) off += static_cast<uint64_t>(layer) * (r.dimensions == 1 ? r.rowPitch : r.slicePitch);
+  return off;
+}
+
+/// The texel at taps (a, b, c) of the footprint: the border colour, or the
+/// texel (false after a reported fault).
+bool tap(Exec &x, const TextureObject &o, const Footprint &fp, const Coordinates &c, unsigned dims,
+         unsigned a, unsigned b, unsigned k, unsigned lane, Texel &t) {
+  const bool inside = fp.inside[0][a] && (dims < 2 || fp.inside[1][b]) && (dims < 3 || fp.inside[2][k]);
+  if (!inside) {
+    t = borderTexel(o);
+    return true;
+  }
+  t = Texel();
+  return readTexel(x, o,
+                   texelOffset(o.resource, fp.index[0][a], dims >= 2 ? fp.index[1][b] : 0,
+                               dims >= 3 ? fp.index[2][k] : 0, c.layer),
+                   lane, t);
+}
+
+/// tex: the filtered texel at `c`.
+bool sample(Exec &x, const TextureObject &o, const Coordinates &c, unsigned dims, unsigned lane, Texel &out) {
+  const TextureResource &r = o.resource;
+  if (r.kind == TextureResource::Linear) {
+    // tex1Dfetch: an index outside the buffer reads zeros.
+    out = Texel();
+    for (float &v : out.value) v = 0;
+    for (uint32_t &v : out.raw) v = 0;
+    const int64_t i = c.integer ? c.i[0] : static_cast<int64_t>(std::floor(c.f[0]));
+    if (i < 0 || static_cast<uint64_t>(i) >= r.width) return true;
+    out = Texel();
+    return readTexel(x, o, static_cast<uint64_t>(i) * r.format.bytes(), lane, out);
+  }
+  const Footprint fp = footprint(o, c, dims, false);
+  if (fp.taps[0] == 1 && fp.taps[1] == 1 && fp.taps[2] == 1)
+    return tap(x, o, fp, c, dims, 0, 0, 0, lane, out);
+  float sum[4] = {};
+  for (unsigned k = 0; k < fp.taps[2]; ++k)
+    for (unsigned b = 0; b < fp.taps[1]; ++b)
+      for (unsigned a = 0; a < fp.taps[0]; ++a) {
+        Texel t;
+        if (!tap(x, o, fp, c, dims, a, b, k, lane, t)) return false;
+        float w = (a ? fp.weight[0] : 1.0f - fp.weight[0]);
+        if (dims >= 2) w *= (b ? fp.weight[1] : 1.0f - fp.weight[1]);
+        if (dims >= 3) w *= (k ? fp.weight[2] : 1.0f - fp.weight[2]);
+        for (unsigned ch = 0; ch < 4; ++ch) sum[ch] += w * t.value[ch];
+      }
+  out = Texel();
+  for (unsigned ch = 0; ch < 4; ++ch) {
+    out.value[ch] = sum[ch];
+    out.raw[ch] = std::bit_cast<uint32_t>(sum[ch]);
+  }
+  return true;
+}
+
+/// Reads lane `lane`'s coordinates from the address list's vector: the
+/// layer first for a1d/a2d, then 1-3 coordinates.
+Coordinates coordinates(Exec &x, const DInstr &in, const DOp &vec, unsigned dims, bool layered,
+                        unsigned lane) {
+  const Kernel &k = x.kernel();
+  Coordinates c;
+  c.integer = in.type == Type::S32;
+  unsigned e = 0;
+  auto element = [&](unsigned i) -> const DOp & {
+    return vec.kind == DOp::Vec ? k.ops[vec.reg + std::min<unsigned>(i, vec.count - 1)] : vec;
+  };
+  if (layered) c.layer = static_cast<int32_t>(readOperand(x, element(e++), lane));
+  for (unsigned d = 0; d < dims; ++d) {
+    const uint64_t bits = readOperand(x, element(e++), lane);
+    c.i[d] = static_cast<int32_t>(bits);
+    c.f[d] = std::bit_cast<float>(static_cast<uint32_t>(bits));
+  }
+  return c;
+}
+
+/// The dimensions and layering of a geometry; false for cube maps and
+/// multisample geometries.
+bool geometry(Mod shape, unsigned &dims, bool &layered) {
+  layered = false;
+  switch (shape) {
+  case Mod::Mem1d: dims = 1; return true;
+  case Mod::Mem2d: dims = 2; return true;
+  case Mod::Mem3d: dims = 3; return true;
+  case Mod::MemA1d: dims = 1, layered = true; return true;
+  case Mod::MemA2d: dims = 2, layered = true; return true;
+  default: return false;
+  }
+}
+
+/// Writes the four channels to the destination vector as its type says.
+void writeResult(Exec &x, const DInstr &in, const DOp &dst, unsigned lane, const uint32_t (&bits)[4]) {
+  const Kernel &k = x.kernel();
+  const unsigned n = dst.kind == DOp::Vec ? dst.count : 1;
+  for (unsigned e = 0; e < n && e < 4; ++e) {
+    const DOp &d = dst.kind == DOp::Vec ? k.ops[dst.reg + e] : dst;
+    writeOperand(x, d, lane, bits[e]);
+  }
+  (void)in;
+}
+
+/// The texel's channels in the destination type: f32 values, f16 values,
+/// or raw integers.
+void resultBits(const DInstr &in, const Texel &t, uint32_t (&bits)[4]) {
+  for (unsigned c = 0; c < 4; ++c) {
+    if (in.type0 == Type::F32)
+      bits[c] = std::bit_cast<uint32_t>(t.value[c]);
+    else if (in.type0 == Type::F16)
+      bits[c] = static_cast<uint32_t>(fp::fromDouble(t.value[c], fp::kF16, fp::Round::Nearest));
+    else
+      bits[c] = t.raw[c];
+  }
+}
+
+/// The destination, the optional residency predicate and the address list.
+struct TexOperands {
+  const DOp *dst = nullptr, *resident = nullptr, *handle = nullptr, *coords = nullptr;
+  unsigned next = 0; // the first operand after the address list
+};
+bool texOperands(Exec &x, const DInstr &in, TexOperands &t) {
+  const Kernel &k = x.kernel();
+  t.dst = &k.op(in, 0);
+  unsigned a = 1;
+  if (in.numOps > 2 && k.op(in, 1).kind == DOp::Reg) t.resident = &k.op(in, a++);
+  if (a >= in.numOps) return false;
+  const DOp &list = k.op(in, a);
+  if (list.kind != DOp::Vec || list.count < 2) return false;
+  t.handle = &k.ops[list.reg];
+  t.coords = &k.ops[list.reg + 1];
+  t.next = a + 1;
+  return true;
+}
+
+void tex(Exec &x, const DInstr &in) {
+  TexOperands ops;
+  unsigned dims = 0;
+  bool layered = false;
+  if (!texOperands(x, in, ops)) return unsupported(x, in, "unexpected operands");
+  if (!geometry(in.shape, dims, layered)) return unsupported(x, in, "cube-map and multisample textures");
+  // .level and .grad choose a mipmap level; a texture without mipmaps has
+  // only level 0. Offsets and depth compare are not served.
+  const unsigned extra = in.op == Mod::MemLevel ? 1 : in.op == Mod::MemGrad ? 2 : 0;
+  if (in.numOps > ops.next + extra) return unsupported(x, in, "texel offsets and depth compare");
+  if (in.type0 == Type::F16x2 || in.vec == 2) return unsupported(x, in, "f16x2 results");
+  Objects objects(x, in, *ops.handle, false);
+  forLanes(x.mask, [&](unsigned lane) {
+    if (x.cta.failed) return;
+    const TextureObject *o = objects.of(lane);
+    if (!o) return;
+    Coordinates c = coordinates(x, in, *ops.coords, dims, layered, lane);
+    if (layered) c.layer = std::clamp<int64_t>(c.layer, 0, std::max<int64_t>(o->resource.layers, 1) - 1);
+    Texel t;
+    if (!sample(x, *o, c, dims, lane, t)) return;
+    uint32_t bits[4];
+    resultBits(in, t, bits);
+    writeResult(x, in, *ops.dst, lane, bits);
+    if (ops.resident) writeOperand(x, *ops.resident, lane, 1);
+  });
+}
+
+/// tld4: one channel of the four texels bilinear filtering at `c` would
+/// use, counter-clockwise from the lower left: (i, j+1), (i+1, j+1),
+/// (i+1, j), (i, j).
+void tld4(Exec &x, const DInstr &in) {
+  TexOperands ops;
+  if (!texOperands(x, in, ops)) return unsupported(x, in, "unexpected operands");
+  if (in.shape != Mod::Mem2d && in.shape != Mod::MemA2d) return unsupported(x, in, "cube-map gathers");
+  if (in.numOps > ops.next) return unsupported(x, in, "texel offsets and depth compare");
+  const bool layered = in.shape == Mod::MemA2d;
+  const unsigned channel = in.op == Mod::MemCompG   ? 1
+                           : in.op == Mod::MemCompB ? 2
+                           : in.op == Mod::MemCompA ? 3
+                                                    : 0;
+  Objects objects(x, in, *ops.handle, false);
+  forLanes(x.mask, [&](unsigned lane) {
+    if (x.cta.failed) return;
+    const TextureObject *o = objects.of(lane);
+    if (!o) return;
+    Coordinates c = coordinates(x, in, *ops.coords, 2, layered, lane);
+    if (layered) c.layer = std::clamp<int64_t>(c.layer, 0, std::max<int64_t>(o->resource.layers, 1) - 1);
+    const Footprint fp = footprint(*o, c, 2, true);
+    static constexpr unsigned kOrder[4][2] = {{0, 1}, {1, 1}, {1, 0}, {0, 0}};
+    Texel four[4];
+    for (unsigned q = 0; q < 4; ++q)
+      if (!tap(x, *o, fp, c, 2, kOrder[q][0], kOrder[q][1], 0, lane, four[q])) return;
+    uint32_t bits[4];
+    for (unsigned q = 0; q < 4; ++q) {
+      Texel one;
+      for (unsigned ch = 0; ch < 4; ++ch)
+        one.value[ch] = four[q].value[channel], one.raw[ch] = four[q].raw[channel];
+      uint32_t b[4];
+      resultBits(in, one, b);
+      bits[q] = b[0];
+    }
+    writeResult(x, in, *ops.dst, lane, bits);
+    if (ops.resident) writeOperand(x, *ops.resident, lane, 1);
+  });
+}
+
+/// txq and suq: a property of the object.
+void query(Exec &x, const DInstr &in) {
+  const Kernel &k = x.kernel();
+  const DOp &dst = k.op(in, 0), &addr = k.op(in, 1);
+  const DOp &handle = addr.kind == DOp::Vec ? k.ops[addr.reg] : addr;
+  const bool surface = in.opcode == Opcode::Suq;
+  if (in.op == Mod::MemChannelDataType || in.op == Mod::MemChannelOrder)
+    return unsupported(x, in, "channel data type and order queries");
+  Objects objects(x, in, handle, surface);
+  forLanes(x.mask, [&](unsigned lane) {
+    if (x.cta.failed) return;
+    const TextureObject *o = objects.of(lane);
+    if (!o) return;
+    const TextureResource &r = o->resource;
+    const Sampler &s = o->sampler;
+    uint64_t v = 0;
+    switch (in.op) {
+    case Mod::MemWidth: v = r.width; break;
+    case Mod::MemHeight: v = r.height; break;
+    case Mod::MemDepth: v = r.depth; break;
+    case Mod::MemArraySize: v = r.layers; break;
+    case Mod::MemNormalizedCoords: v = s.normalizedCoords; break;
+    case Mod::MemForceUnnormalizedCoords: v = 0; break;
+    case Mod::MemFilterMode: v = s.linear; break;
+    case Mod::MemAddrMode0: v = static_cast<uint64_t>(s.address[0]); break;
+    case Mod::MemAddrMode1: v = static_cast<uint64_t>(s.address[1]); break;
+    case Mod::MemAddrMode2: v = static_cast<uint64_t>(s.address[2]); break;
+    case Mod::MemNumMipmapLevels: v = 1; break;
+    case Mod::MemNumSamples: v = 0; break;
+    case Mod::MemMemoryLayout: v = r.kind == TextureResource::Array ? 1 : 0; break;
+    default: break;
+    }
+    writeOperand(x, dst, lane, v & 0xFFFFFFFFu);
+  });
+}
+
+// ---- Surfaces: suld.b, sust.b (x in bytes, y and z in rows and slices) ----
+
+/// The byte offset of lane `lane`'s surface access of `size` bytes, its
+/// clamping applied; nullopt when it reads zeros or stores nothing
+/// (.zero outside) or after a reported fault (.trap outside, misaligned).
+std::optional<uint64_t> surfaceOffset(Exec &x, const DInstr &in, const TextureObject &o, const DOp &coords,
+                                      unsigned size, unsigned lane) {
+  unsigned dims = 0;
+  bool layered = false;
+  geometry(in.shape, dims, layered);
+  const Kernel &k = x.kernel();
+  auto element = [&](unsigned i) -> const DOp & {
+    return coords.kind == DOp::Vec ? k.ops[coords.reg + std::min<unsigned>(i, coords.count - 1)] : coords;
+  };
+  const TextureResource &r = o.resource;
+  unsigned e = 0;
+  int64_t layer = layered ? static_cast<int32_t>(readOperand(x, element(e++), lane)) : 0;
+  int64_t c[3] = {};
+  for (unsigned d = 0; d < dims; ++d) c[d] = static_cast<int32_t>(readOperand(x, element(e++), lane));
+  const int64_t limit[3] = {static_cast<int64_t>(r.width * r.format.bytes()) - size,
+                            static_cast<int64_t>(r.height) - 1, static_cast<int64_t>(r.depth) - 1};
+  const Mod mode = in.opcode == Opcode::Sured ? in.op2 : in.op;
+  if (c[0] % size) {
+    x.cta.report(ptx::DiagKind::MisalignedAccess, ptx::Severity::Error, x.pc, x.warp, 1u << lane,
+                 "surface access of " + std::to_string(size) + " bytes at x = " + std::to_string(c[0]) +
+                     " bytes: not a multiple of its size",
+                 {{"thread", std::to_string(x.warp.index * 32 + lane)}});
+    return std::nullopt;
+  }
+  bool outside = layered && (layer < 0 || layer >= static_cast<int64_t>(std::max<uint64_t>(r.layers, 1)));
+  for (unsigned d = 0; d < dims; ++d) outside |= c[d] < 0 || c[d] > limit[d];
+  if (outside) {
+    if (mode == Mod::MemZero) return std::nullopt;
+    if (mode == Mod::MemTrap) {
+      x.cta.report(ptx::DiagKind::OutOfBounds, ptx::Severity::Error, x.pc, x.warp, 1u << lane,
+                   "surface access outside the surface (.trap): x = " + std::to_string(c[0]) + " bytes" +
+                       (dims > 1 ? ", y = " + std::to_string(c[1]) : std::string()) +
+                       (dims > 2 ? ", z = " + std::to_string(c[2]) : std::string()) +
+                       (layered ? ", layer " + std::to_string(layer) : std::string()) + "; the surface is " +
+                       std::to_string(r.width) + (dims > 1 ? "x" + std::to_string(r.height) : std::string()) +
+                       (dims > 2 ? "x" + std::to_string(r.depth) : std::string()) + " texels of " +
+                       std::to_string(r.format.bytes()) + " bytes",
+                   {{"thread", std::to_string(x.warp.index * 32 + lane)}});
+      return std::nullopt;
+    }
+    for (unsigned d = 0; d < dims; ++d) c[d] = std::clamp<int64_t>(c[d], 0, std::max<int64_t>(limit[d], 0));
+    c[0] -= c[0] % size;
+    layer = std::clamp<int64_t>(layer, 0, std::max<int64_t>(r.layers, 1) - 1);
+  }
+  uint64_t off = static_cast<uint64_t>(c[0]);
+  if (dims >= 2) off += static_cast<uint64_t>(c[1]) * r.rowPitch;
+  if (dims == 3) off += static_cast<uint64_t>(c[2]) * r.slicePitch;
+  if (layered) off += static_cast<uint64_t>(layer) * (dims == 1 ? r.rowPitch : r.slicePitch);
+  return off;
+}
+
+void surfaceAccess(Exec &x, const DInstr &in) {
+  const Kernel &k = x.kernel();
+  const bool load = in.opcode == Opcode::Suld;
+  const DOp &data = k.op(in, load ? 0 : 1), &addr = k.op(in, load ? 1 : 0);
+  if (addr.kind != DOp::Vec || addr.count < 2) return unsupported(x, in, "unexpected operands");
+  unsigned dims = 0;
+  bool layered = false;
+  if (!geometry(in.shape, dims, layered)) return unsupported(x, in, "this surface geometry");
+  const unsigned elementBytes = byteSize(in.type);
+  const unsigned count = data.kind == DOp::Vec ? data.count : 1;
+  const unsigned size = elementBytes * count;
+  Objects objects(x, in, k.ops[addr.reg], true);
+  forLanes(x.mask, [&](unsigned lane) {
+    if (x.cta.failed) return;
+    const TextureObject *o = objects.of(lane);
+    if (!o) return;
+    const bool faultsBefore = x.cta.failed;
+    std::optional<uint64_t> off = surfaceOffset(x, in, *o, k.ops[addr.reg + 1], size, lane);
+    if (x.cta.failed && !faultsBefore) return;
+    uint8_t bytes[32] = {};
+    if (load) {
+      if (off && !loadBytes(x, Space::Global, o->resource.address + *off, size, lane, bytes, 1)) return;
+      for (unsigned e = 0; e < count; ++e) {
+        uint64_t v = 0;
+        std::memcpy(&v, bytes + e * elementBytes, elementBytes);
+        writeOperand(x, data.kind == DOp::Vec ? k.ops[data.reg + e] : data, lane, v);
+      }
+      return;
+    }
+    if (!off) return;
+    for (unsigned e = 0; e < count; ++e) {
+      const uint64_t v = readOperand(x, data.kind == DOp::Vec ? k.ops[data.reg + e] : data, lane);
+      std::memcpy(bytes + e * elementBytes, &v, elementBytes);
+    }
+    storeBytes(x, Space::Global, o->resource.address + *off, size, lane, bytes, 1);
+  });
+}
+
+Handler pickSurface(const DInstr &in) {
+  // sust.p (formatted stores) converts to the surface's format: not served.
+  return in.op2 == Mod::MemSurfP ? nullptr : surfaceAccess;
+}
+
+constexpr HandlerRow kRows[] = {
+    row(Opcode::Tex, tclass::All, tex),          row(Opcode::Tld4, tclass::All, tld4),
+    row(Opcode::Txq, tclass::All, query),        row(Opcode::Suq, tclass::All, query),
+    row(Opcode::Suld, tclass::All, pickSurface), row(Opcode::Sust, tclass::All, pickSurface),
+};
+
+} // namespace
+
+std::span<const HandlerRow> textureHandlers() { return kRows; }
+
+} // namespace emu

@@ -1,0 +1,362 @@
+// Texture and surface instructions on objects of the device's texture table
+// (emulator/Texture.h): point and linear filtering, every address mode,
+// normalized coordinates, read modes, tex1Dfetch on linear memory, 3-D and
+// layered geometries, tld4's gather order, txq, suld/sust with each
+// clamping mode, and handles that name nothing. Expected values are worked
+// out by hand from the programming guide's fetching rules.
+#include "emulator/Device.h"
+#include "ptx/Parser.h"
+#include "tests/emulator/Harness.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+// Thread t reads coordinates coords[4t .. 4t+3] (floats or ints, as the
+// kernel's instruction takes them) and stores the four results at out[4t].
+std::string kernels() {
+  auto fetch = [](const char *name, const char *instr) {
+    return std::string(".visible .entry ") + name + R"((.param .u64 tex, .param .u64 coords, .param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<16>;
+  .reg .b64 %d<8>;
+  ld.param.u64 %d0, [tex];
+  ld.param.u64 %d1, [coords];
+  ld.param.u64 %d2, [out];
+  mov.u32 %r0, %tid.x;
+  mul.wide.u32 %d3, %r0, 16;
+  add.u64 %d4, %d1, %d3;
+  add.u64 %d5, %d2, %d3;
+  ld.global.v4.b32 {%r1, %r2, %r3, %r4}, [%d4];
+  )" + instr +
+           R"(;
+  st.global.v4.b32 [%d5], {%r5, %r6, %r7, %r8};
+  ret;
+}
+)";
+  };
+  return fetch("tex2d", "tex.2d.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%d0, {%r1, %r2}]") +
+         fetch("tex2du", "tex.2d.v4.u32.f32 {%r5, %r6, %r7, %r8}, [%d0, {%r1, %r2}]") +
+         fetch("tex1dfetch", "tex.1d.v4.f32.s32 {%r5, %r6, %r7, %r8}, [%d0, {%r1}]") +
+         fetch("tex3d", "tex.3d.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%d0, {%r1, %r2, %r3, %r3}]") +
+         fetch("texa2d", "tex.a2d.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%d0, {%r1, %r2, %r3, %r3}]") +
+         fetch("tld4g", "tld4.g.2d.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%d0, {%r1, %r2}]") +
+         fetch("txq", "txq.width.b32 %r5, [%d0];\n  txq.height.b32 %r6, [%d0];\n  txq.filter_mode.b32 %r7, "
+                      "[%d0];\n  txq.addr_mode_0.b32 %r8, [%d0]") +
+         // Surfaces: read the int at (x bytes = r1, y = r2), write it plus r3 back.
+         fetch("surf_trap", "suld.b.2d.b32.trap {%r5}, [%d0, {%r1, %r2}];\n  add.s32 %r9, %r5, %r3;\n  "
+                            "sust.b.2d.b32.trap [%d0, {%r1, %r2}], {%r9};\n  mov.b32 %r6, 0;\n  mov.b32 %r7, "
+                            "0;\n  mov.b32 %r8, 0") +
+         fetch("surf_clamp", "suld.b.2d.b32.clamp {%r5}, [%d0, {%r1, %r2}];\n  mov.b32 %r6, 0;\n  mov.b32 "
+                             "%r7, 0;\n  mov.b32 %r8, 0") +
+         fetch("surf_zero", "suld.b.2d.b32.zero {%r5}, [%d0, {%r1, %r2}];\n  sust.b.2d.b32.zero [%d0, {%r1, "
+                            "%r2}], {%r3};\n  mov.b32 %r6, 0;\n  mov.b32 %r7, 0;\n  mov.b32 %r8, 0");
+}
+
+float f(uint32_t bits) {
+  float v;
+  std::memcpy(&v, &bits, 4);
+  return v;
+}
+uint32_t b(float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, 4);
+  return bits;
+}
+
+/// A device with a `w` x `h` (x `d`) float array T[z][y][x] = 100z + 10y + x.
+struct Fixture {
+  emu::Device device;
+  std::unique_ptr<ptx::Module> module;
+  uint64_t texels = 0;
+  uint64_t w = 8, h = 4, d = 3;
+
+  Fixture() {
+    ptx::DiagnosticList diags;
+    module = ptx::parseModule(ptxvm::test::ptxModule(kernels()), "texture.ptx", diags);
+    EXPECT_TRUE(module && !diags.hasErrors()) << diags.renderText();
+    std::vector<float> t(w * h * d);
+    for (uint64_t z = 0; z < d; ++z)
+      for (uint64_t y = 0; y < h; ++y)
+        for (uint64_t x = 0; x < w; ++x) t[(z * h + y) * w + x] = static_cast<float>(100 * z + 10 * y + x);
+    texels = device.global.allocate(t.size() * 4);
+    device.global.write(texels, t.data(), t.size() * 4);
+  }
+
+  emu::TextureObject array2d(emu::AddressMode mode, bool linear = false, bool normalized = false) const {
+    emu::TextureObject o;
+    o.resource.kind = emu::TextureResource::Array;
+    o.resource.address = texels;
+    o.resource.dimensions = 2;
+    o.resource.width = w, o.resource.height = h;
+    o.resource.rowPitch = w * 4, o.resource.slicePitch = w * h * 4;
+    for (auto &m : o.sampler.address) m = mode;
+    o.sampler.linear = linear;
+    o.sampler.normalizedCoords = normalized;
+    return o;
+  }
+
+  struct Result {
+    bool ok = false;
+    std::string diagnostics;
+    std::vector<uint32_t> out;
+  };
+  /// Runs `kernel` with one thread per coordinate quadruple.
+  Result run(const char *kernel, uint64_t handle, const std::vector<uint32_t> &coords) {
+    Result r;
+    ptx::DiagnosticList diags;
+    auto k = device.decode(*module, kernel, diags);
+    if (!k) {
+      r.diagnostics = diags.renderText();
+      return r;
+    }
+    std::unique_ptr<emu::Engine> engine = ptxvm::test::testEngine(*k);
+    const uint64_t in = device.global.allocate(coords.size() * 4),
+                   out = device.global.allocate(coords.size() * 4);
+    device.global.write(in, coords.data(), coords.size() * 4);
+    emu::LaunchConfig config;
+    config.engine = engine.get();
+    config.grid = {1, 1, 1};
+    config.block = {static_cast<uint32_t>(coords.size() / 4), 1, 1};
+    config.threads = 1;
+    config.params.assign(k->paramBytes, 0);
+    std::memcpy(&config.params[k->paramOffsets[0]], &handle, 8);
+    std::memcpy(&config.params[k->paramOffsets[1]], &in, 8);
+    std::memcpy(&config.params[k->paramOffsets[2]], &out, 8);
+    r.ok = device.launch(*k, config, diags).ok;
+    r.diagnostics = diags.renderText();
+    r.out.resize(coords.size());
+    device.global.read(out, r.out.data(), r.out.size() * 4);
+    return r;
+  }
+  /// Float coordinates, two per thread.
+  static std::vector<uint32_t> at(std::initializer_list<std::pair<float, float>> xy) {
+    std::vector<uint32_t> c;
+    for (auto [x, y] : xy) c.insert(c.end(), {b(x), b(y), 0, 0});
+    return c;
+  }
+};
+
+TEST(Texture, PointSamplingClampAndBorder) {
+  Fixture t;
+  const uint64_t clamp = t.device.textures.create(t.array2d(emu::AddressMode::Clamp));
+  auto r =
+      t.run("tex2d", clamp, Fixture::at({{2.5f, 1.5f}, {-3.0f, 0.2f}, {100.0f, 100.0f}, {7.99f, 0.99f}}));
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(f(r.out[0]), 12.0f);
+  EXPECT_EQ(f(r.out[4]), 0.0f);
+  EXPECT_EQ(f(r.out[8]), 37.0f);
+  EXPECT_EQ(f(r.out[12]), 7.0f);
+  // A one-channel format reads (v, 0, 0, 1).
+  EXPECT_EQ(f(r.out[1]), 0.0f);
+  EXPECT_EQ(f(r.out[2]), 0.0f);
+  EXPECT_EQ(f(r.out[3]), 1.0f);
+
+  emu::TextureObject border = t.array2d(emu::AddressMode::Border);
+  border.sampler.border[0] = -1, border.sampler.border[1] = -2, border.sampler.border[2] = -3,
+  border.sampler.border[3] = -4;
+  r = t.run("tex2d", t.device.textures.create(border),
+            Fixture::at({{-0.5f, 1.5f}, {3.5f, 2.5f}, {8.0f, 0.0f}}));
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(std::vector<uint32_t>(r.out.begin(), r.out.begin() + 4),
+            (std::vector<uint32_t>{b(-1), b(-2), b(-3), b(-4)}));
+  EXPECT_EQ(f(r.out[4]), 23.0f);
+  EXPECT_EQ(f(r.out[8]), -1.0f) << "x = 8 is one past the last texel";
+}
+
+TEST(Texture, NormalizedCoordinatesWrapAndMirror) {
+  Fixture t;
+  // Unnormalized wrap and mirror read as clamp.
+  auto r = t.run("tex2d", t.device.textures.create(t.array2d(emu::AddressMode::Wrap)),
+                 Fixture::at({{9.5f, 1.5f}, {-1.5f, 1.5f}}));
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(f(r.out[0]), 17.0f);
+  EXPECT_EQ(f(r.out[4]), 10.0f);
+
+  // Wrap: 1.25 -> 0.25 -> texel 2; -0.25 -> 0.75 -> row 3.
+  r = t.run("tex2d", t.device.textures.create(t.array2d(emu::AddressMode::Wrap, false, true)),
+            Fixture::at({{1.25f, -0.25f}, {0.5f, 0.5f}}));
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(f(r.out[0]), 32.0f);
+  EXPECT_EQ(f(r.out[4]), 24.0f);
+
+  // Mirror: 1.25 lies in an odd period -> 0.75 -> texel 6; 0.3 -> row 1;
+  // -0.1 -> 0.1 -> texel 0.
+  r = t.run("tex2d", t.device.textures.create(t.array2d(emu::AddressMode::Mirror, false, true)),
+            Fixture::at({{1.25f, 0.3f}, {-0.1f, 0.3f}}));
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(f(r.out[0]), 16.0f);
+  EXPECT_EQ(f(r.out[4]), 10.0f);
+}
+
+TEST(Texture, LinearFilteringWeighsWithEightFractionBits) {
+  Fixture t;
+  const uint64_t h = t.device.textures.create(t.array2d(emu::AddressMode::Clamp, true));
+  // (2.0, 1.5): halfway between texels 1 and 2 of row 1. (2.1, 1.5): the
+  // weight 0.6 becomes 154/256. (2.0, 2.0): bilinear over rows 1 and 2.
+  // (0.0, 0.5): clamped at the left edge.
+  auto r = t.run("tex2d", h, Fixture::at({{2.0f, 1.5f}, {2.1f, 1.5f}, {2.0f, 2.0f}, {0.0f, 0.5f}}));
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(f(r.out[0]), 11.5f);
+  EXPECT_EQ(f(r.out[4]), 11.6015625f);
+  EXPECT_EQ(f(r.out[8]), 16.5f);
+  EXPECT_EQ(f(r.out[12]), 0.0f);
+}
+
+TEST(Texture, Tld4GathersCounterClockwiseFromLowerLeft) {
+  Fixture t;
+  // Two channels (x, y) = (T, -T): tld4.g gathers the second.
+  std::vector<float> two(t.w * t.h * 2);
+  for (uint64_t y = 0; y < t.h; ++y)
+    for (uint64_t x = 0; x < t.w; ++x) {
+      two[(y * t.w + x) * 2] = static_cast<float>(10 * y + x);
+      two[(y * t.w + x) * 2 + 1] = -static_cast<float>(10 * y + x);
+    }
+  const uint64_t at = t.device.global.allocate(two.size() * 4);
+  t.device.global.write(at, two.data(), two.size() * 4);
+  emu::TextureObject o = t.array2d(emu::AddressMode::Clamp);
+  o.resource.address = at;
+  o.resource.format.channels = 2;
+  o.resource.rowPitch = t.w * 8;
+  auto r = t.run("tld4g", t.device.textures.create(o), Fixture::at({{2.0f, 2.0f}}));
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(r.out, (std::vector<uint32_t>{b(-21), b(-22), b(-12), b(-11)}));
+}
+
+TEST(Texture, ReadModesOfIntegerFormats) {
+  Fixture t;
+  const std::vector<uint8_t> bytes = {0, 51, 255, 128, 10, 20, 30, 40};
+  const uint64_t at = t.device.global.allocate(bytes.size());
+  t.device.global.write(at, bytes.data(), bytes.size());
+  emu::TextureObject o = t.array2d(emu::AddressMode::Clamp);
+  o.resource.address = at;
+  o.resource.format = {4, 8, emu::ChannelKind::Unsigned};
+  o.resource.width = 2, o.resource.height = 1, o.resource.rowPitch = 8;
+  auto r = t.run("tex2du", t.device.textures.create(o), Fixture::at({{1.5f, 0.5f}}));
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(r.out, (std::vector<uint32_t>{10, 20, 30, 40}));
+  o.sampler.normalizedFloat = true;
+  r = t.run("tex2d", t.device.textures.create(o), Fixture::at({{0.5f, 0.5f}}));
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(r.out, (std::vector<uint32_t>{b(0.0f), b(51.0f / 255.0f), b(1.0f), b(128.0f / 255.0f)}));
+  // Signed 8-bit: -128 reads as -1 like -127.
+  o.resource.format.kind = emu::ChannelKind::Signed;
+  r = t.run("tex2d", t.device.textures.create(o), Fixture::at({{0.5f, 0.5f}}));
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(r.out, (std::vector<uint32_t>{b(0.0f), b(51.0f / 127.0f), b(-1.0f / 127.0f), b(-1.0f)}));
+}
+
+TEST(Texture, FetchFromLinearMemoryReadsZerosOutside) {
+  Fixture t;
+  emu::TextureObject o;
+  o.resource.kind = emu::TextureResource::Linear;
+  o.resource.address = t.texels;
+  o.resource.width = 10;
+  const uint64_t h = t.device.textures.create(o);
+  auto r = t.run("tex1dfetch", h, {3, 0, 0, 0, 9, 0, 0, 0, 10, 0, 0, 0, static_cast<uint32_t>(-1), 0, 0, 0});
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(f(r.out[0]), 3.0f);
+  EXPECT_EQ(f(r.out[4]), 11.0f) << "index 9 is row 1's second texel";
+  for (unsigned i = 8; i < 16; ++i) EXPECT_EQ(r.out[i], 0u) << i;
+}
+
+TEST(Texture, ThreeDimensionalAndLayered) {
+  Fixture t;
+  emu::TextureObject o = t.array2d(emu::AddressMode::Clamp);
+  o.resource.dimensions = 3;
+  o.resource.depth = t.d;
+  auto r = t.run("tex3d", t.device.textures.create(o),
+                 {b(3.5f), b(2.5f), b(1.5f), 0, b(0.5f), b(0.5f), b(9.0f), 0});
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(f(r.out[0]), 123.0f);
+  EXPECT_EQ(f(r.out[4]), 200.0f) << "z clamped to the last slice";
+  // The same memory as a 2-D array of 3 layers: {layer, x, y}.
+  emu::TextureObject layered = t.array2d(emu::AddressMode::Clamp);
+  layered.resource.layers = t.d;
+  r = t.run("texa2d", t.device.textures.create(layered), {2, b(4.5f), b(1.5f), 0, 7, b(0.5f), b(0.5f), 0});
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(f(r.out[0]), 214.0f);
+  EXPECT_EQ(f(r.out[4]), 200.0f) << "the layer index is clamped";
+}
+
+TEST(Texture, TxqReadsTheObject) {
+  Fixture t;
+  auto r =
+      t.run("txq", t.device.textures.create(t.array2d(emu::AddressMode::Mirror, true, true)), {0, 0, 0, 0});
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(r.out, (std::vector<uint32_t>{8, 4, 1, 2}));
+}
+
+TEST(Texture, SurfacesLoadStoreAndClamp) {
+  Fixture t;
+  std::vector<int32_t> cells(4 * 3);
+  for (unsigned i = 0; i < cells.size(); ++i) cells[i] = static_cast<int32_t>(i);
+  const uint64_t at = t.device.global.allocate(cells.size() * 4);
+  t.device.global.write(at, cells.data(), cells.size() * 4);
+  emu::TextureObject s;
+  s.surface = true;
+  s.resource.address = at;
+  s.resource.format = {1, 32, emu::ChannelKind::Signed};
+  s.resource.dimensions = 2;
+  s.resource.width = 4, s.resource.height = 3, s.resource.rowPitch = 16;
+  const uint64_t h = t.device.textures.create(s);
+  // Cell (x = 2, y = 1) is 6 and becomes 106; (3, 2) is 11 and becomes 1011.
+  auto r = t.run("surf_trap", h, {8, 1, 100, 0, 12, 2, 1000, 0});
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(r.out[0], 6u);
+  EXPECT_EQ(r.out[4], 11u);
+  std::vector<int32_t> now(cells.size());
+  t.device.global.read(at, now.data(), now.size() * 4);
+  EXPECT_EQ(now[6], 106);
+  EXPECT_EQ(now[11], 1011);
+  // .clamp reads the nearest cell; .zero reads 0 outside and stores nothing.
+  r = t.run("surf_clamp", h, {400, 1, 0, 0, static_cast<uint32_t>(-8), 9, 0, 0});
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(r.out[0], 7u);
+  EXPECT_EQ(r.out[4], 8u);
+  r = t.run("surf_zero", h, {16, 0, 55, 0, 0, 0, 55, 0});
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(r.out[0], 0u);
+  EXPECT_EQ(r.out[4], 0u) << "the second lane read before it stored";
+  t.device.global.read(at, now.data(), now.size() * 4);
+  EXPECT_EQ(now[0], 55);
+  EXPECT_EQ(now[1], 1) << "x = 16 bytes is outside: nothing stored";
+  // .trap outside, a misaligned x, and a texture handle on suld fail.
+  r = t.run("surf_trap", h, {16, 0, 0, 0});
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.diagnostics.find("surface access outside the surface"), std::string::npos) << r.diagnostics;
+  r = t.run("surf_trap", h, {2, 0, 0, 0});
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.diagnostics.find("misaligned"), std::string::npos) << r.diagnostics;
+  r = t.run("surf_trap", t.device.textures.create(t.array2d(emu::AddressMode::Clamp)), {0, 0, 0, 0});
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.diagnostics.find("surface object"), std::string::npos) << r.diagnostics;
+}
+
+TEST(Texture, HandlesThatNameNothingFailTheLaunch) {
+  Fixture t;
+  const uint64_t h = t.device.textures.create(t.array2d(emu::AddressMode::Clamp));
+  ASSERT_TRUE(t.device.textures.destroy(h));
+  EXPECT_FALSE(t.device.textures.destroy(h));
+  for (uint64_t bad : {h, uint64_t{0}, uint64_t{12345}}) {
+    auto r = t.run("tex2d", bad, Fixture::at({{0.5f, 0.5f}}));
+    EXPECT_FALSE(r.ok);
+    EXPECT_NE(r.diagnostics.find("texture object " + std::to_string(bad) + " does not exist"),
+              std::string::npos)
+        << r.diagnostics;
+  }
+  // A texture whose memory was freed: the fetch is a use after free.
+  emu::TextureObject o = t.array2d(emu::AddressMode::Clamp);
+  const uint64_t live = t.device.textures.create(o);
+  ASSERT_TRUE(t.device.global.free(t.texels));
+  auto r = t.run("tex2d", live, Fixture::at({{0.5f, 0.5f}}));
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.diagnostics.find("out-of-bounds"), std::string::npos) << r.diagnostics;
+}
+
+} // namespace
