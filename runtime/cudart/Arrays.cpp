@@ -21,10 +21,14 @@ bool texelFormat(const cudaChannelFormatDesc &d, emu::TexelFormat &out) {
   const int bits = d.x;
   if (bits != 8 && bits != 16 && bits != 32) return false;
   unsigned channels = 0;
-  if (d.y == 0 && d.z == 0 && d.w == 0) channels = 1;
-  else if (d.y == bits && d.z == 0 && d.w == 0) channels = 2;
-  else if (d.y == bits && d.z == bits && d.w == bits) channels = 4;
-  else return false;
+  if (d.y == 0 && d.z == 0 && d.w == 0)
+    channels = 1;
+  else if (d.y == bits && d.z == 0 && d.w == 0)
+    channels = 2;
+  else if (d.y == bits && d.z == bits && d.w == bits)
+    channels = 4;
+  else
+    return false;
   switch (d.f) {
   case cudaChannelFormatKindSigned: out.kind = emu::ChannelKind::Signed; break;
   case cudaChannelFormatKindUnsigned: out.kind = emu::ChannelKind::Unsigned; break;
@@ -68,8 +72,10 @@ bool withinLimits(const cudaDeviceProp &p, const cudaArray &a) {
                  {a.height, surface ? p.maxSurface2D[1] : p.maxTexture2D[1]}});
   default:
     if (surface)
-      return fits({{a.width, p.maxSurface3D[0]}, {a.height, p.maxSurface3D[1]}, {a.depth, p.maxSurface3D[2]}});
-    return fits({{a.width, p.maxTexture3D[0]}, {a.height, p.maxTexture3D[1]}, {a.depth, p.maxTexture3D[2]}}) ||
+      return fits(
+          {{a.width, p.maxSurface3D[0]}, {a.height, p.maxSurface3D[1]}, {a.depth, p.maxSurface3D[2]}});
+    return fits(
+               {{a.width, p.maxTexture3D[0]}, {a.height, p.maxTexture3D[1]}, {a.depth, p.maxTexture3D[2]}}) ||
            fits({{a.width, p.maxTexture3DAlt[0]},
                  {a.height, p.maxTexture3DAlt[1]},
                  {a.depth, p.maxTexture3DAlt[2]}});
@@ -151,8 +157,10 @@ cudaError_t wrappedRows(Runtime &rt, const cudaArray *handle, size_t wOffset, si
   auto add = [&](uint64_t arrayOffset, uint64_t otherOffset, uint64_t width, uint64_t rows) {
     void *in = reinterpret_cast<void *>(a->address + arrayOffset);
     auto *out = reinterpret_cast<void *>(reinterpret_cast<uintptr_t>(other) + otherOffset);
-    if (toArray) parts.push_back({in, row, out, width, width, rows});
-    else parts.push_back({out, width, in, row, width, rows});
+    if (toArray)
+      parts.push_back({in, row, out, width, width, rows});
+    else
+      parts.push_back({out, width, in, row, width, rows});
   };
   const uint64_t first = std::min<uint64_t>(count, row - wOffset);
   add(start, 0, first, 1);
@@ -187,9 +195,9 @@ cudaError_t fromArray2D(const char *name, cudaStream_t stream, bool blocking, vo
   });
 }
 
-cudaError_t arrayToArray2D(const char *name, cudaStream_t stream, cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst,
-                           cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width,
-                           size_t height, cudaMemcpyKind kind) {
+cudaError_t arrayToArray2D(const char *name, cudaStream_t stream, cudaArray_t dst, size_t wOffsetDst,
+                           size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc,
+                           size_t width, size_t height, cudaMemcpyKind kind) {
   return rowsCall(name, stream, true, kind, [&](Runtime &rt, std::vector<RowCopy> &parts) {
     void *to = nullptr, *from = nullptr;
     if (cudaError_t e = arrayRows(rt, dst, wOffsetDst, hOffsetDst, width, height, to)) return e;
@@ -215,9 +223,9 @@ cudaError_t fromArray(const char *name, cudaStream_t stream, bool blocking, void
 
 /// cudaMemcpyArrayToArray: `count` bytes, rows wrapping on both sides. The pieces are those of
 /// the source's wrapping, each split again where the destination's rows wrap.
-cudaError_t arrayToArray(const char *name, cudaStream_t stream, cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst,
-                         cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count,
-                         cudaMemcpyKind kind) {
+cudaError_t arrayToArray(const char *name, cudaStream_t stream, cudaArray_t dst, size_t wOffsetDst,
+                         size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc,
+                         size_t count, cudaMemcpyKind kind) {
   return rowsCall(name, stream, true, kind, [&](Runtime &rt, std::vector<RowCopy> &parts) {
     std::vector<RowCopy> from, to;
     // Each side as if the other were contiguous memory at offset 0.
@@ -292,8 +300,8 @@ CUDART_EXPORT cudaError_t cudaFreeArray(cudaArray_t array) {
   return cudaSuccess;
 }
 
-CUDART_EXPORT cudaError_t cudaArrayGetInfo(cudaChannelFormatDesc *desc, cudaExtent *extent, unsigned int *flags,
-                                           cudaArray_t array) {
+CUDART_EXPORT cudaError_t cudaArrayGetInfo(cudaChannelFormatDesc *desc, cudaExtent *extent,
+                                           unsigned int *flags, cudaArray_t array) {
   Api api("cudaArrayGetInfo");
   if (api.blocked()) return api.sticky();
   const cudaArray *a = api.rt.array(array);
@@ -316,45 +324,48 @@ CUDART_EXPORT cudaError_t cudaGetChannelDesc(cudaChannelFormatDesc *desc, cudaAr
 // The blocking forms run on the legacy default stream (the _ptds forms on the calling thread's
 // own), the async forms on theirs.
 
-CUDART_EXPORT cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src,
-                                              size_t spitch, size_t width, size_t height, cudaMemcpyKind kind) {
+CUDART_EXPORT cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                              const void *src, size_t spitch, size_t width, size_t height,
+                                              cudaMemcpyKind kind) {
   return toArray2D("cudaMemcpy2DToArray", nullptr, true, dst, wOffset, hOffset, src, spitch, width, height,
                    kind);
 }
 CUDART_EXPORT cudaError_t cudaMemcpy2DToArray_ptds(cudaArray_t dst, size_t wOffset, size_t hOffset,
-                                                   const void *src, size_t spitch, size_t width, size_t height,
-                                                   cudaMemcpyKind kind) {
-  return toArray2D("cudaMemcpy2DToArray", cudaStreamPerThread, true, dst, wOffset, hOffset, src, spitch, width,
-                   height, kind);
+                                                   const void *src, size_t spitch, size_t width,
+                                                   size_t height, cudaMemcpyKind kind) {
+  return toArray2D("cudaMemcpy2DToArray", cudaStreamPerThread, true, dst, wOffset, hOffset, src, spitch,
+                   width, height, kind);
 }
 CUDART_EXPORT cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset,
-                                                   const void *src, size_t spitch, size_t width, size_t height,
-                                                   cudaMemcpyKind kind, cudaStream_t stream) {
-  return toArray2D("cudaMemcpy2DToArrayAsync", stream, false, dst, wOffset, hOffset, src, spitch, width, height,
-                   kind);
+                                                   const void *src, size_t spitch, size_t width,
+                                                   size_t height, cudaMemcpyKind kind, cudaStream_t stream) {
+  return toArray2D("cudaMemcpy2DToArrayAsync", stream, false, dst, wOffset, hOffset, src, spitch, width,
+                   height, kind);
 }
 CUDART_EXPORT cudaError_t cudaMemcpy2DToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset,
                                                         const void *src, size_t spitch, size_t width,
-                                                        size_t height, cudaMemcpyKind kind, cudaStream_t stream) {
+                                                        size_t height, cudaMemcpyKind kind,
+                                                        cudaStream_t stream) {
   return toArray2D("cudaMemcpy2DToArrayAsync", perThreadDefault(stream), false, dst, wOffset, hOffset, src,
                    spitch, width, height, kind);
 }
 
-CUDART_EXPORT cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset,
-                                                size_t hOffset, size_t width, size_t height,
+CUDART_EXPORT cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src,
+                                                size_t wOffset, size_t hOffset, size_t width, size_t height,
                                                 cudaMemcpyKind kind) {
-  return fromArray2D("cudaMemcpy2DFromArray", nullptr, true, dst, dpitch, src, wOffset, hOffset, width, height,
-                     kind);
+  return fromArray2D("cudaMemcpy2DFromArray", nullptr, true, dst, dpitch, src, wOffset, hOffset, width,
+                     height, kind);
 }
 CUDART_EXPORT cudaError_t cudaMemcpy2DFromArray_ptds(void *dst, size_t dpitch, cudaArray_const_t src,
-                                                     size_t wOffset, size_t hOffset, size_t width, size_t height,
-                                                     cudaMemcpyKind kind) {
+                                                     size_t wOffset, size_t hOffset, size_t width,
+                                                     size_t height, cudaMemcpyKind kind) {
   return fromArray2D("cudaMemcpy2DFromArray", cudaStreamPerThread, true, dst, dpitch, src, wOffset, hOffset,
                      width, height, kind);
 }
 CUDART_EXPORT cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const_t src,
-                                                     size_t wOffset, size_t hOffset, size_t width, size_t height,
-                                                     cudaMemcpyKind kind, cudaStream_t stream) {
+                                                     size_t wOffset, size_t hOffset, size_t width,
+                                                     size_t height, cudaMemcpyKind kind,
+                                                     cudaStream_t stream) {
   return fromArray2D("cudaMemcpy2DFromArrayAsync", stream, false, dst, dpitch, src, wOffset, hOffset, width,
                      height, kind);
 }
@@ -367,17 +378,18 @@ CUDART_EXPORT cudaError_t cudaMemcpy2DFromArrayAsync_ptsz(void *dst, size_t dpit
 }
 
 CUDART_EXPORT cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst,
-                                                   cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc,
-                                                   size_t width, size_t height, cudaMemcpyKind kind) {
-  return arrayToArray2D("cudaMemcpy2DArrayToArray", nullptr, dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc,
-                        width, height, kind);
+                                                   cudaArray_const_t src, size_t wOffsetSrc,
+                                                   size_t hOffsetSrc, size_t width, size_t height,
+                                                   cudaMemcpyKind kind) {
+  return arrayToArray2D("cudaMemcpy2DArrayToArray", nullptr, dst, wOffsetDst, hOffsetDst, src, wOffsetSrc,
+                        hOffsetSrc, width, height, kind);
 }
 CUDART_EXPORT cudaError_t cudaMemcpy2DArrayToArray_ptds(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst,
                                                         cudaArray_const_t src, size_t wOffsetSrc,
                                                         size_t hOffsetSrc, size_t width, size_t height,
                                                         cudaMemcpyKind kind) {
-  return arrayToArray2D("cudaMemcpy2DArrayToArray", cudaStreamPerThread, dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc,
-                        width, height, kind);
+  return arrayToArray2D("cudaMemcpy2DArrayToArray", cudaStreamPerThread, dst, wOffsetDst, hOffsetDst, src,
+                        wOffsetSrc, hOffsetSrc, width, height, kind);
 }
 
 CUDART_EXPORT cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src,
@@ -400,8 +412,8 @@ CUDART_EXPORT cudaError_t cudaMemcpyToArrayAsync_ptsz(cudaArray_t dst, size_t wO
                  kind);
 }
 
-CUDART_EXPORT cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset,
-                                              size_t count, cudaMemcpyKind kind) {
+CUDART_EXPORT cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset,
+                                              size_t hOffset, size_t count, cudaMemcpyKind kind) {
   return fromArray("cudaMemcpyFromArray", nullptr, true, dst, src, wOffset, hOffset, count, kind);
 }
 CUDART_EXPORT cudaError_t cudaMemcpyFromArray_ptds(void *dst, cudaArray_const_t src, size_t wOffset,
@@ -423,12 +435,12 @@ CUDART_EXPORT cudaError_t cudaMemcpyFromArrayAsync_ptsz(void *dst, cudaArray_con
 CUDART_EXPORT cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst,
                                                  cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc,
                                                  size_t count, cudaMemcpyKind kind) {
-  return arrayToArray("cudaMemcpyArrayToArray", nullptr, dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count,
-                      kind);
+  return arrayToArray("cudaMemcpyArrayToArray", nullptr, dst, wOffsetDst, hOffsetDst, src, wOffsetSrc,
+                      hOffsetSrc, count, kind);
 }
 CUDART_EXPORT cudaError_t cudaMemcpyArrayToArray_ptds(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst,
                                                       cudaArray_const_t src, size_t wOffsetSrc,
                                                       size_t hOffsetSrc, size_t count, cudaMemcpyKind kind) {
-  return arrayToArray("cudaMemcpyArrayToArray", cudaStreamPerThread, dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count,
-                      kind);
+  return arrayToArray("cudaMemcpyArrayToArray", cudaStreamPerThread, dst, wOffsetDst, hOffsetDst, src,
+                      wOffsetSrc, hOffsetSrc, count, kind);
 }

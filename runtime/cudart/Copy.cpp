@@ -377,7 +377,8 @@ cudaError_t cudart::rowsCall(const char *name, cudaStream_t stream, bool blockin
     std::vector<RowCopy> parts;
     if (cudaError_t e = resolve(rt, parts)) return e;
     for (const RowCopy &c : parts)
-      if (cudaError_t e = copyRows(rt, t, c.dst, c.dpitch, c.src, c.spitch, c.width, c.height, kind)) return e;
+      if (cudaError_t e = copyRows(rt, t, c.dst, c.dpitch, c.src, c.spitch, c.width, c.height, kind))
+        return e;
     return cudaSuccess;
   });
 }

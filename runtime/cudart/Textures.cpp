@@ -69,8 +69,8 @@ cudaError_t resourceOf(Runtime &rt, const cudaResourceDesc &r, emu::TextureResou
     const uint64_t address = reinterpret_cast<uint64_t>(p.devPtr);
     if (!p.devPtr || address % 256 || p.width == 0 || p.height == 0 ||
         p.width > uint64_t(props.maxTexture2DLinear[0]) || p.height > uint64_t(props.maxTexture2DLinear[1]) ||
-        p.pitchInBytes > uint64_t(props.maxTexture2DLinear[2]) || p.pitchInBytes % props.texturePitchAlignment ||
-        p.pitchInBytes < p.width * out.format.bytes() ||
+        p.pitchInBytes > uint64_t(props.maxTexture2DLinear[2]) ||
+        p.pitchInBytes % props.texturePitchAlignment || p.pitchInBytes < p.width * out.format.bytes() ||
         !inAllocation(rt, address, (p.height - 1) * p.pitchInBytes + p.width * out.format.bytes()))
       return cudaErrorInvalidValue;
     out.kind = emu::TextureResource::Pitch2D;
@@ -92,12 +92,13 @@ cudaError_t resourceOf(Runtime &rt, const cudaResourceDesc &r, emu::TextureResou
 bool viewFormat(cudaResourceViewFormat f, emu::TexelFormat &out) {
   if (f < cudaResViewFormatUnsignedChar1 || f > cudaResViewFormatFloat4) return false;
   const unsigned index = f - cudaResViewFormatUnsignedChar1; // 0..23: groups of three channel counts
-  const unsigned group = index / 3;                          // uchar, char, ushort, short, uint, int, half, float
+  const unsigned group = index / 3; // uchar, char, ushort, short, uint, int, half, float
   static constexpr uint8_t channels[3] = {1, 2, 4};
   static constexpr uint8_t bits[8] = {8, 8, 16, 16, 32, 32, 16, 32};
-  static constexpr emu::ChannelKind kinds[8] = {
-      emu::ChannelKind::Unsigned, emu::ChannelKind::Signed, emu::ChannelKind::Unsigned, emu::ChannelKind::Signed,
-      emu::ChannelKind::Unsigned, emu::ChannelKind::Signed, emu::ChannelKind::Float,    emu::ChannelKind::Float};
+  static constexpr emu::ChannelKind kinds[8] = {emu::ChannelKind::Unsigned, emu::ChannelKind::Signed,
+                                                emu::ChannelKind::Unsigned, emu::ChannelKind::Signed,
+                                                emu::ChannelKind::Unsigned, emu::ChannelKind::Signed,
+                                                emu::ChannelKind::Float,    emu::ChannelKind::Float};
   out = {channels[index % 3], bits[group], kinds[group]};
   return true;
 }
@@ -189,7 +190,8 @@ cudaError_t destroy(const char *name, uint64_t handle, bool surface) {
 
 } // namespace
 
-CUDART_EXPORT cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject, const cudaResourceDesc *pResDesc,
+CUDART_EXPORT cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject,
+                                                  const cudaResourceDesc *pResDesc,
                                                   const cudaTextureDesc *pTexDesc,
                                                   const cudaResourceViewDesc *pResViewDesc) {
   Api api("cudaCreateTextureObject");
