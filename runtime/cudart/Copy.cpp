@@ -1,5 +1,6 @@
 // Copies and fills in every direction: cudaMemcpy and cudaMemset with their async, 2D, 3D, peer
-// and symbol forms. A pointer is device memory (an allocation of the device, which only the
+// and symbol forms (the CUDA array forms are in Arrays.cpp; cudaMemcpy3D takes arrays as the device
+// memory holding them). A pointer is device memory (an allocation of the device, which only the
 // device can reach), memory both sides share (pinned, registered, managed), or plain host memory; a
 // range that leaves its allocation, a freed pointer or a direction that contradicts the pointers
 // is cudaErrorInvalidValue, as on a GPU, never a host crash. A call is checked whole when it is
