@@ -21,6 +21,7 @@ target_link_libraries(cudart_core PUBLIC cudart_config device ptx regalloc)
 set_target_properties(cudart_core PROPERTIES CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
 
 add_library(cudart SHARED
+  cudart/Arrays.cpp
   cudart/Copy.cpp
   cudart/Device.cpp
   cudart/Errors.cpp
@@ -34,6 +35,7 @@ add_library(cudart SHARED
   cudart/Registration.cpp
   cudart/Runtime.cpp
   cudart/Streams.cpp
+  cudart/Textures.cpp
   cudart/Unsupported.cpp
 )
 target_link_libraries(cudart PRIVATE cudart_core launch_report fatbin device ptx)

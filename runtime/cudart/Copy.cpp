@@ -1,5 +1,6 @@
 // Copies and fills in every direction: cudaMemcpy and cudaMemset with their async, 2D, 3D, peer
-// and symbol forms. A pointer is device memory (an allocation of the device, which only the
+// and symbol forms (the CUDA array forms are in Arrays.cpp; cudaMemcpy3D takes arrays as the device
+// memory holding them). A pointer is device memory (an allocation of the device, which only the
 // device can reach), memory both sides share (pinned, registered, managed), or plain host memory; a
 // range that leaves its allocation, a freed pointer or a direction that contradicts the pointers
 // is cudaErrorInvalidValue, as on a GPU, never a host crash. A call is checked whole when it is
@@ -175,12 +176,32 @@ bool span3D(const cudaPitchedPtr &v, const cudaPos &pos, const cudaExtent &e, ui
   return true;
 }
 
-cudaError_t copy3D(Runtime &rt, Transfer &t, const cudaMemcpy3DParms *p) {
-  if (!p) return cudaErrorInvalidValue;
-  if (p->srcArray || p->dstArray) return rt.unsupported("cudaMemcpy3D with CUDA arrays");
+/// A 3-D copy with CUDA arrays as one with pitched pointers: an array side becomes the device
+/// memory holding it, its position and the extent (in its texels) bytes. The extent is in texels
+/// of the array taking part (of both, which must then have texels of one size), in bytes when
+/// none does; a pointer side's position is in bytes.
+cudaError_t arraysAsPitched(Runtime &rt, cudaMemcpy3DParms &p) {
+  if ((p.srcArray && p.srcPtr.ptr) || (p.dstArray && p.dstPtr.ptr)) return cudaErrorInvalidValue;
+  cudaExtent srcExtent = p.extent, dstExtent = p.extent;
+  if (p.srcArray)
+    if (cudaError_t e = arrayAsPitched(rt, p.srcArray, p.srcPos, srcExtent, p.srcPtr)) return e;
+  if (p.dstArray)
+    if (cudaError_t e = arrayAsPitched(rt, p.dstArray, p.dstPos, dstExtent, p.dstPtr)) return e;
+  if (p.srcArray && p.dstArray && srcExtent.width != dstExtent.width) return cudaErrorInvalidValue;
+  p.extent = p.srcArray ? srcExtent : dstExtent;
+  p.srcArray = p.dstArray = nullptr;
+  return cudaSuccess;
+}
+
+cudaError_t copy3D(Runtime &rt, Transfer &t, const cudaMemcpy3DParms *given) {
+  if (!given) return cudaErrorInvalidValue;
+  cudaMemcpy3DParms parms = *given;
+  const cudaMemcpy3DParms *p = &parms;
+  if (!validKind(p->kind)) return cudaErrorInvalidMemcpyDirection;
+  if (parms.srcArray || parms.dstArray)
+    if (cudaError_t e = arraysAsPitched(rt, parms)) return e;
   const cudaPitchedPtr &s = p->srcPtr, &d = p->dstPtr;
   const cudaExtent &e = p->extent;
-  if (!validKind(p->kind)) return cudaErrorInvalidMemcpyDirection;
   if (e.width == 0 || e.height == 0 || e.depth == 0) return cudaSuccess;
   if (e.width > s.pitch || e.width > d.pitch) return cudaErrorInvalidPitchValue;
   // Every byte either side touches is checked before any is copied: a copy
@@ -347,6 +368,23 @@ cudaError_t memcpy2D(const char *name, cudaStream_t stream, bool blocking, void 
     return copyRows(rt, t, dst, dpitch, src, spitch, width, height, kind);
   });
 }
+
+} // namespace
+
+cudaError_t cudart::rowsCall(const char *name, cudaStream_t stream, bool blocking, cudaMemcpyKind kind,
+                             const std::function<cudaError_t(Runtime &, std::vector<RowCopy> &)> &resolve) {
+  return transferCall(name, stream, blocking, [&](Runtime &rt, Transfer &t) {
+    if (!validKind(kind)) return cudaErrorInvalidMemcpyDirection;
+    std::vector<RowCopy> parts;
+    if (cudaError_t e = resolve(rt, parts)) return e;
+    for (const RowCopy &c : parts)
+      if (cudaError_t e = copyRows(rt, t, c.dst, c.dpitch, c.src, c.spitch, c.width, c.height, kind))
+        return e;
+    return cudaSuccess;
+  });
+}
+
+namespace {
 
 cudaError_t memcpy3D(const char *name, cudaStream_t stream, bool blocking, const cudaMemcpy3DParms *p) {
   return transferCall(name, stream, blocking, [&](Runtime &rt, Transfer &t) { return copy3D(rt, t, p); });

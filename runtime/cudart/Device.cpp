@@ -21,8 +21,6 @@ uint64_t Runtime::totalMemory() const {
   return std::min(limits::kMaxGlobalMemory, host) >> 20 << 20;
 }
 
-namespace {
-
 void fillProperties(cudaDeviceProp &p, uint64_t totalMemory) {
   std::memset(&p, 0, sizeof p);
   std::snprintf(p.name, sizeof p.name, "%s", limits::kDeviceName);
@@ -93,6 +91,8 @@ void fillProperties(cudaDeviceProp &p, uint64_t totalMemory) {
   p.deviceNumaId = -1;
   p.hostNumaId = -1;
 }
+
+namespace {
 
 /// cudaDeviceGetAttribute: the attributes the properties describe, and the
 /// few that only it reports.

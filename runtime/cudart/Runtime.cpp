@@ -110,6 +110,9 @@ void Runtime::reset() {
     if (a.kind == Allocation::Kind::Managed || a.kind == Allocation::Kind::Host)
       std::free(reinterpret_cast<void *>(address));
   allocations.clear();
+  // Arrays and texture objects live in the device's memory and table, which go with it.
+  arrays.clear();
+  textures.clear();
   for (auto &[stub, k] : kernels) k->decoded.reset();
   // Stream and event handles are the runtime's allocations (Streams.cpp):
   // the reset ends them.

@@ -81,6 +81,32 @@ struct Allocation {
   bool fromGraph = false;
 };
 
+/// A CUDA array (cudaArray_t points to one): zeroed device memory of
+/// row-major texels, rowPitch = width * texel bytes and slicePitch = rowPitch
+/// * height, slices (a 3-D array's depth, or a layered array's layers) one
+/// after another. Arrays.cpp makes and checks them.
+struct cudaArray {
+  uint64_t address = 0;
+  cudaChannelFormatDesc desc{};
+  emu::TexelFormat format;
+  cudaExtent extent{}; // as given: 0 along a dimension the array lacks
+  unsigned flags = 0;
+  unsigned dimensions = 1; // 1, 2 or 3 (layers apart)
+  /// Texels along x and y, and slices: 1 along a dimension the array lacks.
+  uint64_t width = 1, height = 1, depth = 1;
+  uint64_t layers = 0; // a layered array's layer count (then depth == layers)
+  uint64_t rowPitch = 0, slicePitch = 0;
+};
+
+/// A texture or surface object: the descriptors it was made from, for the getters.
+struct TextureState {
+  bool surface = false;
+  cudaResourceDesc resource{};
+  cudaTextureDesc texture{};
+  bool hasView = false;
+  cudaResourceViewDesc view{};
+};
+
 struct StreamState {
   unsigned flags = 0;
   int priority = 0;
@@ -147,6 +173,12 @@ public:
   /// The allocation containing [address, address+bytes), if any.
   const Allocation *allocationAt(uint64_t address, uint64_t bytes, uint64_t *base = nullptr) const;
   uint64_t totalMemory() const;
+
+  // CUDA arrays (Arrays.cpp), texture and surface objects (Textures.cpp).
+  std::map<const cudaArray *, std::unique_ptr<cudaArray>> arrays;
+  std::map<uint64_t, TextureState> textures; // by handle
+  /// The array `handle` names, or null.
+  cudaArray *array(const cudaArray *handle);
 
   // Streams and events (Streams.cpp).
   std::map<cudaStream_t, StreamState> streams;
@@ -295,6 +327,13 @@ private:
 /// Device memory (cudaMalloc): an allocation of the device, recorded in rt.allocations; null for
 /// size 0, cudaErrorMemoryAllocation beyond what the device has left.
 cudaError_t deviceAlloc(Runtime &rt, void **p, size_t size);
+
+/// The texel format a channel descriptor asks for (Arrays.cpp): 1, 2 or 4 channels of one width
+/// (8, 16 or 32 bits, floats 16 or 32); false for any other (cudaErrorInvalidChannelDescriptor).
+bool texelFormat(const cudaChannelFormatDesc &d, emu::TexelFormat &out);
+
+/// What cudaGetDeviceProperties reports (Device.cpp).
+void fillProperties(cudaDeviceProp &p, uint64_t totalMemory);
 
 /// Whether `edgeData` (n entries, or none) asks only for plain full dependencies: programmatic
 /// edges (port and type fields) are not served.

@@ -40,6 +40,14 @@ OURS(cudaMemAttachHost)
 OURS(cudaMemAttachSingle)
 OURS(cudaOccupancyDefault)
 OURS(cudaOccupancyDisableCachingOverride)
+OURS(cudaArrayDefault)
+OURS(cudaArrayLayered)
+OURS(cudaArraySurfaceLoadStore)
+OURS(cudaArrayCubemap)
+OURS(cudaArrayTextureGather)
+OURS(cudaArrayColorAttachment)
+OURS(cudaArraySparse)
+OURS(cudaArrayDeferredMapping)
 #undef OURS
 const uintptr_t oursStreamLegacy = reinterpret_cast<uintptr_t>(cudart::cudaStreamLegacy);
 const uintptr_t oursStreamPerThread = reinterpret_cast<uintptr_t>(cudart::cudaStreamPerThread);
@@ -131,6 +139,46 @@ SAME_FIELD(cudaMemcpy3DParms, dstPos);
 SAME_FIELD(cudaMemcpy3DParms, dstPtr);
 SAME_FIELD(cudaMemcpy3DParms, extent);
 SAME_FIELD(cudaMemcpy3DParms, kind);
+SAME_SIZE(cudaResourceDesc);
+SAME_FIELD(cudaResourceDesc, resType);
+SAME_FIELD(cudaResourceDesc, res);
+SAME_FIELD(cudaResourceDesc, res.array.array);
+SAME_FIELD(cudaResourceDesc, res.mipmap.mipmap);
+SAME_FIELD(cudaResourceDesc, res.linear.devPtr);
+SAME_FIELD(cudaResourceDesc, res.linear.desc);
+SAME_FIELD(cudaResourceDesc, res.linear.sizeInBytes);
+SAME_FIELD(cudaResourceDesc, res.pitch2D.devPtr);
+SAME_FIELD(cudaResourceDesc, res.pitch2D.desc);
+SAME_FIELD(cudaResourceDesc, res.pitch2D.width);
+SAME_FIELD(cudaResourceDesc, res.pitch2D.height);
+SAME_FIELD(cudaResourceDesc, res.pitch2D.pitchInBytes);
+SAME_FIELD(cudaResourceDesc, flags);
+SAME_SIZE(cudaResourceViewDesc);
+SAME_FIELD(cudaResourceViewDesc, format);
+SAME_FIELD(cudaResourceViewDesc, width);
+SAME_FIELD(cudaResourceViewDesc, height);
+SAME_FIELD(cudaResourceViewDesc, depth);
+SAME_FIELD(cudaResourceViewDesc, firstMipmapLevel);
+SAME_FIELD(cudaResourceViewDesc, lastMipmapLevel);
+SAME_FIELD(cudaResourceViewDesc, firstLayer);
+SAME_FIELD(cudaResourceViewDesc, lastLayer);
+SAME_FIELD(cudaResourceViewDesc, reserved);
+SAME_SIZE(cudaTextureDesc);
+SAME_FIELD(cudaTextureDesc, addressMode);
+SAME_FIELD(cudaTextureDesc, filterMode);
+SAME_FIELD(cudaTextureDesc, readMode);
+SAME_FIELD(cudaTextureDesc, sRGB);
+SAME_FIELD(cudaTextureDesc, borderColor);
+SAME_FIELD(cudaTextureDesc, normalizedCoords);
+SAME_FIELD(cudaTextureDesc, maxAnisotropy);
+SAME_FIELD(cudaTextureDesc, mipmapFilterMode);
+SAME_FIELD(cudaTextureDesc, mipmapLevelBias);
+SAME_FIELD(cudaTextureDesc, minMipmapLevelClamp);
+SAME_FIELD(cudaTextureDesc, maxMipmapLevelClamp);
+SAME_FIELD(cudaTextureDesc, disableTrilinearOptimization);
+SAME_FIELD(cudaTextureDesc, seamlessCubemap);
+SAME_SIZE(cudaTextureObject_t);
+SAME_SIZE(cudaSurfaceObject_t);
 SAME_SIZE(cudaMemLocation);
 SAME_FIELD(cudaMemLocation, type);
 SAME_FIELD(cudaMemLocation, id);
@@ -443,6 +491,45 @@ SAME_VALUE(cudaChannelFormatKindSigned);
 SAME_VALUE(cudaChannelFormatKindUnsigned);
 SAME_VALUE(cudaChannelFormatKindFloat);
 SAME_VALUE(cudaChannelFormatKindNone);
+SAME_VALUE(cudaResourceTypeArray);
+SAME_VALUE(cudaResourceTypeMipmappedArray);
+SAME_VALUE(cudaResourceTypeLinear);
+SAME_VALUE(cudaResourceTypePitch2D);
+SAME_VALUE(cudaResViewFormatNone);
+SAME_VALUE(cudaResViewFormatUnsignedChar1);
+SAME_VALUE(cudaResViewFormatUnsignedChar2);
+SAME_VALUE(cudaResViewFormatUnsignedChar4);
+SAME_VALUE(cudaResViewFormatSignedChar1);
+SAME_VALUE(cudaResViewFormatSignedChar2);
+SAME_VALUE(cudaResViewFormatSignedChar4);
+SAME_VALUE(cudaResViewFormatUnsignedShort1);
+SAME_VALUE(cudaResViewFormatUnsignedShort2);
+SAME_VALUE(cudaResViewFormatUnsignedShort4);
+SAME_VALUE(cudaResViewFormatSignedShort1);
+SAME_VALUE(cudaResViewFormatSignedShort2);
+SAME_VALUE(cudaResViewFormatSignedShort4);
+SAME_VALUE(cudaResViewFormatUnsignedInt1);
+SAME_VALUE(cudaResViewFormatUnsignedInt2);
+SAME_VALUE(cudaResViewFormatUnsignedInt4);
+SAME_VALUE(cudaResViewFormatSignedInt1);
+SAME_VALUE(cudaResViewFormatSignedInt2);
+SAME_VALUE(cudaResViewFormatSignedInt4);
+SAME_VALUE(cudaResViewFormatHalf1);
+SAME_VALUE(cudaResViewFormatHalf2);
+SAME_VALUE(cudaResViewFormatHalf4);
+SAME_VALUE(cudaResViewFormatFloat1);
+SAME_VALUE(cudaResViewFormatFloat2);
+SAME_VALUE(cudaResViewFormatFloat4);
+SAME_VALUE(cudaResViewFormatUnsignedBlockCompressed1);
+SAME_VALUE(cudaResViewFormatUnsignedBlockCompressed7);
+SAME_VALUE(cudaAddressModeWrap);
+SAME_VALUE(cudaAddressModeClamp);
+SAME_VALUE(cudaAddressModeMirror);
+SAME_VALUE(cudaAddressModeBorder);
+SAME_VALUE(cudaFilterModePoint);
+SAME_VALUE(cudaFilterModeLinear);
+SAME_VALUE(cudaReadModeElementType);
+SAME_VALUE(cudaReadModeNormalizedFloat);
 SAME_VALUE(cudaSharedMemBankSizeDefault);
 SAME_VALUE(cudaSharedMemBankSizeFourByte);
 SAME_VALUE(cudaSharedMemBankSizeEightByte);
@@ -612,6 +699,14 @@ SAME_FLAG(cudaMemAttachHost);
 SAME_FLAG(cudaMemAttachSingle);
 SAME_FLAG(cudaOccupancyDefault);
 SAME_FLAG(cudaOccupancyDisableCachingOverride);
+SAME_FLAG(cudaArrayDefault);
+SAME_FLAG(cudaArrayLayered);
+SAME_FLAG(cudaArraySurfaceLoadStore);
+SAME_FLAG(cudaArrayCubemap);
+SAME_FLAG(cudaArrayTextureGather);
+SAME_FLAG(cudaArrayColorAttachment);
+SAME_FLAG(cudaArraySparse);
+SAME_FLAG(cudaArrayDeferredMapping);
 
 #define CUDART_ERROR(name, value, message)                                                                   \
   static_assert(static_cast<int>(cudart::name) == static_cast<int>(::name) &&                                \

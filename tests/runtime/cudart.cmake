@@ -3,7 +3,8 @@
 #
 #   cudart_tests       unit tests: printf formatting, compute-sanitizer rendering, settings, the
 #                      PTX linker, host functions in the emulator, adopted host memory, the report,
-#                      the stream work queues
+#                      the stream work queues; CUDA arrays, texture and surface objects through the
+#                      library's exported API (linked with libcudart.so.13)
 #   cudart_abi_tests   the runtime's types and values against CUDA's own headers (when present)
 #   cudart_programs    small CUDA programs (tests/runtime/programs/*.cu), built with
 #                      `nvcc -cudart shared` when nvcc is found, run by lit under `ptxvm exec`
@@ -15,12 +16,13 @@ add_executable(cudart_tests
   runtime/CudartConfigTest.cpp
   runtime/CudartPrintfTest.cpp
   runtime/CudartSanitizerTest.cpp
+  runtime/CudartTexturesTest.cpp
   runtime/HostFunctionsTest.cpp
   runtime/LaunchReportTest.cpp
   runtime/PtxLinkTest.cpp
   runtime/WorkQueuesTest.cpp
 )
-target_link_libraries(cudart_tests PRIVATE cudart_core launch_report ptx_version GTest::gtest_main)
+target_link_libraries(cudart_tests PRIVATE cudart cudart_core launch_report ptx_version GTest::gtest_main)
 target_compile_definitions(cudart_tests PRIVATE ${PTXVM_TEST_DEFINES})
 gtest_discover_tests(cudart_tests DISCOVERY_TIMEOUT 60)
 
