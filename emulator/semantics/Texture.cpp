@@ -72,23 +72,22 @@ private:
 // ---- Texels ----
 
 /// A texel's channels: raw integer bits (sign- or zero-extended) and as
-/// floats after the read mode's conversion.
+/// floats after the read mode's conversion. Channels the format lacks read
+/// 0, the fourth too (as measured on an H200).
 struct Texel {
-  uint32_t raw[4] = {0, 0, 0, 1};
-  float value[4] = {0, 0, 0, 1};
+  uint32_t raw[4] = {};
+  float value[4] = {};
 };
 
 float srgbToLinear(float c) { return c <= 0.04045f ? c / 12.92f : std::pow((c + 0.055f) / 1.055f, 2.4f); }
 
-/// Decodes the texel at byte offset `offset` of the resource.
-bool readTexel(Exec &x, const TextureObject &o, uint64_t offset, unsigned lane, Texel &t) {
+/// The channels of a texel stored as `bytes`, as the read mode gives them.
+Texel decodeTexel(const TextureObject &o, const uint8_t *bytes) {
   const TexelFormat &f = o.resource.format;
-  uint8_t bytes[16] = {};
-  if (!loadBytes(x, Space::Global, o.resource.address + offset, f.bytes(), lane, bytes, 1)) return false;
+  Texel t;
   for (unsigned c = 0; c < f.channels; ++c) {
-    const uint8_t *p = bytes + c * f.bits / 8;
     uint32_t bits = 0;
-    std::memcpy(&bits, p, f.bits / 8);
+    std::memcpy(&bits, bytes + c * f.bits / 8, f.bits / 8);
     float v = 0;
     if (f.kind == ChannelKind::Float) {
       v = f.bits == 16 ? static_cast<float>(fp::toDouble(bits, fp::kF16)) : std::bit_cast<float>(bits);
@@ -112,16 +111,45 @@ bool readTexel(Exec &x, const TextureObject &o, uint64_t offset, unsigned lane, 
     }
     t.value[c] = v;
   }
+  return t;
+}
+
+/// Reads and decodes the texel at byte offset `offset` of the resource.
+bool readTexel(Exec &x, const TextureObject &o, uint64_t offset, unsigned lane, Texel &t) {
+  uint8_t bytes[16] = {};
+  if (!loadBytes(x, Space::Global, o.resource.address + offset, o.resource.format.bytes(), lane, bytes, 1))
+    return false;
+  t = decodeTexel(o, bytes);
   return true;
 }
 
+/// The border colour as a texel of the resource's format, read back as any
+/// texel is (as measured on an H200): 32-bit channels hold the colour's
+/// bits, halves its value, integer channels its value truncated - scaled to
+/// the channel's range first when they read as normalized floats; channels
+/// the format lacks read 0.
 Texel borderTexel(const TextureObject &o) {
-  Texel t;
-  for (unsigned c = 0; c < 4; ++c) {
-    t.value[c] = o.sampler.border[c];
-    t.raw[c] = std::bit_cast<uint32_t>(o.sampler.border[c]);
+  const TexelFormat &f = o.resource.format;
+  uint8_t bytes[16] = {};
+  for (unsigned c = 0; c < f.channels; ++c) {
+    const float v = o.sampler.border[c];
+    uint32_t bits = 0;
+    if (f.bits == 32) {
+      bits = std::bit_cast<uint32_t>(v);
+    } else if (f.kind == ChannelKind::Float) {
+      bits = static_cast<uint32_t>(fp::fromDouble(v, fp::kF16, fp::Round::Nearest));
+    } else {
+      const bool sign = f.kind == ChannelKind::Signed;
+      const double top = sign ? double((1u << (f.bits - 1)) - 1) : double((1u << f.bits) - 1);
+      const double bottom = sign ? -double(1u << (f.bits - 1)) : 0.0;
+      double scaled = std::isnan(v) ? 0.0 : double(v);
+      if (o.sampler.normalizedFloat) scaled = std::clamp(scaled, sign ? -1.0 : 0.0, 1.0) * top;
+      bits = static_cast<uint32_t>(static_cast<int64_t>(std::trunc(std::clamp(scaled, bottom, top))));
+    }
+    const unsigned width = std::min(f.bits / 8u, 4u);
+    std::memcpy(bytes + (c % 4) * width, &bits, width);
   }
-  return t;
+  return decodeTexel(o, bytes);
 }
 
 /// A texel index along one dimension of `n` texels under `mode`; false when
@@ -235,8 +263,6 @@ bool sample(Exec &x, const TextureObject &o, const Coordinates &c, unsigned dims
   if (r.kind == TextureResource::Linear) {
     // tex1Dfetch: an index outside the buffer reads zeros.
     out = Texel();
-    for (float &v : out.value) v = 0;
-    for (uint32_t &v : out.raw) v = 0;
     const int64_t i = c.integer ? c.i[0] : static_cast<int64_t>(std::floor(c.f[0]));
     if (i < 0 || static_cast<uint64_t>(i) >= r.width) return true;
     out = Texel();
@@ -245,23 +271,38 @@ bool sample(Exec &x, const TextureObject &o, const Coordinates &c, unsigned dims
   const Footprint fp = footprint(o, c, dims, false);
   if (fp.taps[0] == 1 && fp.taps[1] == 1 && fp.taps[2] == 1)
     return tap(x, o, fp, c, dims, 0, 0, 0, lane, out);
+  // A texel of weight 0 takes no part (an infinity there does not make the
+  // result NaN), and a half-float texture's result is a half (as measured
+  // on an H200).
   float sum[4] = {};
   for (unsigned k = 0; k < fp.taps[2]; ++k)
     for (unsigned b = 0; b < fp.taps[1]; ++b)
       for (unsigned a = 0; a < fp.taps[0]; ++a) {
-        Texel t;
-        if (!tap(x, o, fp, c, dims, a, b, k, lane, t)) return false;
         float w = (a ? fp.weight[0] : 1.0f - fp.weight[0]);
         if (dims >= 2) w *= (b ? fp.weight[1] : 1.0f - fp.weight[1]);
         if (dims >= 3) w *= (k ? fp.weight[2] : 1.0f - fp.weight[2]);
+        if (w == 0.0f) continue;
+        Texel t;
+        if (!tap(x, o, fp, c, dims, a, b, k, lane, t)) return false;
         for (unsigned ch = 0; ch < 4; ++ch) sum[ch] += w * t.value[ch];
       }
+  const bool half = r.format.kind == ChannelKind::Float && r.format.bits == 16;
   out = Texel();
   for (unsigned ch = 0; ch < 4; ++ch) {
+    if (half && ch < r.format.channels)
+      sum[ch] =
+          static_cast<float>(fp::toDouble(fp::fromDouble(sum[ch], fp::kF16, fp::Round::Nearest), fp::kF16));
     out.value[ch] = sum[ch];
     out.raw[ch] = std::bit_cast<uint32_t>(sum[ch]);
   }
   return true;
+}
+
+/// A layer index as the hardware takes it (measured on an H200): unsigned,
+/// clamped to the last layer, so a negative index reads the last layer.
+int64_t layerIndex(int64_t layer, uint64_t layers) {
+  return static_cast<int64_t>(
+      std::min<uint64_t>(static_cast<uint32_t>(layer), std::max<uint64_t>(layers, 1) - 1));
 }
 
 /// Reads lane `lane`'s coordinates from the address list's vector: the
@@ -358,7 +399,7 @@ void tex(Exec &x, const DInstr &in) {
     const TextureObject *o = objects.of(lane);
     if (!o) return;
     Coordinates c = coordinates(x, in, *ops.coords, dims, layered, lane);
-    if (layered) c.layer = std::clamp<int64_t>(c.layer, 0, std::max<int64_t>(o->resource.layers, 1) - 1);
+    if (layered) c.layer = layerIndex(c.layer, o->resource.layers);
     Texel t;
     if (!sample(x, *o, c, dims, lane, t)) return;
     uint32_t bits[4];
@@ -387,7 +428,7 @@ void tld4(Exec &x, const DInstr &in) {
     const TextureObject *o = objects.of(lane);
     if (!o) return;
     Coordinates c = coordinates(x, in, *ops.coords, 2, layered, lane);
-    if (layered) c.layer = std::clamp<int64_t>(c.layer, 0, std::max<int64_t>(o->resource.layers, 1) - 1);
+    if (layered) c.layer = layerIndex(c.layer, o->resource.layers);
     const Footprint fp = footprint(*o, c, 2, true);
     static constexpr unsigned kOrder[4][2] = {{0, 1}, {1, 1}, {1, 0}, {0, 0}};
     Texel four[4];

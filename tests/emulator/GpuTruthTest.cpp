@@ -235,11 +235,7 @@ const std::map<std::string, std::string> kBenignRaces = {
                     "__syncthreads between: lanes of one warp race (sm_70+), all writing the same value"},
 };
 
-const std::map<std::string, Unsupported> kUnsupportedCases = {
-    // Texture and surface objects: the emulator has no texture unit and the
-    // harness no way to create the objects the case passes.
-    {"mem_texture", {"texture and surface objects (tex, suld, sust)", true}},
-};
+const std::map<std::string, Unsupported> kUnsupportedCases = {};
 
 /// What the launches printed, line by line.
 std::vector<std::string> printedLines(cudart::DeviceServices &services) {
@@ -365,7 +361,7 @@ void expectBuffersMatch(const gpucase::Case &c, const Recorded &rec, const EmuRe
   std::vector<size_t> bufferIndex;
   size_t b = 0;
   for (const gpucase::Arg &a : c.args) {
-    if (!a.isBuffer) continue;
+    if (!a.isBuffer && a.object == gpucase::Object::None) continue; // objects hold data too
     if (a.dump) {
       dumped.push_back(&a);
       bufferIndex.push_back(b);
@@ -483,7 +479,7 @@ void writeEmulatorOutput(const gpucase::Case &c, const EmuResult &run) {
   out << "case " << c.name << "\noutcome completed\n";
   size_t b = 0;
   for (const gpucase::Arg &a : c.args) {
-    if (!a.isBuffer) continue;
+    if (!a.isBuffer && a.object == gpucase::Object::None) continue; // objects hold data too
     if (a.dump && b < run.buffers.size()) out << gpucase::formatBuffer(a, run.buffers[b]);
     ++b;
   }
@@ -535,8 +531,7 @@ protected:
   }
   /// Whether the GPU completed the case and the emulator runs it as it is.
   bool completedAndRunnable() const {
-    return rec.get("outcome") == "completed" && !kRacyCases.count(c.name) &&
-           !kUnsupportedCases.count(c.name) && !c.hasObjects();
+    return rec.get("outcome") == "completed" && !kRacyCases.count(c.name) && !kUnsupportedCases.count(c.name);
   }
   gpucase::Case c;
   std::string ptxText;
@@ -573,13 +568,6 @@ TEST_P(GpuTruth, MatchesTheRecordedGpuRun) {
     return;
   }
   const auto listed = kUnsupportedCases.find(c.name);
-  if (c.hasObjects()) {
-    // Texture/surface handles: nothing to hand the emulator.
-    ASSERT_TRUE(listed != kUnsupportedCases.end() && listed->second.harness)
-        << "the harness cannot launch " << c.name
-        << " (texture/surface objects): list it in kUnsupportedCases";
-    GTEST_SKIP() << "unsupported: " << listed->second.reason;
-  }
   const EmuResult run = runCase(c, ptxText);
   writeEmulatorOutput(c, run);
   if (run.has(DiagKind::Unsupported)) {

@@ -68,6 +68,14 @@ if(TARGET ptxvm AND TARGET apps AND PTXVM_EXEC_READY)
                            FAIL_REGULAR_EXPRESSION "FAILED")
     endif()
   endforeach()
+  # Linear filtering and sRGB against the H200's fetches, within the measured bound.
+  if("texture_probe" IN_LIST _apps_names)
+    add_test(NAME app.texture_probe.filtering
+             COMMAND "${PTXVM_PYTHON3}" "${PROJECT_SOURCE_DIR}/tests/gpu/apps/filtering.py" --ptxvm $<TARGET_FILE:ptxvm>
+                     --binary "${_apps_dir}/texture_probe"
+                     --expected "${PROJECT_SOURCE_DIR}/kernels/apps/expected/texture_probe_filtering.stdout")
+    set_tests_properties(app.texture_probe.filtering PROPERTIES LABELS "apps" TIMEOUT 200)
+  endif()
 elseif(TARGET apps)
   message(STATUS "kernels/apps: programs built; their ptxvm exec tests wait for PTXVM_EXEC_READY")
 endif()

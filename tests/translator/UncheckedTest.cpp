@@ -157,8 +157,11 @@ TEST(Unchecked, StrayLanesStayInsideTheirWarpsAllocation) {
   // start to the first; every neighbouring allocation untouched.
   EXPECT_TRUE(unchecked.ok) << unchecked.diagnostics;
   EXPECT_EQ(unchecked.diagnostics, "");
-  for (unsigned l = 0; l < 32; ++l)
-    if (idx[l] >= 1 && idx[l] <= 60) EXPECT_EQ(unchecked.out[idx[l]], 100u + idx[l]) << "lane " << l;
+  for (unsigned l = 0; l < 32; ++l) {
+    if (idx[l] >= 1 && idx[l] <= 60) {
+      EXPECT_EQ(unchecked.out[idx[l]], 100u + idx[l]) << "lane " << l;
+    }
+  }
   EXPECT_EQ(unchecked.out[kWords - 1], 100u + kWords - 1);
   EXPECT_EQ(unchecked.out[0], 100u);
   EXPECT_EQ(unchecked.neighbours, std::vector<uint32_t>(4 * kWords, 0xDEADBEEF));

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Linear filtering and sRGB under ptxvm against an H200 (kernels/apps/texture_probe --filtering).
+
+ptxvm reproduces the weights (9-bit fixed point, 8 fraction bits, ties up) and the taps, not the
+texture unit's arithmetic: fetches are compared bit for bit where they agree, and every channel
+within a relative bound of the larger of the two values where they do not. The bound and the
+share of bit-exact lines are what was measured when the recording was made (2026-11-29); this
+test fails when either gets worse.
+
+usage: filtering.py --ptxvm PTXVM --binary TEXTURE_PROBE --expected FILE
+"""
+import argparse
+import struct
+import subprocess
+import sys
+
+BOUND = 5e-2        # worst relative difference of a channel (wrap and mirror on normalized coordinates)
+MIN_EXACT = 341     # lines bit-exact of 475 (the 136 others: linear filtering and sRGB)
+
+
+def as_float(word):
+    return struct.unpack("<f", struct.pack("<I", int(word, 16)))[0]
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--ptxvm", required=True)
+    p.add_argument("--binary", required=True)
+    p.add_argument("--expected", required=True)
+    a = p.parse_args()
+    run = subprocess.run([a.ptxvm, "exec", "--", a.binary, "--filtering"], capture_output=True, text=True,
+                         timeout=150)
+    got = run.stdout.splitlines()
+    with open(a.expected, encoding="utf-8") as f:
+        want = f.read().splitlines()
+    if run.returncode != 0 or len(got) != len(want):
+        print(f"texture_probe --filtering: exit {run.returncode}, {len(got)} lines (want {len(want)})")
+        print(run.stderr[-2000:])
+        return 1
+    exact, worst, where = 0, 0.0, ""
+    for g, w in zip(got, want):
+        if g == w:
+            exact += 1
+            continue
+        gp, wp = g.split(), w.split()
+        if gp[:6] != wp[:6] or len(gp) != 10:
+            print(f"lines differ in what they fetched:\n  ptxvm: {g}\n  GPU:   {w}")
+            return 1
+        for k in range(6, 10):
+            x, y = as_float(gp[k]), as_float(wp[k])
+            if x != y:
+                scale = max(abs(x), abs(y))
+                rel = abs(x - y) / scale if scale == scale and scale not in (0.0, float("inf")) else float("inf")
+                if rel > worst:
+                    worst, where = rel, w
+    print(f"{exact} of {len(want)} lines bit-exact; worst relative difference {worst:.3g} ({where})")
+    if worst > BOUND or exact < MIN_EXACT:
+        print(f"FAILED: the bound is {BOUND}, at least {MIN_EXACT} lines exact")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
