@@ -42,8 +42,19 @@ struct TextureResource {
   /// A layered array's layer count (0: not layered): a 1-D layered array's
   /// layers are its rows, a 2-D one's its slices.
   uint64_t layers = 0;
+  /// A cubemap: square 2-D layers, six per cube (faces +x, -x, +y, -y, +z,
+  /// -z), `layers` 6 or, layered, 6 per cube.
+  bool cubemap = false;
   uint64_t rowPitch = 0;   // bytes from one row to the next
   uint64_t slicePitch = 0; // bytes from one 2-D slice (depth or layer) to the next
+  /// A mipmapped array's levels (`levels` > 1): level 0 is the fields above,
+  /// level[l] each level's memory and extent (level[0] repeats level 0).
+  static constexpr unsigned kMaxLevels = 16;
+  struct Level {
+    uint64_t address = 0, width = 1, height = 1, depth = 1, rowPitch = 0, slicePitch = 0;
+  };
+  unsigned levels = 1;
+  Level level[kMaxLevels] = {};
 };
 
 /// How a texture reads (cudaTextureDesc's fields that matter here).
@@ -54,6 +65,12 @@ struct Sampler {
   bool normalizedCoords = false; // coordinates in [0, 1) rather than texels
   bool srgb = false;             // 8-bit unsigned channels read through the sRGB curve
   float border[4] = {};          // what AddressMode::Border reads outside
+  /// Mipmapped textures: the level a fetch reads is its level of detail
+  /// plus `levelBias`, clamped to [minLevel, maxLevel] and to the levels
+  /// there are; the nearest level, or (`mipmapLinear`) the two around it
+  /// blended.
+  bool mipmapLinear = false;
+  float levelBias = 0, minLevel = 0, maxLevel = 0;
 };
 
 struct TextureObject {

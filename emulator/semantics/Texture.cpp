@@ -55,12 +55,13 @@ public:
     return &*object_;
   }
 
-private:
   void fail(unsigned lane, const std::string &why) {
     (void)in_;
     x_.cta.report(ptx::DiagKind::OutOfBounds, ptx::Severity::Error, x_.pc, x_.warp, 1u << lane, why,
                   {{"thread", std::to_string(x_.warp.index * 32 + lane)}});
   }
+
+private:
   Exec &x_;
   const DInstr &in_;
   const DOp &handle_;
@@ -382,14 +383,115 @@ bool texOperands(Exec &x, const DInstr &in, TexOperands &t) {
   return true;
 }
 
+/// A cubemap fetch's direction (x, y, z) as a face and texel coordinates on
+/// it (the programming guide's table): the major axis picks the face
+/// (+x, -x, +y, -y, +z, -z: 0-5; ties go to z, then y), the other two
+/// components divided by it give the position on the face.
+void cubeFace(Coordinates &c, uint64_t size) {
+  const float x = c.f[0], y = c.f[1], z = c.f[2];
+  const float ax = std::fabs(x), ay = std::fabs(y), az = std::fabs(z);
+  unsigned face;
+  float m, s, t;
+  if (az >= ax && az >= ay) {
+    face = z >= 0 ? 4 : 5, m = az, s = z >= 0 ? x : -x, t = -y;
+  } else if (ay >= ax) {
+    face = y >= 0 ? 2 : 3, m = ay, s = x, t = y >= 0 ? z : -z;
+  } else {
+    face = x >= 0 ? 0 : 1, m = ax, s = x >= 0 ? -z : z, t = -y;
+  }
+  const float n = static_cast<float>(size);
+  c.f[0] = m > 0 ? (s / m + 1.0f) * 0.5f * n : 0.5f * n;
+  c.f[1] = m > 0 ? (t / m + 1.0f) * 0.5f * n : 0.5f * n;
+  c.f[2] = 0;
+  c.layer = c.layer * 6 + face;
+}
+
+/// Level `l` of a mipmapped texture as a texture of its own.
+TextureObject atLevel(const TextureObject &o, unsigned l) {
+  TextureObject at = o;
+  const TextureResource::Level &v = o.resource.level[l];
+  at.resource.address = v.address;
+  at.resource.width = v.width, at.resource.height = v.height, at.resource.depth = v.depth;
+  at.resource.rowPitch = v.rowPitch, at.resource.slicePitch = v.slicePitch;
+  at.resource.levels = 1;
+  return at;
+}
+
+/// The level of detail of lane `lane`'s fetch: tex.level's operand, or
+/// tex.grad's from its gradients (the longer one in texels, log2); 0 for a
+/// plain tex (compute code has no implicit derivatives).
+float levelOfDetail(Exec &x, const DInstr &in, const TexOperands &ops, const TextureObject &o, unsigned dims,
+                    unsigned lane) {
+  const Kernel &k = x.kernel();
+  auto value = [&](const DOp &op, unsigned e) {
+    const DOp &el = op.kind == DOp::Vec ? k.ops[op.reg + std::min<unsigned>(e, op.count - 1)] : op;
+    return std::bit_cast<float>(static_cast<uint32_t>(readOperand(x, el, lane)));
+  };
+  if (in.op == Mod::MemLevel) return value(k.op(in, ops.next), 0);
+  if (in.op != Mod::MemGrad) return 0;
+  const uint64_t size[3] = {o.resource.width, o.resource.height, o.resource.depth};
+  float longest = 0;
+  for (unsigned g = 0; g < 2; ++g) {
+    float squares = 0;
+    for (unsigned d = 0; d < dims; ++d) {
+      float v = value(k.op(in, ops.next + g), d);
+      if (o.sampler.normalizedCoords) v *= static_cast<float>(size[d]);
+      squares += v * v;
+    }
+    longest = std::max(longest, std::sqrt(squares));
+  }
+  return std::log2(longest); // -inf for zero gradients: the finest level
+}
+
+/// A fetch from a mipmapped texture: the level(s) its level of detail
+/// picks, sampled at coordinates that scale with the level when they are
+/// in texels.
+bool sampleLevels(Exec &x, const TextureObject &o, Coordinates c, unsigned dims, float lod, unsigned lane,
+                  Texel &out) {
+  const Sampler &s = o.sampler;
+  const float top = static_cast<float>(o.resource.levels - 1);
+  float level = lod + s.levelBias;
+  level = std::clamp(std::isnan(level) ? 0.0f : level, s.minLevel, std::max(s.minLevel, s.maxLevel));
+  level = std::clamp(level, 0.0f, top);
+  auto at = [&](unsigned l, Texel &t) {
+    Coordinates scaled = c;
+    if (!s.normalizedCoords && !c.integer) {
+      const uint64_t size[3] = {o.resource.level[l].width, o.resource.level[l].height,
+                                o.resource.level[l].depth};
+      const uint64_t base[3] = {o.resource.width, o.resource.height, o.resource.depth};
+      for (unsigned d = 0; d < dims; ++d)
+        scaled.f[d] = c.f[d] * static_cast<float>(size[d]) / static_cast<float>(base[d]);
+    }
+    return sample(x, atLevel(o, l), scaled, dims, lane, t);
+  };
+  if (!s.mipmapLinear) return at(static_cast<unsigned>(std::floor(level + 0.5f)), out);
+  const unsigned lower = static_cast<unsigned>(std::floor(level));
+  // Between levels the weight keeps 8 fraction bits, truncated (as measured
+  // on an H200; within a level they are rounded).
+  const float weight = std::floor((level - static_cast<float>(lower)) * 256.0f) / 256.0f;
+  if (weight == 0.0f || lower + 1 >= o.resource.levels) return at(lower, out);
+  Texel a, b;
+  if (!at(lower, a) || !at(lower + 1, b)) return false;
+  out = Texel();
+  for (unsigned ch = 0; ch < 4; ++ch) {
+    out.value[ch] = (1.0f - weight) * a.value[ch] + weight * b.value[ch];
+    out.raw[ch] = std::bit_cast<uint32_t>(out.value[ch]);
+  }
+  return true;
+}
+
 void tex(Exec &x, const DInstr &in) {
   TexOperands ops;
   unsigned dims = 0;
   bool layered = false;
   if (!texOperands(x, in, ops)) return unsupported(x, in, "unexpected operands");
-  if (!geometry(in.shape, dims, layered)) return unsupported(x, in, "cube-map and multisample textures");
-  // .level and .grad choose a mipmap level; a texture without mipmaps has
-  // only level 0. Offsets and depth compare are not served.
+  const bool cube = in.shape == Mod::MemCube || in.shape == Mod::MemAcube;
+  if (cube)
+    dims = 3, layered = in.shape == Mod::MemAcube;
+  else if (!geometry(in.shape, dims, layered))
+    return unsupported(x, in, "multisample textures");
+  // .level and .grad choose a mipmap level (a texture without mipmaps has
+  // only level 0). Offsets and depth compare are not served.
   const unsigned extra = in.op == Mod::MemLevel ? 1 : in.op == Mod::MemGrad ? 2 : 0;
   if (in.numOps > ops.next + extra) return unsupported(x, in, "texel offsets and depth compare");
   if (in.type0 == Type::F16x2 || in.vec == 2) return unsupported(x, in, "f16x2 results");
@@ -399,9 +501,25 @@ void tex(Exec &x, const DInstr &in) {
     const TextureObject *o = objects.of(lane);
     if (!o) return;
     Coordinates c = coordinates(x, in, *ops.coords, dims, layered, lane);
-    if (layered) c.layer = layerIndex(c.layer, o->resource.layers);
     Texel t;
-    if (!sample(x, *o, c, dims, lane, t)) return;
+    if (cube) {
+      if (!o->resource.cubemap)
+        return objects.fail(lane, "a cubemap fetch from a texture that is not a cubemap");
+      // The face's texel coordinates, clamped (seamless filtering across
+      // faces is not served).
+      c.layer = layered ? layerIndex(c.layer, o->resource.layers / 6) : 0;
+      cubeFace(c, o->resource.width);
+      TextureObject face = *o;
+      face.sampler.normalizedCoords = false;
+      for (AddressMode &m : face.sampler.address) m = AddressMode::Clamp;
+      if (!sample(x, face, c, 2, lane, t)) return;
+    } else {
+      if (layered) c.layer = layerIndex(c.layer, o->resource.layers);
+      const bool ok = o->resource.levels > 1
+                          ? sampleLevels(x, *o, c, dims, levelOfDetail(x, in, ops, *o, dims, lane), lane, t)
+                          : sample(x, *o, c, dims, lane, t);
+      if (!ok) return;
+    }
     uint32_t bits[4];
     resultBits(in, t, bits);
     writeResult(x, in, *ops.dst, lane, bits);
@@ -475,7 +593,7 @@ void query(Exec &x, const DInstr &in) {
     case Mod::MemAddrMode0: v = static_cast<uint64_t>(s.address[0]); break;
     case Mod::MemAddrMode1: v = static_cast<uint64_t>(s.address[1]); break;
     case Mod::MemAddrMode2: v = static_cast<uint64_t>(s.address[2]); break;
-    case Mod::MemNumMipmapLevels: v = 1; break;
+    case Mod::MemNumMipmapLevels: v = r.levels; break;
     case Mod::MemNumSamples: v = 0; break;
     case Mod::MemMemoryLayout: v = r.kind == TextureResource::Array ? 1 : 0; break;
     default: break;

@@ -31,6 +31,10 @@ enum Kind : int {
   kLayered2D,
   kFetchFloat,
   kFetchUint,
+  kCube,
+  kCubeLayered,
+  kLod,
+  kGrad,
 };
 
 __device__ uint4 bits(float4 v) {
@@ -60,6 +64,10 @@ __global__ void probe(cudaTextureObject_t t, int kind, const float4 *at, uint4 *
   case kLayered2D: r = bits(tex2DLayered<float4>(t, q.x, q.y, static_cast<int>(q.w))); break;
   case kFetchFloat: r = bits(tex1Dfetch<float4>(t, static_cast<int>(q.x))); break;
   case kFetchUint: r = tex1Dfetch<uint4>(t, static_cast<int>(q.x)); break;
+  case kCube: r = bits(texCubemap<float4>(t, q.x, q.y, q.z)); break;
+  case kCubeLayered: r = bits(texCubemapLayered<float4>(t, q.x, q.y, q.z, static_cast<int>(q.w))); break;
+  case kLod: r = bits(tex2DLod<float4>(t, q.x, q.y, q.z)); break;
+  case kGrad: r = bits(tex2DGrad<float4>(t, q.x, q.y, make_float2(q.z, 0), make_float2(0, q.w))); break;
   }
   out[i] = r;
 }
@@ -301,6 +309,88 @@ int main(int argc, char **argv) {
         {make_float4(3, 0, 0, 0), make_float4(9, 0, 0, 0), make_float4(10, 0, 0, 0),
          make_float4(-1, 0, 0, 0)});
     CHECK(cudaFree(buffer));
+  }
+
+  // Cubemaps: the face each direction picks (ties included) and the texel on it.
+  {
+    float faces[2 * 6 * 16];
+    for (int i = 0; i < 2 * 6 * 16; ++i) faces[i] = static_cast<float>(i / 16 * 100 + i % 16);
+    const std::vector<float4> dirs = {make_float4(1, 0, 0, 0),
+                                      make_float4(-1, 0, 0, 0),
+                                      make_float4(0, 1, 0, 0),
+                                      make_float4(0, -1, 0, 0),
+                                      make_float4(0, 0, 1, 0),
+                                      make_float4(0, 0, -1, 0),
+                                      make_float4(1, 0.5f, -0.25f, 0),
+                                      make_float4(-0.3f, 0.9f, 0.2f, 0),
+                                      make_float4(0.2f, -0.4f, -0.8f, 0),
+                                      make_float4(-0.7f, 0.1f, 0.6f, 0),
+                                      make_float4(0.3f, 0.2f, 0.9f, 0),
+                                      make_float4(0.4f, -0.95f, 0.6f, 0),
+                                      make_float4(1, 1, 0, 0),
+                                      make_float4(1, 0, 1, 0),
+                                      make_float4(0, 1, 1, 0),
+                                      make_float4(1, 1, 1, 0),
+                                      make_float4(-1, -1, -1, 0),
+                                      make_float4(0.5f, -0.5f, 0.5f, 0),
+                                      make_float4(-1, 1, 0, 0),
+                                      make_float4(0, -1, -1, 0),
+                                      make_float4(0.99f, -0.99f, 0.98f, 0)};
+    cudaArray_t cube = makeArray(cudaCreateChannelDesc<float>(), 4, 4, 6, cudaArrayCubemap, faces, 4);
+    run("cube", texture(cube, cudaAddressModeClamp, cudaFilterModePoint, cudaReadModeElementType, true),
+        kCube, dirs);
+    cudaArray_t cubes =
+        makeArray(cudaCreateChannelDesc<float>(), 4, 4, 12, cudaArrayCubemap | cudaArrayLayered, faces, 4);
+    std::vector<float4> layered;
+    for (float layer : {1.0f, 0.0f, -1.0f, 5.0f})
+      for (int d : {0, 7, 11}) layered.push_back(make_float4(dirs[d].x, dirs[d].y, dirs[d].z, layer));
+    run("cube.layered",
+        texture(cubes, cudaAddressModeClamp, cudaFilterModePoint, cudaReadModeElementType, true),
+        kCubeLayered, layered);
+  }
+
+  // Mipmaps: 8x8, 4x4, 2x2, 1x1 levels; level l's texel (x, y) holds 100 l + 8 y + x.
+  {
+    cudaMipmappedArray_t mip;
+    const cudaChannelFormatDesc desc = cudaCreateChannelDesc<float>();
+    CHECK(cudaMallocMipmappedArray(&mip, &desc, make_cudaExtent(8, 8, 0), 4));
+    for (int l = 0; l < 4; ++l) {
+      cudaArray_t level;
+      CHECK(cudaGetMipmappedArrayLevel(&level, mip, l));
+      const int n = 8 >> l;
+      std::vector<float> texels(n * n);
+      for (int i = 0; i < n * n; ++i) texels[i] = static_cast<float>(100 * l + (i / n) * 8 + i % n);
+      CHECK(cudaMemcpy2DToArray(level, 0, 0, texels.data(), n * 4, n * 4, n, cudaMemcpyHostToDevice));
+    }
+    for (int linear = 0; linear < (filtering ? 2 : 1); ++linear)
+      for (float bias : {0.0f, 0.75f}) {
+        cudaResourceDesc r = {};
+        r.resType = cudaResourceTypeMipmappedArray;
+        r.res.mipmap.mipmap = mip;
+        cudaTextureDesc d = {};
+        d.addressMode[0] = d.addressMode[1] = cudaAddressModeClamp;
+        d.filterMode = cudaFilterModePoint;
+        d.mipmapFilterMode = linear ? cudaFilterModeLinear : cudaFilterModePoint;
+        d.normalizedCoords = 1;
+        d.mipmapLevelBias = bias;
+        d.minMipmapLevelClamp = bias > 0 ? 0.5f : 0.0f;
+        d.maxMipmapLevelClamp = bias > 0 ? 2.25f : 10.0f;
+        cudaTextureObject_t t;
+        CHECK(cudaCreateTextureObject(&t, &r, &d, nullptr));
+        std::vector<float4> lods, grads;
+        for (float lod :
+             {-1.0f, 0.0f, 0.25f, 0.49f, 0.5f, 0.51f, 0.75f, 1.0f, 1.3f, 1.5f, 2.2f, 2.5f, 3.0f, 9.0f})
+          lods.push_back(make_float4(0.4f, 0.7f, lod, 0));
+        for (float g : {0.0f, 0.05f, 0.125f, 0.2f, 0.25f, 0.3f, 0.5f, 1.0f})
+          grads.push_back(make_float4(0.4f, 0.7f, g, g / 2));
+        char label[48];
+        std::snprintf(label, sizeof label, "mip.%s.bias%g.lod", linear ? "linear" : "point", bias);
+        run(label, t, kLod, lods);
+        std::snprintf(label, sizeof label, "mip.%s.bias%g.grad", linear ? "linear" : "point", bias);
+        run(label, t, kGrad, grads);
+        CHECK(cudaDestroyTextureObject(t));
+      }
+    CHECK(cudaFreeMipmappedArray(mip));
   }
 
   // Surface reads outside a 4x3 int surface, clamped and zero.

@@ -4,7 +4,7 @@
 // device memory of row-major texels without padding; a handle the runtime did not hand out is an
 // error, never dereferenced. The copies become pitched copies of that memory (Copy.cpp's checks
 // and stream work), bounded by the array first: a copy that leaves it is cudaErrorInvalidValue.
-// Cubemap, sparse and deferred-mapping arrays and mipmapped arrays are not served.
+// Sparse and deferred-mapping arrays and mipmapped arrays are not served; cubemaps are layered 2-D arrays.
 #include "runtime/cudart/Runtime.h"
 #include "runtime/cudart/Transfers.h"
 
@@ -56,6 +56,12 @@ bool withinLimits(const cudaDeviceProp &p, const cudaArray &a) {
   auto fits = [&](std::initializer_list<std::pair<uint64_t, int>> dims) {
     return std::all_of(dims.begin(), dims.end(), [](auto d) { return d.first <= uint64_t(d.second); });
   };
+  if (a.flags & cudaArrayCubemap) {
+    if (!(a.flags & cudaArrayLayered))
+      return fits({{a.width, surface ? p.maxSurfaceCubemap : p.maxTextureCubemap}});
+    return fits({{a.width, surface ? p.maxSurfaceCubemapLayered[0] : p.maxTextureCubemapLayered[0]},
+                 {a.layers / 6, surface ? p.maxSurfaceCubemapLayered[1] : p.maxTextureCubemapLayered[1]}});
+  }
   if (a.layers)
     return a.dimensions == 1
                ? fits({{a.width, surface ? p.maxSurface1DLayered[0] : p.maxTexture1DLayered[0]},
@@ -91,7 +97,6 @@ cudaError_t mallocArray(Api &api, cudaArray_t *handle, const cudaChannelFormatDe
   constexpr unsigned known = cudaArrayLayered | cudaArraySurfaceLoadStore | cudaArrayCubemap |
                              cudaArrayTextureGather | cudaArraySparse | cudaArrayDeferredMapping;
   if (flags & ~known) return cudaErrorInvalidValue;
-  if (flags & cudaArrayCubemap) return rt.unsupported("cubemap CUDA arrays (cudaArrayCubemap)");
   if (flags & (cudaArraySparse | cudaArrayDeferredMapping))
     return rt.unsupported("sparse and deferred-mapping CUDA arrays");
   auto a = std::make_unique<cudaArray>();
@@ -101,7 +106,14 @@ cudaError_t mallocArray(Api &api, cudaArray_t *handle, const cudaChannelFormatDe
   a->flags = flags;
   const bool layered = flags & cudaArrayLayered;
   if (e.width == 0) return cudaErrorInvalidValue;
-  if (layered) {
+  if (flags & cudaArrayCubemap) {
+    // Six square faces, or six per cube with cudaArrayLayered: stored as the
+    // layers of a 2-D array.
+    if (e.height != e.width || e.depth == 0 || e.depth % 6 || (!layered && e.depth != 6))
+      return cudaErrorInvalidValue;
+    a->dimensions = 2;
+    a->layers = a->depth = e.depth;
+  } else if (layered) {
     if (e.depth == 0) return cudaErrorInvalidValue;
     a->dimensions = e.height == 0 ? 1 : 2;
     a->layers = a->depth = e.depth;
@@ -294,7 +306,7 @@ CUDART_EXPORT cudaError_t cudaFreeArray(cudaArray_t array) {
   if (api.blocked()) return api.sticky();
   if (!array) return cudaSuccess;
   auto it = api.rt.arrays.find(array);
-  if (it == api.rt.arrays.end()) return api(cudaErrorInvalidValue);
+  if (it == api.rt.arrays.end() || it->second->owner) return api(cudaErrorInvalidValue);
   api.rt.device->free(it->second->address);
   api.rt.arrays.erase(it);
   return cudaSuccess;
@@ -318,6 +330,67 @@ CUDART_EXPORT cudaError_t cudaGetChannelDesc(cudaChannelFormatDesc *desc, cudaAr
   const cudaArray *a = api.rt.array(array);
   if (!desc || !a) return api(cudaErrorInvalidValue);
   *desc = a->desc;
+  return cudaSuccess;
+}
+
+// ---- Mipmapped arrays: a chain of arrays, each level half the extent of the one before ----
+
+CUDART_EXPORT cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmap,
+                                                   const cudaChannelFormatDesc *desc, cudaExtent extent,
+                                                   unsigned int numLevels, unsigned int flags) {
+  Api api("cudaMallocMipmappedArray");
+  if (api.blocked()) return api.sticky();
+  if (!mipmap) return api(cudaErrorInvalidValue);
+  if (flags & (cudaArraySurfaceLoadStore | cudaArrayTextureGather)) return api(cudaErrorInvalidValue);
+  // numLevels is clamped to [1, 1 + floor(log2(the largest extent))]; layers do not shrink.
+  const bool layered = flags & (cudaArrayLayered | cudaArrayCubemap);
+  const size_t largest = std::max({extent.width, extent.height, layered ? size_t{0} : extent.depth});
+  unsigned most = 1;
+  while (most < emu::TextureResource::kMaxLevels && (largest >> most) != 0) ++most;
+  const unsigned levels = std::clamp(numLevels, 1u, most);
+  auto m = std::make_unique<cudaMipmappedArray>();
+  for (unsigned l = 0; l < levels; ++l) {
+    auto half = [l](size_t n) { return n == 0 ? size_t{0} : std::max<size_t>(n >> l, 1); };
+    cudaExtent e{half(extent.width), half(extent.height), layered ? extent.depth : half(extent.depth)};
+    cudaArray_t level = nullptr;
+    cudaError_t err = mallocArray(api, &level, desc, e, flags);
+    if (err != cudaSuccess) {
+      for (cudaArray *made : m->levels) {
+        api.rt.device->free(made->address);
+        api.rt.arrays.erase(made);
+      }
+      return api(err);
+    }
+    api.rt.arrays[level]->owner = m.get();
+    m->levels.push_back(level);
+  }
+  *mipmap = m.get();
+  api.rt.mipmaps.emplace(m.get(), std::move(m));
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t *levelArray,
+                                                     cudaMipmappedArray_const_t mipmap, unsigned int level) {
+  Api api("cudaGetMipmappedArrayLevel");
+  if (api.blocked()) return api.sticky();
+  auto it = api.rt.mipmaps.find(mipmap);
+  if (!levelArray || it == api.rt.mipmaps.end()) return api(cudaErrorInvalidResourceHandle);
+  if (level >= it->second->levels.size()) return api(cudaErrorInvalidValue);
+  *levelArray = it->second->levels[level];
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmap) {
+  Api api("cudaFreeMipmappedArray", Api::Synchronizes);
+  if (api.blocked()) return api.sticky();
+  if (!mipmap) return cudaSuccess;
+  auto it = api.rt.mipmaps.find(mipmap);
+  if (it == api.rt.mipmaps.end()) return api(cudaErrorInvalidValue);
+  for (cudaArray *level : it->second->levels) {
+    api.rt.device->free(level->address);
+    api.rt.arrays.erase(level);
+  }
+  api.rt.mipmaps.erase(it);
   return cudaSuccess;
 }
 

@@ -41,6 +41,7 @@ using cudaMemPool_t = CUmemPoolHandle_st *;
 using cudaArray_t = cudaArray *;
 using cudaArray_const_t = const cudaArray *;
 using cudaMipmappedArray_t = cudaMipmappedArray *;
+using cudaMipmappedArray_const_t = const cudaMipmappedArray *;
 using cudaGraph_t = CUgraph_st *;
 using cudaGraphNode_t = CUgraphNode_st *;
 using cudaGraphExec_t = CUgraphExec_st *;

@@ -98,7 +98,7 @@ cudaError_t Runtime::prepareLaunch(const char *api, const void *function, dim3 g
   launch.timeoutSeconds = config.timeoutSeconds;
   launch.racecheck = config.racecheck;
   launch.statistics = !config.reportPath.empty(); // the report has divergent_branches
-  launch.memoryStatistics = false;                 // and no memory accesses per space
+  launch.memoryStatistics = false;                // and no memory accesses per space
   launch.randomSchedule = config.randomSchedule;
   launch.seed = config.seed;
   launch.timeline = timeline.get();

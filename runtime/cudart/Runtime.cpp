@@ -111,6 +111,7 @@ void Runtime::reset() {
       std::free(reinterpret_cast<void *>(address));
   allocations.clear();
   // Arrays and texture objects live in the device's memory and table, which go with it.
+  mipmaps.clear();
   arrays.clear();
   textures.clear();
   for (auto &[stub, k] : kernels) k->decoded.reset();

@@ -96,6 +96,13 @@ struct cudaArray {
   uint64_t width = 1, height = 1, depth = 1;
   uint64_t layers = 0; // a layered array's layer count (then depth == layers)
   uint64_t rowPitch = 0, slicePitch = 0;
+  /// A level of a mipmapped array (cudaGetMipmappedArrayLevel): freed with it, not on its own.
+  const cudaMipmappedArray *owner = nullptr;
+};
+
+/// A mipmapped array: its levels, each a CUDA array of half the extent of the one before.
+struct cudaMipmappedArray {
+  std::vector<cudaArray *> levels;
 };
 
 /// A texture or surface object: the descriptors it was made from, for the getters.
@@ -176,6 +183,7 @@ public:
 
   // CUDA arrays (Arrays.cpp), texture and surface objects (Textures.cpp).
   std::map<const cudaArray *, std::unique_ptr<cudaArray>> arrays;
+  std::map<const cudaMipmappedArray *, std::unique_ptr<cudaMipmappedArray>> mipmaps;
   std::map<uint64_t, TextureState> textures; // by handle
   /// The array `handle` names, or null.
   cudaArray *array(const cudaArray *handle);

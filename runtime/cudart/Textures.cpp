@@ -4,7 +4,7 @@
 // emu::TextureObject in the device's table (runtime::Device::createTexture), whose handle is what
 // device code passes to tex/suld/sust; the runtime keeps the descriptors it was given for the
 // getters. A device without a texture table (createTexture gives 0) answers cudaErrorNotSupported.
-// Mipmapped arrays and block-compressed resource views are not served.
+// Block-compressed resource views are not served.
 #include "runtime/cudart/Runtime.h"
 
 #include <string>
@@ -23,6 +23,21 @@ bool inAllocation(Runtime &rt, uint64_t address, uint64_t bytes) {
   return info && info->live && bytes <= info->base + info->size - address;
 }
 
+/// An array's memory and shape as a texture resource.
+void fromArray(const cudaArray &array, emu::TextureResource &out) {
+  out.kind = emu::TextureResource::Array;
+  out.address = array.address;
+  out.format = array.format;
+  out.dimensions = array.dimensions;
+  out.width = array.width;
+  out.height = array.height;
+  out.depth = array.layers ? 1 : array.depth;
+  out.layers = array.layers;
+  out.cubemap = array.flags & cudaArrayCubemap;
+  out.rowPitch = array.rowPitch;
+  out.slicePitch = array.slicePitch;
+}
+
 /// The resource's memory and shape, checked as CUDA does. Device pointers must be aligned to
 /// 256 bytes, the device's allocation granularity (CUDA asks for textureAlignment, 512, which the
 /// device's allocations do not all meet); pitches to texturePitchAlignment (32).
@@ -36,16 +51,22 @@ cudaError_t resourceOf(Runtime &rt, const cudaResourceDesc &r, emu::TextureResou
     if (!r.res.array.array) return cudaErrorInvalidValue;
     array = rt.array(r.res.array.array);
     if (!array) return cudaErrorInvalidResourceHandle;
-    out.kind = emu::TextureResource::Array;
-    out.address = array->address;
-    out.format = array->format;
-    out.dimensions = array->dimensions;
-    out.width = array->width;
-    out.height = array->height;
-    out.depth = array->layers ? 1 : array->depth;
-    out.layers = array->layers;
-    out.rowPitch = array->rowPitch;
-    out.slicePitch = array->slicePitch;
+    fromArray(*array, out);
+    return cudaSuccess;
+  }
+  case cudaResourceTypeMipmappedArray: {
+    // Level 0 as an array, and every level's memory and extent.
+    auto it = rt.mipmaps.find(r.res.mipmap.mipmap);
+    if (!r.res.mipmap.mipmap) return cudaErrorInvalidValue;
+    if (it == rt.mipmaps.end()) return cudaErrorInvalidResourceHandle;
+    const std::vector<cudaArray *> &levels = it->second->levels;
+    fromArray(*levels[0], out);
+    out.levels = static_cast<unsigned>(levels.size());
+    for (size_t l = 0; l < levels.size(); ++l) {
+      emu::TextureResource one;
+      fromArray(*levels[l], one);
+      out.level[l] = {one.address, one.width, one.height, one.depth, one.rowPitch, one.slicePitch};
+    }
     return cudaSuccess;
   }
   case cudaResourceTypeLinear: {
@@ -82,7 +103,6 @@ cudaError_t resourceOf(Runtime &rt, const cudaResourceDesc &r, emu::TextureResou
     out.slicePitch = p.pitchInBytes * p.height;
     return cudaSuccess;
   }
-  case cudaResourceTypeMipmappedArray: return rt.unsupported("textures of mipmapped arrays");
   }
   return cudaErrorInvalidValue;
 }
@@ -144,6 +164,12 @@ cudaError_t samplerOf(const cudaTextureDesc &t, const emu::TextureResource &r, e
   out.normalizedFloat = normalizedRead;
   out.normalizedCoords = t.normalizedCoords != 0;
   out.srgb = t.sRGB != 0;
+  if (t.mipmapFilterMode != cudaFilterModePoint && t.mipmapFilterMode != cudaFilterModeLinear)
+    return cudaErrorInvalidValue;
+  out.mipmapLinear = t.mipmapFilterMode == cudaFilterModeLinear;
+  out.levelBias = t.mipmapLevelBias;
+  out.minLevel = t.minMipmapLevelClamp;
+  out.maxLevel = t.maxMipmapLevelClamp;
   for (int i = 0; i < 4; ++i) out.border[i] = t.borderColor[i];
   for (int i = 0; i < 3; ++i) {
     auto mode = static_cast<emu::AddressMode>(t.addressMode[i]);

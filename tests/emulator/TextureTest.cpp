@@ -45,6 +45,11 @@ std::string kernels() {
          fetch("tex1dfetch", "tex.1d.v4.f32.s32 {%r5, %r6, %r7, %r8}, [%d0, {%r1}]") +
          fetch("tex3d", "tex.3d.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%d0, {%r1, %r2, %r3, %r3}]") +
          fetch("texa2d", "tex.a2d.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%d0, {%r1, %r2, %r3, %r3}]") +
+         fetch("texlevel", "tex.level.2d.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%d0, {%r1, %r2}], %r3") +
+         fetch("texgrad",
+               "mov.b32 %r9, 0;\n  tex.grad.2d.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%d0, {%r1, %r2}], "
+               "{%r3, %r9}, {%r4, %r9}") +
+         fetch("texcube", "tex.cube.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%d0, {%r1, %r2, %r3, %r3}]") +
          fetch("tld4g", "tld4.g.2d.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%d0, {%r1, %r2}]") +
          fetch("txq", "txq.width.b32 %r5, [%d0];\n  txq.height.b32 %r6, [%d0];\n  txq.filter_mode.b32 %r7, "
                       "[%d0];\n  txq.addr_mode_0.b32 %r8, [%d0]") +
@@ -284,6 +289,87 @@ TEST(Texture, ThreeDimensionalAndLayered) {
   EXPECT_EQ(f(r.out[0]), 214.0f);
   EXPECT_EQ(f(r.out[4]), 200.0f) << "the layer index is clamped";
   EXPECT_EQ(f(r.out[8]), 200.0f) << "as an unsigned number (as on an H200)";
+}
+
+/// Three levels of 4x4, 2x2 and 1x1 texels holding 1, 2 and 4.
+emu::TextureObject mipmapped(Fixture &t) {
+  emu::TextureObject o = t.array2d(emu::AddressMode::Clamp, false, true);
+  o.resource.levels = 3;
+  for (unsigned l = 0; l < 3; ++l) {
+    const uint64_t n = 4u >> l;
+    const std::vector<float> texels(n * n, static_cast<float>(1u << l));
+    const uint64_t at = t.device.global.allocate(texels.size() * 4);
+    t.device.global.write(at, texels.data(), texels.size() * 4);
+    o.resource.level[l] = {at, n, n, 1, n * 4, n * n * 4};
+  }
+  o.resource.address = o.resource.level[0].address;
+  o.resource.width = o.resource.height = 4, o.resource.rowPitch = 16;
+  o.sampler.maxLevel = 100;
+  return o;
+}
+
+TEST(Texture, MipmapLevelsFromTheLevelOfDetail) {
+  Fixture t;
+  emu::TextureObject o = mipmapped(t);
+  auto lod = [](std::initializer_list<float> levels) {
+    std::vector<uint32_t> c;
+    for (float l : levels) c.insert(c.end(), {b(0.3f), b(0.6f), b(l), 0});
+    return c;
+  };
+  // Nearest level: 0.4 -> 0, 0.6 -> 1, 1.5 -> 2, past the last -> the last, negative -> 0.
+  auto r = t.run("texlevel", t.device.textures.create(o), lod({0.0f, 0.4f, 0.6f, 1.5f, 7.0f, -3.0f}));
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  const float nearest[] = {1, 1, 2, 4, 4, 1};
+  for (unsigned i = 0; i < 6; ++i) EXPECT_EQ(f(r.out[4 * i]), nearest[i]) << i;
+  // Linear between levels; the bias moves the level, the clamps bound it.
+  o.sampler.mipmapLinear = true;
+  r = t.run("texlevel", t.device.textures.create(o), lod({0.5f, 0.25f, 1.75f}));
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(f(r.out[0]), 1.5f);
+  EXPECT_EQ(f(r.out[4]), 1.25f);
+  EXPECT_EQ(f(r.out[8]), 3.5f);
+  o.sampler.mipmapLinear = false;
+  o.sampler.levelBias = 1;
+  o.sampler.maxLevel = 1;
+  r = t.run("texlevel", t.device.textures.create(o), lod({0.0f, 2.0f}));
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(f(r.out[0]), 2.0f);
+  EXPECT_EQ(f(r.out[4]), 2.0f) << "clamped to maxLevel 1";
+  // Gradients: 0.5 of a normalized coordinate is 2 texels of level 0 -> level 1.
+  o.sampler.levelBias = 0, o.sampler.maxLevel = 100;
+  r = t.run("texgrad", t.device.textures.create(o),
+            {b(0.3f), b(0.6f), b(0.5f), b(0.1f), b(0.3f), b(0.6f), b(0.0f), b(0.25f), b(0.3f), b(0.6f),
+             b(1.0f), 0});
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(f(r.out[0]), 2.0f);
+  EXPECT_EQ(f(r.out[4]), 1.0f) << "1 texel: level 0";
+  EXPECT_EQ(f(r.out[8]), 4.0f) << "4 texels: level 2";
+}
+
+TEST(Texture, CubemapFacesByMajorAxis) {
+  Fixture t;
+  // Six 2x2 faces: texel (x, y) of face f holds 10f + 2y + x.
+  std::vector<float> faces(6 * 4);
+  for (unsigned i = 0; i < faces.size(); ++i) faces[i] = static_cast<float>(i / 4 * 10 + i % 4);
+  const uint64_t at = t.device.global.allocate(faces.size() * 4);
+  t.device.global.write(at, faces.data(), faces.size() * 4);
+  emu::TextureObject o = t.array2d(emu::AddressMode::Clamp, false, true);
+  o.resource.address = at;
+  o.resource.width = o.resource.height = 2, o.resource.rowPitch = 8, o.resource.slicePitch = 16;
+  o.resource.layers = 6, o.resource.cubemap = true;
+  // +x: s = -z, t = -y: (1, -0.5, 0.5) -> s -0.5, t 0.5 -> texel (0, 1) of face 0.
+  // -y: s = x, t = -z: (0.5, -1, 0.5) -> s 0.5, t -0.5 -> texel (1, 0) of face 3.
+  // -z: s = -x, t = -y: (0.5, 0.5, -1) -> s -0.5, t -0.5 -> texel (0, 0) of face 5.
+  auto r =
+      t.run("texcube", t.device.textures.create(o),
+            {b(1.0f), b(-0.5f), b(0.5f), 0, b(0.5f), b(-1.0f), b(0.5f), 0, b(0.5f), b(0.5f), b(-1.0f), 0});
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(f(r.out[0]), 2.0f);
+  EXPECT_EQ(f(r.out[4]), 31.0f);
+  EXPECT_EQ(f(r.out[8]), 50.0f);
+  // A cubemap fetch of a plain texture is an error.
+  r = t.run("texcube", t.device.textures.create(t.array2d(emu::AddressMode::Clamp)), {b(1.0f), 0, 0, 0});
+  EXPECT_FALSE(r.ok);
 }
 
 TEST(Texture, TxqReadsTheObject) {

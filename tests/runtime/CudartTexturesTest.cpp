@@ -15,6 +15,11 @@ using namespace cudart;
 
 extern "C" {
 cudaError_t cudaMalloc(void **p, size_t size);
+cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmap, const cudaChannelFormatDesc *desc,
+                                     cudaExtent extent, unsigned numLevels, unsigned flags);
+cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t *level, cudaMipmappedArray_const_t mipmap,
+                                       unsigned level_);
+cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmap);
 cudaError_t cudaFree(void *p);
 cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t width, size_t height);
 cudaError_t cudaMallocHost(void **p, size_t size);
@@ -179,12 +184,74 @@ TEST(CudartArrays, BadAllocationsAreRefused) {
   EXPECT_EQ(cudaMalloc3DArray(&a, &kFloat, {16, 16, 0}, cudaArrayLayered),
             cudaErrorInvalidValue); // no layers
   EXPECT_EQ(cudaMalloc3DArray(&a, &kFloat, {16, 16, 2}, cudaArrayTextureGather), cudaErrorInvalidValue);
-  EXPECT_EQ(cudaMalloc3DArray(&a, &kFloat, {16, 16, 6}, cudaArrayCubemap), cudaErrorNotSupported);
+  // Cubemaps: square faces, six of them (six per cube when layered).
+  EXPECT_EQ(cudaMalloc3DArray(&a, &kFloat, {16, 8, 6}, cudaArrayCubemap), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaMalloc3DArray(&a, &kFloat, {16, 16, 5}, cudaArrayCubemap), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaMalloc3DArray(&a, &kFloat, {16, 16, 12}, cudaArrayCubemap), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaMalloc3DArray(&a, &kFloat, {16, 16, 9}, cudaArrayCubemap | cudaArrayLayered),
+            cudaErrorInvalidValue);
   EXPECT_EQ(cudaMalloc3DArray(&a, &kFloat, {16, 16, 1}, 0x1000), cudaErrorInvalidValue);
   int bogus = 0;
   EXPECT_EQ(cudaFreeArray(reinterpret_cast<cudaArray_t>(&bogus)), cudaErrorInvalidValue);
   cudaChannelFormatDesc d{};
   EXPECT_EQ(cudaGetChannelDesc(&d, reinterpret_cast<cudaArray_t>(&bogus)), cudaErrorInvalidValue);
+  cudaGetLastError();
+}
+
+TEST(CudartArrays, CubemapsAndMipmappedArrays) {
+  cudaArray_t cube = nullptr, cubes = nullptr;
+  ASSERT_EQ(cudaMalloc3DArray(&cube, &kFloat, {8, 8, 6}, cudaArrayCubemap), cudaSuccess);
+  ASSERT_EQ(cudaMalloc3DArray(&cubes, &kFloat, {8, 8, 12}, cudaArrayCubemap | cudaArrayLayered), cudaSuccess);
+  cudaExtent e{};
+  unsigned flags = 0;
+  ASSERT_EQ(cudaArrayGetInfo(nullptr, &e, &flags, cubes), cudaSuccess);
+  EXPECT_EQ(e.depth, 12u);
+  EXPECT_EQ(flags, unsigned(cudaArrayCubemap | cudaArrayLayered));
+  cudaResourceDesc r{};
+  r.resType = cudaResourceTypeArray;
+  r.res.array.array = cube;
+  cudaTextureDesc t{};
+  t.normalizedCoords = 1;
+  cudaTextureObject_t obj = 0;
+  EXPECT_EQ(cudaCreateTextureObject(&obj, &r, &t, nullptr), cudaSuccess);
+  EXPECT_EQ(cudaDestroyTextureObject(obj), cudaSuccess);
+  EXPECT_EQ(cudaFreeArray(cube), cudaSuccess);
+  EXPECT_EQ(cudaFreeArray(cubes), cudaSuccess);
+
+  // A 20x12 mipmapped array: levels 20x12, 10x6, 5x3, 2x1, 1x1 (asking for 9 gives the 5 there are).
+  cudaMipmappedArray_t mip = nullptr;
+  ASSERT_EQ(cudaMallocMipmappedArray(&mip, &kFloat, {20, 12, 0}, 9, 0), cudaSuccess);
+  const size_t widths[] = {20, 10, 5, 2, 1}, heights[] = {12, 6, 3, 1, 1};
+  for (unsigned l = 0; l < 5; ++l) {
+    cudaArray_t level = nullptr;
+    ASSERT_EQ(cudaGetMipmappedArrayLevel(&level, mip, l), cudaSuccess);
+    ASSERT_EQ(cudaArrayGetInfo(nullptr, &e, nullptr, level), cudaSuccess);
+    EXPECT_EQ(e.width, widths[l]) << l;
+    EXPECT_EQ(e.height, heights[l]) << l;
+    // Data goes in and out of each level as of any array.
+    std::vector<float> in(widths[l] * heights[l]), out(in.size());
+    std::iota(in.begin(), in.end(), float(100 * l));
+    ASSERT_EQ(cudaMemcpy2DToArray(level, 0, 0, in.data(), widths[l] * 4, widths[l] * 4, heights[l],
+                                  cudaMemcpyHostToDevice),
+              cudaSuccess);
+    ASSERT_EQ(cudaMemcpy2DFromArray(out.data(), widths[l] * 4, level, 0, 0, widths[l] * 4, heights[l],
+                                    cudaMemcpyDeviceToHost),
+              cudaSuccess);
+    EXPECT_EQ(in, out);
+    EXPECT_EQ(cudaFreeArray(level), cudaErrorInvalidValue) << "a level goes with its mipmapped array";
+  }
+  cudaArray_t none = nullptr;
+  EXPECT_EQ(cudaGetMipmappedArrayLevel(&none, mip, 5), cudaErrorInvalidValue);
+  r = {};
+  r.resType = cudaResourceTypeMipmappedArray;
+  r.res.mipmap.mipmap = mip;
+  t.mipmapFilterMode = cudaFilterModeLinear;
+  t.maxMipmapLevelClamp = 4;
+  EXPECT_EQ(cudaCreateTextureObject(&obj, &r, &t, nullptr), cudaSuccess);
+  EXPECT_EQ(cudaDestroyTextureObject(obj), cudaSuccess);
+  EXPECT_EQ(cudaFreeMipmappedArray(mip), cudaSuccess);
+  EXPECT_EQ(cudaFreeMipmappedArray(mip), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaGetMipmappedArrayLevel(&none, mip, 0), cudaErrorInvalidResourceHandle);
   cudaGetLastError();
 }
 
@@ -520,8 +587,8 @@ TEST(CudartTextures, BadDescriptionsAreRefused) {
   int bogus = 0;
   res.res.array.array = reinterpret_cast<cudaArray_t>(&bogus);
   EXPECT_EQ(cudaCreateTextureObject(&t, &res, &tex, nullptr), cudaErrorInvalidResourceHandle);
-  res.resType = cudaResourceTypeMipmappedArray;
-  EXPECT_EQ(cudaCreateTextureObject(&t, &res, &tex, nullptr), cudaErrorNotSupported);
+  res.resType = cudaResourceTypeMipmappedArray; // the same bytes: a mipmapped array the runtime never made
+  EXPECT_EQ(cudaCreateTextureObject(&t, &res, &tex, nullptr), cudaErrorInvalidResourceHandle);
 
   cudaResourceDesc lin;
   std::memset(&lin, 0, sizeof lin);
