@@ -9,7 +9,7 @@
 // CHECK-NOT: FAIL
 // CHECK: unsupported: ok
 // ERR: ptxvm: cudaGraphRetainUserObject is not supported
-// ERR-NEXT: ptxvm: cudaMallocMipmappedArray is not supported
+// ERR-NEXT: ptxvm: cudaExternalMemoryGetMappedBuffer is not supported
 // ERR-NOT: not supported
 // JSON:      diagnostics[0].kind = "unsupported"
 // JSON-NEXT: diagnostics[0].severity = "warning"
@@ -21,11 +21,9 @@ int main() {
   EXPECT_ERR(cudaGraphRetainUserObject(nullptr, nullptr, 1, 0), cudaErrorNotSupported);
   EXPECT_ERR(cudaGraphRetainUserObject(nullptr, nullptr, 1, 0), cudaErrorNotSupported);
   EXPECT_ERR(cudaGetLastError(), cudaSuccess); // EXPECT_ERR read it
-  cudaMipmappedArray_t array = nullptr;
-  cudaChannelFormatDesc desc = cudaCreateChannelDesc<float>();
-  EXPECT(desc.x == 32 && desc.f == cudaChannelFormatKindFloat);
-  EXPECT_ERR(cudaMallocMipmappedArray(&array, &desc, make_cudaExtent(16, 16, 0), 2), cudaErrorNotSupported);
-  EXPECT_ERR(cudaMallocMipmappedArray(&array, &desc, make_cudaExtent(16, 16, 0), 2), cudaErrorNotSupported);
+  void *mapped = nullptr;
+  EXPECT_ERR(cudaExternalMemoryGetMappedBuffer(&mapped, nullptr, nullptr), cudaErrorNotSupported);
+  EXPECT_ERR(cudaExternalMemoryGetMappedBuffer(&mapped, nullptr, nullptr), cudaErrorNotSupported);
   // The program goes on: the rest of the API still works.
   int *p = nullptr;
   EXPECT_OK(cudaMalloc(&p, 16));
