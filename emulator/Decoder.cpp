@@ -55,6 +55,7 @@ uint32_t dmodOf(ptx::Mod m) {
   using ptx::Mod;
   switch (m) {
   case Mod::Relu: return dmod::Relu;
+  case Mod::MemSurfP: return dmod::Formatted;
   case Mod::NaN: return dmod::NaN;
   case Mod::XorSign: return dmod::XorSign;
   case Mod::Abs: return dmod::Abs;
@@ -508,10 +509,6 @@ private:
     for (Mod mod : desc.modifiers()) {
       if (ptx::modKind(mod) == ptx::ModKind::Shape) {
         d.shape = mod;
-        continue;
-      }
-      if (mod == Mod::MemSurfP) { // sust.p: a formatted store
-        d.op2 = mod;
         continue;
       }
       bool selects = false;

@@ -68,6 +68,7 @@ enum : uint32_t {
   PrmtEcl = 1u << 25,
   PrmtEcr = 1u << 26,
   PrmtRc16 = 1u << 27,
+  Formatted = 1u << 28, // sust.p, sured.p: texels in the surface's format
 };
 } // namespace dmod
 /// The dmod bit of a modifier (0 for modifiers no handler asks about).

@@ -696,15 +696,62 @@ void surfaceAccess(Exec &x, const DInstr &in) {
   });
 }
 
+/// sured.b: an atomic reduction of the source into the surface's bytes at
+/// (x in bytes, y, z), clamped as suld and sust are.
+void surfaceReduce(Exec &x, const DInstr &in) {
+  const Kernel &k = x.kernel();
+  const DOp &addr = k.op(in, 0), &src = k.op(in, 1);
+  if (addr.kind != DOp::Vec || addr.count < 2) return unsupported(x, in, "unexpected operands");
+  unsigned dims = 0;
+  bool layered = false;
+  if (!geometry(in.shape, dims, layered)) return unsupported(x, in, "this surface geometry");
+  const unsigned size = byteSize(in.type);
+  const bool sign = in.type == Type::S32 || in.type == Type::S64;
+  Objects objects(x, in, k.ops[addr.reg], true);
+  forLanes(x.mask, [&](unsigned lane) {
+    if (x.cta.failed) return;
+    const TextureObject *o = objects.of(lane);
+    if (!o) return;
+    const std::optional<uint64_t> off = surfaceOffset(x, in, *o, k.ops[addr.reg + 1], size, lane);
+    if (!off) return;
+    uint8_t *p = accessBytes(x, Space::Global, o->resource.address + *off, size, lane, true, true);
+    if (!p) return;
+    const uint64_t v = readOperand(x, src, lane);
+    std::lock_guard lock(atomicMutex);
+    uint64_t old = 0;
+    std::memcpy(&old, p, size);
+    const uint64_t mask = size == 8 ? ~0ull : 0xFFFFFFFFull;
+    auto wide = [&](uint64_t bits) {
+      return size == 8 ? static_cast<int64_t>(bits) : static_cast<int64_t>(static_cast<int32_t>(bits));
+    };
+    uint64_t r = old;
+    switch (in.op) {
+    case Mod::Add: r = old + v; break;
+    case Mod::Min: r = sign ? (wide(v) < wide(old) ? v : old) : ((v & mask) < (old & mask) ? v : old); break;
+    case Mod::Max: r = sign ? (wide(v) > wide(old) ? v : old) : ((v & mask) > (old & mask) ? v : old); break;
+    case Mod::And: r = old & v; break;
+    case Mod::Or: r = old | v; break;
+    default: break;
+    }
+    std::memcpy(p, &r, size);
+  });
+}
+
 Handler pickSurface(const DInstr &in) {
   // sust.p (formatted stores) converts to the surface's format: not served.
-  return in.op2 == Mod::MemSurfP ? nullptr : surfaceAccess;
+  return in.mods & dmod::Formatted ? nullptr : surfaceAccess;
+}
+
+Handler pickReduce(const DInstr &in) {
+  // sured.p reduces formatted texels: not served.
+  return in.mods & dmod::Formatted ? nullptr : surfaceReduce;
 }
 
 constexpr HandlerRow kRows[] = {
     row(Opcode::Tex, tclass::All, tex),          row(Opcode::Tld4, tclass::All, tld4),
     row(Opcode::Txq, tclass::All, query),        row(Opcode::Suq, tclass::All, query),
     row(Opcode::Suld, tclass::All, pickSurface), row(Opcode::Sust, tclass::All, pickSurface),
+    row(Opcode::Sured, tclass::All, pickReduce),
 };
 
 } // namespace

@@ -59,6 +59,12 @@ std::string kernels() {
                             "0;\n  mov.b32 %r8, 0") +
          fetch("surf_clamp", "suld.b.2d.b32.clamp {%r5}, [%d0, {%r1, %r2}];\n  mov.b32 %r6, 0;\n  mov.b32 "
                              "%r7, 0;\n  mov.b32 %r8, 0") +
+         fetch("surf_add",
+               "sured.b.add.2d.u32.trap [%d0, {%r1, %r2}], %r3;\n  mov.b32 %r5, 0;\n  mov.b32 %r6, "
+               "0;\n  mov.b32 %r7, 0;\n  mov.b32 %r8, 0") +
+         fetch("surf_min",
+               "sured.b.min.2d.s32.clamp [%d0, {%r1, %r2}], %r3;\n  mov.b32 %r5, 0;\n  mov.b32 %r6, "
+               "0;\n  mov.b32 %r7, 0;\n  mov.b32 %r8, 0") +
          fetch("surf_zero", "suld.b.2d.b32.zero {%r5}, [%d0, {%r1, %r2}];\n  sust.b.2d.b32.zero [%d0, {%r1, "
                             "%r2}], {%r3};\n  mov.b32 %r6, 0;\n  mov.b32 %r7, 0;\n  mov.b32 %r8, 0");
 }
@@ -424,6 +430,35 @@ TEST(Texture, SurfacesLoadStoreAndClamp) {
   r = t.run("surf_trap", t.device.textures.create(t.array2d(emu::AddressMode::Clamp)), {0, 0, 0, 0});
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.diagnostics.find("surface object"), std::string::npos) << r.diagnostics;
+}
+
+TEST(Texture, SurfaceReductionsAreAtomic) {
+  Fixture t;
+  std::vector<int32_t> cells = {5, -5, 7, 0};
+  const uint64_t at = t.device.global.allocate(cells.size() * 4);
+  t.device.global.write(at, cells.data(), cells.size() * 4);
+  emu::TextureObject s;
+  s.surface = true;
+  s.resource.address = at;
+  s.resource.format = {1, 32, emu::ChannelKind::Signed};
+  s.resource.dimensions = 2;
+  s.resource.width = 2, s.resource.height = 2, s.resource.rowPitch = 8;
+  const uint64_t h = t.device.textures.create(s);
+  // 64 threads add their index + 1 to cell (1, 0): 5 + 64 * 65 / 2 - ... each adds (i % 3).
+  std::vector<uint32_t> coords;
+  uint32_t added = 0;
+  for (uint32_t i = 0; i < 64; ++i) coords.insert(coords.end(), {4, 0, i % 3, 0}), added += i % 3;
+  auto r = t.run("surf_add", h, coords);
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  std::vector<int32_t> now(4);
+  t.device.global.read(at, now.data(), 16);
+  EXPECT_EQ(now[1], -5 + static_cast<int32_t>(added));
+  // Signed minimum; x = 100 bytes clamps to the last cell of its row.
+  r = t.run("surf_min", h,
+            {0, 1, static_cast<uint32_t>(-3), 0, 100, 1, static_cast<uint32_t>(-9), 0, 0, 0, 9, 0});
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  t.device.global.read(at, now.data(), 16);
+  EXPECT_EQ(now, (std::vector<int32_t>{5, -5 + static_cast<int32_t>(added), -3, -9}));
 }
 
 TEST(Texture, HandlesThatNameNothingFailTheLaunch) {
