@@ -10,6 +10,7 @@
 #include "ptx/Writer.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <optional>
 
@@ -258,6 +259,45 @@ bool tap(Exec &x, const TextureObject &o, const Footprint &fp, const Coordinates
                    lane, t);
 }
 
+/// The weighted sum of `n` texel values (weights in 1/256) as the texture
+/// unit forms it (measured on an H200): the values aligned to the largest
+/// exponent among them and truncated to 28 bits there, the sum exact, then
+/// rounded to a float once, ties away from zero. Non-finite values take the
+/// plain float sum.
+float filterSum(const uint32_t *weights, const float *values, unsigned n) {
+  int top = INT_MIN;
+  bool finite = true;
+  for (unsigned t = 0; t < n; ++t) {
+    finite &= std::isfinite(values[t]);
+    if (values[t] != 0.0f) {
+      int e = 0;
+      std::frexp(values[t], &e);
+      top = std::max(top, e); // values[t] < 2^e
+    }
+  }
+  if (!finite) {
+    float sum = 0;
+    for (unsigned t = 0; t < n; ++t) sum += static_cast<float>(weights[t]) / 256.0f * values[t];
+    return sum;
+  }
+  if (top == INT_MIN) return 0.0f;
+  constexpr int kBits = 28;
+  int64_t sum = 0;
+  for (unsigned t = 0; t < n; ++t)
+    sum += int64_t{weights[t]} * static_cast<int64_t>(std::trunc(std::ldexp(double(values[t]), kBits - top)));
+  if (sum == 0) return 0.0f;
+  uint64_t magnitude = sum < 0 ? uint64_t(-sum) : uint64_t(sum);
+  int exponent = top - kBits - 8; // the value is sum * 2^exponent
+  const int bits = 64 - std::countl_zero(magnitude);
+  if (bits > 24) {
+    const int shift = bits - 24;
+    magnitude = (magnitude + (uint64_t{1} << (shift - 1))) >> shift; // ties away from zero
+    exponent += shift;
+  }
+  const float v = std::ldexp(static_cast<float>(magnitude), exponent);
+  return sum < 0 ? -v : v;
+}
+
 /// tex: the filtered texel at `c`.
 bool sample(Exec &x, const TextureObject &o, const Coordinates &c, unsigned dims, unsigned lane, Texel &out) {
   const TextureResource &r = o.resource;
@@ -272,29 +312,48 @@ bool sample(Exec &x, const TextureObject &o, const Coordinates &c, unsigned dims
   const Footprint fp = footprint(o, c, dims, false);
   if (fp.taps[0] == 1 && fp.taps[1] == 1 && fp.taps[2] == 1)
     return tap(x, o, fp, c, dims, 0, 0, 0, lane, out);
-  // A texel of weight 0 takes no part (an infinity there does not make the
-  // result NaN), and a half-float texture's result is a half (as measured
-  // on an H200).
-  float sum[4] = {};
+  // Each tap's weight: the product of its axes' weights (8 fraction bits
+  // each) rounded to 8 fraction bits, ties to even. A tap of weight 0 takes
+  // no part (an infinity there does not make the result NaN).
+  unsigned axis[3][2] = {{256, 0}, {256, 0}, {256, 0}};
+  for (unsigned d = 0; d < dims; ++d) {
+    const unsigned second = static_cast<unsigned>(fp.weight[d] * 256.0f);
+    axis[d][0] = fp.taps[d] == 2 ? 256 - second : 256, axis[d][1] = second;
+  }
+  uint32_t weights[8];
+  Texel texels[8];
+  unsigned n = 0;
   for (unsigned k = 0; k < fp.taps[2]; ++k)
     for (unsigned b = 0; b < fp.taps[1]; ++b)
       for (unsigned a = 0; a < fp.taps[0]; ++a) {
-        float w = (a ? fp.weight[0] : 1.0f - fp.weight[0]);
-        if (dims >= 2) w *= (b ? fp.weight[1] : 1.0f - fp.weight[1]);
-        if (dims >= 3) w *= (k ? fp.weight[2] : 1.0f - fp.weight[2]);
-        if (w == 0.0f) continue;
-        Texel t;
-        if (!tap(x, o, fp, c, dims, a, b, k, lane, t)) return false;
-        for (unsigned ch = 0; ch < 4; ++ch) sum[ch] += w * t.value[ch];
+        uint64_t product = uint64_t{axis[0][a]} * axis[1][b] * axis[2][k]; // in 1/256^3
+        const uint64_t whole = product >> 16, rest = product & 0xFFFF;
+        const uint32_t w = static_cast<uint32_t>(whole + (rest > 0x8000 || (rest == 0x8000 && (whole & 1))));
+        if (w == 0) continue;
+        if (!tap(x, o, fp, c, dims, a, b, k, lane, texels[n])) return false;
+        weights[n++] = w;
       }
   const bool half = r.format.kind == ChannelKind::Float && r.format.bits == 16;
+  const bool unorm8 = r.format.kind == ChannelKind::Unsigned && r.format.bits == 8 &&
+                      o.sampler.normalizedFloat && !o.sampler.srgb;
   out = Texel();
   for (unsigned ch = 0; ch < 4; ++ch) {
+    float values[8];
+    for (unsigned t = 0; t < n; ++t) values[t] = texels[t].value[ch];
+    float v = 0;
+    if (unorm8 && ch < r.format.channels) {
+      // 8-bit unsigned normalized texels filter as 16-bit ones (v * 257),
+      // the sum rounded (half up) to 16 bits, then scaled to [0, 1].
+      uint64_t sum = 0;
+      for (unsigned t = 0; t < n; ++t) sum += uint64_t{weights[t]} * (texels[t].raw[ch] & 0xFF) * 257;
+      v = static_cast<float>((sum + 128) >> 8) / 65535.0f;
+    } else {
+      v = filterSum(weights, values, n);
+    }
     if (half && ch < r.format.channels)
-      sum[ch] =
-          static_cast<float>(fp::toDouble(fp::fromDouble(sum[ch], fp::kF16, fp::Round::Nearest), fp::kF16));
-    out.value[ch] = sum[ch];
-    out.raw[ch] = std::bit_cast<uint32_t>(sum[ch]);
+      v = static_cast<float>(fp::toDouble(fp::fromDouble(v, fp::kF16, fp::Round::Nearest), fp::kF16));
+    out.value[ch] = v;
+    out.raw[ch] = std::bit_cast<uint32_t>(v);
   }
   return true;
 }

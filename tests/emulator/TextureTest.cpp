@@ -219,6 +219,40 @@ TEST(Texture, LinearFilteringWeighsWithEightFractionBits) {
   EXPECT_EQ(f(r.out[12]), 0.0f);
 }
 
+TEST(Texture, LinearFilteringArithmeticAsMeasuredOnAnH200) {
+  Fixture t;
+  // A row of texel pairs; each fetch lies between the two of a pair.
+  const std::vector<float> pairs = {0.001f, 333.3f, 1.0f, 1.00000012f, 1.0f, -1.0f};
+  const uint64_t at = t.device.global.allocate(pairs.size() * 4);
+  t.device.global.write(at, pairs.data(), pairs.size() * 4);
+  emu::TextureObject o = t.array2d(emu::AddressMode::Clamp, true);
+  o.resource.address = at;
+  o.resource.width = pairs.size(), o.resource.height = 1, o.resource.rowPitch = pairs.size() * 4;
+  // Values the H200 returned: the small texel aligned to the large one's
+  // exponent and truncated (1.30294859 where the exact sum rounds to
+  // 1.30294919); a tie rounded away from zero (1 + 2^-24 -> 1 + 2^-23).
+  auto r = t.run(
+      "tex2d", t.device.textures.create(o),
+      Fixture::at({{0.5f + 1 / 256.0f, 0.5f}, {2.5f + 128 / 256.0f, 0.5f}, {4.5f + 64 / 256.0f, 0.5f}}));
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(r.out[0], 0x3fa6c705u);
+  EXPECT_EQ(r.out[4], 0x3f800001u);
+  EXPECT_EQ(f(r.out[8]), 0.5f);
+  // 8-bit normalized texels filter as 16-bit ones: the mean of 0, 127, 128
+  // and 255 is 32767.5 of 65535, rounded up.
+  const std::vector<uint8_t> bytes = {0, 127, 128, 255};
+  const uint64_t u8 = t.device.global.allocate(4);
+  t.device.global.write(u8, bytes.data(), 4);
+  emu::TextureObject n = t.array2d(emu::AddressMode::Clamp, true);
+  n.resource.address = u8;
+  n.resource.format = {1, 8, emu::ChannelKind::Unsigned};
+  n.resource.width = 2, n.resource.height = 2, n.resource.rowPitch = 2;
+  n.sampler.normalizedFloat = true;
+  r = t.run("tex2d", t.device.textures.create(n), Fixture::at({{1.0f, 1.0f}}));
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(r.out[0], 0x3f000080u) << f(r.out[0]);
+}
+
 TEST(Texture, Tld4GathersCounterClockwiseFromLowerLeft) {
   Fixture t;
   // Two channels (x, y) = (T, -T): tld4.g gathers the second.

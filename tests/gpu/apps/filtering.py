@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Linear filtering and sRGB under ptxvm against an H200 (kernels/apps/texture_probe --filtering).
 
-ptxvm reproduces the weights (9-bit fixed point, 8 fraction bits, ties up) and the taps, not the
-texture unit's arithmetic: fetches are compared bit for bit where they agree, and every channel
+ptxvm reproduces the texture unit's weights and arithmetic as measured (emulator/semantics/
+Texture.cpp: filterSum), not its sRGB table, its 3-D tap weights in every case or its levels of
+detail from gradients: fetches are compared bit for bit where they agree, and every channel
 within a relative bound of the larger of the two values where they do not. The bound and the
 share of bit-exact lines are what was measured when the recording was made (2026-11-29); this
 test fails when either gets worse.
@@ -14,8 +15,8 @@ import struct
 import subprocess
 import sys
 
-BOUND = 5e-2        # worst relative difference of a channel (wrap and mirror on normalized coordinates)
-MIN_EXACT = 460     # lines bit-exact of 596 (the 136 others: linear filtering, sRGB, two mipmap levels of detail from gradients)
+BOUND = 1e-2        # worst relative difference of a channel (measured: 0.4%, a 3-D filter weight)
+MIN_EXACT = 588     # lines bit-exact of 596 (the 8 others: sRGB, two 3-D filters, two levels of detail from gradients)
 
 
 def as_float(word):
