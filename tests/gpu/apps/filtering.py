@@ -15,8 +15,8 @@ import struct
 import subprocess
 import sys
 
-BOUND = 1e-2        # worst relative difference of a channel (measured: 0.4%, a 3-D filter weight)
-MIN_EXACT = 588     # lines bit-exact of 596 (the 8 others: sRGB, two 3-D filters, two levels of detail from gradients)
+BOUND = 1e-2        # worst relative difference of a channel (measured: 0.42%, one sRGB channel)
+MIN_EXACT = 591     # lines bit-exact of 596 (the 5 others: one sRGB channel, two 3-D filters, two levels of detail from gradients)
 
 
 def as_float(word):
