@@ -84,8 +84,13 @@ struct TextureObject {
 /// copy of the one its handle names.
 class TextureTable {
 public:
-  /// A new handle for `object`: never 0, never one handed out before.
+  /// A new handle for `object`: never 0, never one handed out before; 0
+  /// when the object is not one the instructions can read (valid()).
   uint64_t create(const TextureObject &object);
+  /// A format of 1, 2 or 4 channels of 8, 16 or 32 bits (floats of 16 or
+  /// 32), 1 to 3 dimensions, 1 to kMaxLevels levels, a nonempty extent, a
+  /// cubemap's square faces six per cube: what every fetch relies on.
+  static bool valid(const TextureObject &object);
   /// False when `handle` names no live object.
   bool destroy(uint64_t handle);
   /// The object `handle` names, if it is live.

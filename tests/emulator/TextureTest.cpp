@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -69,16 +70,8 @@ std::string kernels() {
                             "%r2}], {%r3};\n  mov.b32 %r6, 0;\n  mov.b32 %r7, 0;\n  mov.b32 %r8, 0");
 }
 
-float f(uint32_t bits) {
-  float v;
-  std::memcpy(&v, &bits, 4);
-  return v;
-}
-uint32_t b(float v) {
-  uint32_t bits;
-  std::memcpy(&bits, &v, 4);
-  return bits;
-}
+float f(uint32_t bits) { return std::bit_cast<float>(bits); }
+uint32_t b(float v) { return std::bit_cast<uint32_t>(v); }
 
 /// A device with a `w` x `h` (x `d`) float array T[z][y][x] = 100z + 10y + x.
 struct Fixture {
@@ -97,6 +90,19 @@ struct Fixture {
         for (uint64_t x = 0; x < w; ++x) t[(z * h + y) * w + x] = static_cast<float>(100 * z + 10 * y + x);
     texels = device.global.allocate(t.size() * 4);
     device.global.write(texels, t.data(), t.size() * 4);
+  }
+
+  /// A `width` x `height` surface of ints over `cells`.
+  uint64_t surface(const std::vector<int32_t> &cells, uint64_t width, uint64_t height, uint64_t &at) {
+    at = device.global.allocate(cells.size() * 4);
+    device.global.write(at, cells.data(), cells.size() * 4);
+    emu::TextureObject s;
+    s.surface = true;
+    s.resource.address = at;
+    s.resource.format = {1, 32, emu::ChannelKind::Signed};
+    s.resource.dimensions = 2;
+    s.resource.width = width, s.resource.height = height, s.resource.rowPitch = width * 4;
+    return device.textures.create(s);
   }
 
   emu::TextureObject array2d(emu::AddressMode mode, bool linear = false, bool normalized = false) const {
@@ -424,15 +430,8 @@ TEST(Texture, SurfacesLoadStoreAndClamp) {
   Fixture t;
   std::vector<int32_t> cells(4 * 3);
   for (unsigned i = 0; i < cells.size(); ++i) cells[i] = static_cast<int32_t>(i);
-  const uint64_t at = t.device.global.allocate(cells.size() * 4);
-  t.device.global.write(at, cells.data(), cells.size() * 4);
-  emu::TextureObject s;
-  s.surface = true;
-  s.resource.address = at;
-  s.resource.format = {1, 32, emu::ChannelKind::Signed};
-  s.resource.dimensions = 2;
-  s.resource.width = 4, s.resource.height = 3, s.resource.rowPitch = 16;
-  const uint64_t h = t.device.textures.create(s);
+  uint64_t at = 0;
+  const uint64_t h = t.surface(cells, 4, 3, at);
   // Cell (x = 2, y = 1) is 6 and becomes 106; (3, 2) is 11 and becomes 1011.
   auto r = t.run("surf_trap", h, {8, 1, 100, 0, 12, 2, 1000, 0});
   ASSERT_TRUE(r.ok) << r.diagnostics;
@@ -468,17 +467,9 @@ TEST(Texture, SurfacesLoadStoreAndClamp) {
 
 TEST(Texture, SurfaceReductionsAreAtomic) {
   Fixture t;
-  std::vector<int32_t> cells = {5, -5, 7, 0};
-  const uint64_t at = t.device.global.allocate(cells.size() * 4);
-  t.device.global.write(at, cells.data(), cells.size() * 4);
-  emu::TextureObject s;
-  s.surface = true;
-  s.resource.address = at;
-  s.resource.format = {1, 32, emu::ChannelKind::Signed};
-  s.resource.dimensions = 2;
-  s.resource.width = 2, s.resource.height = 2, s.resource.rowPitch = 8;
-  const uint64_t h = t.device.textures.create(s);
-  // 64 threads add their index + 1 to cell (1, 0): 5 + 64 * 65 / 2 - ... each adds (i % 3).
+  uint64_t at = 0;
+  const uint64_t h = t.surface({5, -5, 7, 0}, 2, 2, at);
+  // 64 threads each add their index modulo 3 to cell (1, 0).
   std::vector<uint32_t> coords;
   uint32_t added = 0;
   for (uint32_t i = 0; i < 64; ++i) coords.insert(coords.end(), {4, 0, i % 3, 0}), added += i % 3;
@@ -498,6 +489,16 @@ TEST(Texture, SurfaceReductionsAreAtomic) {
 TEST(Texture, HandlesThatNameNothingFailTheLaunch) {
   Fixture t;
   const uint64_t h = t.device.textures.create(t.array2d(emu::AddressMode::Clamp));
+  // Objects no fetch could read are refused.
+  emu::TextureObject wide = t.array2d(emu::AddressMode::Clamp);
+  wide.resource.format.bits = 64;
+  EXPECT_EQ(t.device.textures.create(wide), 0u);
+  emu::TextureObject three = t.array2d(emu::AddressMode::Clamp);
+  three.resource.format.channels = 3;
+  EXPECT_EQ(t.device.textures.create(three), 0u);
+  emu::TextureObject deep = t.array2d(emu::AddressMode::Clamp);
+  deep.resource.levels = 17;
+  EXPECT_EQ(t.device.textures.create(deep), 0u);
   ASSERT_TRUE(t.device.textures.destroy(h));
   EXPECT_FALSE(t.device.textures.destroy(h));
   for (uint64_t bad : {h, uint64_t{0}, uint64_t{12345}}) {
