@@ -276,26 +276,32 @@ private:
     b.SetInsertPoint(join);
   }
   /// Host pointers of every lane's address, as a gather or scatter takes
-  /// them. Shared memory (at most 227 KiB) is addressed with 32-bit offsets
-  /// from its start, which the hardware gathers twice as wide.
+  /// them.
   llvm::Value *lanePointers(unsigned addrIndex, emu::Space space, const Access &a, unsigned size) {
     llvm::Value *all = addresses(addrIndex);
+    // Unchecked, only the first lane was checked (Gen::Span): every lane's
+    // access goes inside the window that served it, [lo, end - size],
+    // whatever its address (no sum is formed, so none wraps around).
+    auto field = [&](uint64_t offset) {
+      llvm::LoadInst *v = b.CreateLoad(b.getInt64Ty(), g.frameField(a.window + offset));
+      g.tagFrame(v);
+      return v;
+    };
+    if (space == emu::Space::Shared) {
+      // Offsets from the start of shared memory (at most 227 KiB): 32 bits,
+      // which the hardware gathers twice as wide. The shared window starts
+      // at 0, so unchecked lanes need only an upper bound.
+      llvm::Value *offsets = b.CreateTrunc(all, g.vec(b.getInt32Ty()));
+      if (g.unchecked_) {
+        llvm::Value *last = b.CreateTrunc(b.CreateSub(field(8), b.getInt64(size)), b.getInt32Ty());
+        offsets = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, offsets, b.CreateVectorSplat(kLanes, last));
+      }
+      return b.CreateGEP(b.getInt8Ty(), b.CreateIntToPtr(a.delta, b.getPtrTy()), offsets);
+    }
     if (g.unchecked_) {
-      // Only the first lane was checked (Gen::Span): every lane's access
-      // goes inside the window that served it, [lo, end - size], whatever
-      // its address (no sum is formed, so none wraps around).
-      auto field = [&](uint64_t offset) {
-        llvm::LoadInst *v = b.CreateLoad(b.getInt64Ty(), g.frameField(a.window + offset));
-        g.tagFrame(v);
-        return v;
-      };
       llvm::Value *lo = field(0), *last = b.CreateSub(field(8), b.getInt64(size));
       all = b.CreateBinaryIntrinsic(llvm::Intrinsic::umax, all, b.CreateVectorSplat(kLanes, lo));
       all = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, all, b.CreateVectorSplat(kLanes, last));
-    }
-    if (space == emu::Space::Shared) {
-      llvm::Value *start = b.CreateIntToPtr(a.delta, b.getPtrTy());
-      return b.CreateGEP(b.getInt8Ty(), start, b.CreateTrunc(all, g.vec(b.getInt32Ty())));
     }
     return b.CreateIntToPtr(b.CreateAdd(all, b.CreateVectorSplat(kLanes, a.delta)), g.vec(b.getPtrTy()));
   }

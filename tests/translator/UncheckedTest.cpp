@@ -40,6 +40,35 @@ const char *kGather = R"(
 }
 )";
 
+// out[t] = buf[idx[t]] from shared memory that every thread filled with
+// 1000 + its index (64 words, 64 threads): a scattered shared load.
+const char *kShared = R"(
+.visible .entry s(.param .u64 idx, .param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %d<6>;
+  .shared .align 4 .b32 buf[64];
+  mov.u32 %r0, %tid.x;
+  ld.param.u64 %d1, [idx];
+  ld.param.u64 %d2, [out];
+  mul.wide.u32 %d3, %r0, 4;
+  add.u64 %d4, %d1, %d3;
+  ld.global.u32 %r1, [%d4];
+  mov.u32 %r5, buf;
+  shl.b32 %r6, %r0, 2;
+  add.u32 %r2, %r5, %r6;
+  add.u32 %r7, %r0, 1000;
+  st.shared.u32 [%r2], %r7;
+  bar.sync 0;
+  shl.b32 %r3, %r1, 2;
+  add.u32 %r4, %r5, %r3;
+  ld.shared.u32 %r6, [%r4];
+  add.u64 %d5, %d2, %d3;
+  st.global.u32 [%d5], %r6;
+  ret;
+}
+)";
+
 constexpr unsigned kWords = 64;
 
 enum class Engine { Interpreter, Checked, Unchecked };
@@ -178,6 +207,55 @@ TEST(Unchecked, AStrayFirstLaneIsReportedAsChecked) {
     EXPECT_FALSE(unchecked.ok);
     EXPECT_EQ(unchecked.diagnostics, interpreted.diagnostics);
     EXPECT_NE(unchecked.diagnostics.find("out-of-bounds"), std::string::npos) << unchecked.diagnostics;
+  }
+}
+
+TEST(Unchecked, StraySharedLanesStayInsideSharedMemory) {
+  ptx::DiagnosticList diags;
+  auto m = ptx::parseModule(ptxvm::test::ptxModule(kShared), "shared.ptx", diags);
+  ASSERT_TRUE(m && !diags.hasErrors()) << diags.renderText();
+  std::vector<int32_t> idx(64);
+  for (unsigned t = 0; t < 64; ++t) idx[t] = static_cast<int32_t>((t * 37) % 64);
+  idx[5] = 1000, idx[6] = -3, idx[40] = 1 << 28;
+  for (bool checked : {true, false}) {
+    emu::Device device;
+    auto k = device.decode(*m, "s", diags);
+    ASSERT_TRUE(k);
+    translator::JitOptions options;
+    options.eager = true;
+    options.diskCache = false;
+    options.checked = checked;
+    translator::CompileReport report;
+    auto engine = translator::CompiledEngine::compile(*k, options, report);
+    ASSERT_TRUE(engine) << report.error;
+    const uint64_t in = device.global.allocate(256), out = device.global.allocate(256);
+    device.global.write(in, idx.data(), 256);
+    emu::LaunchConfig config;
+    config.engine = engine.get();
+    config.grid = {1, 1, 1};
+    config.block = {64, 1, 1};
+    config.threads = 1;
+    config.params.assign(k->paramBytes, 0);
+    std::memcpy(&config.params[k->paramOffsets[0]], &in, 8);
+    std::memcpy(&config.params[k->paramOffsets[1]], &out, 8);
+    ptx::DiagnosticList runDiags;
+    const bool ok = device.launch(*k, config, runDiags).ok;
+    std::vector<uint32_t> got(64);
+    device.global.read(out, got.data(), 256);
+    if (checked) {
+      EXPECT_FALSE(ok);
+      EXPECT_NE(runDiags.renderText().find("out-of-bounds"), std::string::npos) << runDiags.renderText();
+      continue;
+    }
+    ASSERT_TRUE(ok) << runDiags.renderText();
+    for (unsigned t = 0; t < 64; ++t) {
+      if (t == 5 || t == 6 || t == 40) {
+        EXPECT_GE(got[t], 1000u) << "lane " << t << " read inside shared memory";
+        EXPECT_LT(got[t], 1064u) << "lane " << t;
+      } else {
+        EXPECT_EQ(got[t], 1000u + idx[t]) << "lane " << t;
+      }
+    }
   }
 }
 
