@@ -505,7 +505,11 @@ float levelOfDetail(Exec &x, const DInstr &in, const TexOperands &ops, const Tex
     }
     longest = std::max(longest, std::sqrt(squares));
   }
-  return std::log2(longest); // -inf for zero gradients: the finest level
+  // The texture unit's log2 is approximate and its result keeps 8 fraction
+  // bits, rounded up: measured on an H200, the exact log2 in 1/256ths
+  // rounded up after a tolerance of 0.03 gives 414 of 450 levels of detail
+  // (the others within 0.13/256). Zero gradients give -inf: the finest level.
+  return std::ceil(std::log2(longest) * 256.0f - 0.03f) / 256.0f;
 }
 
 /// A fetch from a mipmapped texture: the level(s) its level of detail

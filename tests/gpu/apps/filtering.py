@@ -16,7 +16,7 @@ import subprocess
 import sys
 
 BOUND = 1e-2        # worst relative difference of a channel (measured: 0.42%, one sRGB channel)
-MIN_EXACT = 591     # lines bit-exact of 596 (the 5 others: one sRGB channel, two 3-D filters, two levels of detail from gradients)
+MIN_EXACT = 591     # lines bit-exact of 596 (the 5 others: one sRGB channel, two 3-D filters, two levels of detail from two gradients at once)
 
 
 def as_float(word):
