@@ -107,6 +107,7 @@ const HandlerRegistry &HandlerRegistry::get() {
     r.add("Tensor", tensorHandlers());
     r.add("Wgmma", wgmmaHandlers());
     r.add("Texture", textureHandlers());
+    r.add("Surface", surfaceHandlers());
     return r;
   }();
   return registry;

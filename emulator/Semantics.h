@@ -269,5 +269,6 @@ std::span<const HandlerRow> wideHandlers();
 std::span<const HandlerRow> tensorHandlers();
 std::span<const HandlerRow> wgmmaHandlers();
 std::span<const HandlerRow> textureHandlers();
+std::span<const HandlerRow> surfaceHandlers();
 
 } // namespace emu

@@ -1,4 +1,5 @@
-// Texture and surface instructions (tex, tld4, txq, suld, sust, suq) on the
+// Texture instructions (tex, tld4, txq, suq; surfaces' loads and stores are
+// Surface.cpp's) on the
 // device's texture table (emulator/Texture.h): coordinates addressed as the
 // sampler says, texels read from the resource's global memory (checked like
 // loads: a destroyed or freed resource is reported), point or linear
@@ -7,6 +8,7 @@
 #include "emulator/Device.h"
 #include "emulator/Semantics.h"
 #include "emulator/semantics/Fp.h"
+#include "emulator/semantics/TextureObjects.h"
 #include "ptx/Writer.h"
 
 #include <algorithm>
@@ -17,59 +19,10 @@
 namespace emu {
 namespace {
 
+using namespace texture;
 using ptx::Mod;
 using ptx::Opcode;
 using ptx::Type;
-
-void unsupported(Exec &x, const DInstr &in, const std::string &why) {
-  x.cta.report(ptx::DiagKind::Unsupported, ptx::Severity::Error, x.pc, x.warp, x.mask,
-               "the emulator cannot execute '" +
-                   ptx::instructionName(*x.kernel().module, x.kernel().instr(in)) + "': " + why);
-}
-
-/// The object each lane's handle names, looked up once per distinct handle.
-class Objects {
-public:
-  Objects(Exec &x, const DInstr &in, const DOp &handle, bool surface)
-      : x_(x), in_(in), handle_(handle), surface_(surface) {}
-  /// Lane `lane`'s object, or null after reporting a handle that names none.
-  const TextureObject *of(unsigned lane) {
-    // txq and suq write the handle as an address ([%rd1]); the others as the
-    // first element of an address list ([%rd1, {...}]).
-    const bool address = handle_.kind == DOp::Addr && handle_.hasBase;
-    if (handle_.kind != DOp::Reg && !address) {
-      fail(lane, "a texture or surface named by a .texref/.surfref variable is not supported; use objects");
-      return nullptr;
-    }
-    const uint64_t h = address ? effectiveAddress(x_, handle_, lane) : readOperand(x_, handle_, lane);
-    if (!object_ || h != last_) {
-      last_ = h;
-      object_ = x_.cta.device.textures.find(h);
-      if (object_ && object_->surface != surface_) object_.reset();
-    }
-    if (!object_) {
-      fail(lane, std::string(surface_ ? "surface" : "texture") + " object " + std::to_string(h) +
-                     " does not exist (never created, destroyed, or a " + (surface_ ? "texture" : "surface") +
-                     " object)");
-      return nullptr;
-    }
-    return &*object_;
-  }
-
-  void fail(unsigned lane, const std::string &why) {
-    (void)in_;
-    x_.cta.report(ptx::DiagKind::OutOfBounds, ptx::Severity::Error, x_.pc, x_.warp, 1u << lane, why,
-                  {{"thread", std::to_string(x_.warp.index * 32 + lane)}});
-  }
-
-private:
-  Exec &x_;
-  const DInstr &in_;
-  const DOp &handle_;
-  bool surface_;
-  uint64_t last_ = 0;
-  std::optional<TextureObject> object_;
-};
 
 // ---- Texels ----
 
@@ -391,20 +344,6 @@ Coordinates coordinates(Exec &x, const DInstr &in, const DOp &vec, unsigned dims
   return c;
 }
 
-/// The dimensions and layering of a geometry; false for cube maps and
-/// multisample geometries.
-bool geometry(Mod shape, unsigned &dims, bool &layered) {
-  layered = false;
-  switch (shape) {
-  case Mod::Mem1d: dims = 1; return true;
-  case Mod::Mem2d: dims = 2; return true;
-  case Mod::Mem3d: dims = 3; return true;
-  case Mod::MemA1d: dims = 1, layered = true; return true;
-  case Mod::MemA2d: dims = 2, layered = true; return true;
-  default: return false;
-  }
-}
-
 /// Writes the four channels to the destination vector as its type says.
 void writeResult(Exec &x, const DInstr &in, const DOp &dst, unsigned lane, const uint32_t (&bits)[4]) {
   const Kernel &k = x.kernel();
@@ -671,156 +610,11 @@ void query(Exec &x, const DInstr &in) {
   });
 }
 
-// ---- Surfaces: suld.b, sust.b (x in bytes, y and z in rows and slices) ----
-
-/// The byte offset of lane `lane`'s surface access of `size` bytes, its
-/// clamping applied; nullopt when it reads zeros or stores nothing
-/// (.zero outside) or after a reported fault (.trap outside, misaligned).
-std::optional<uint64_t> surfaceOffset(Exec &x, const DInstr &in, const TextureObject &o, const DOp &coords,
-                                      unsigned size, unsigned lane) {
-  unsigned dims = 0;
-  bool layered = false;
-  geometry(in.shape, dims, layered);
-  const Kernel &k = x.kernel();
-  auto element = [&](unsigned i) -> const DOp & {
-    return coords.kind == DOp::Vec ? k.ops[coords.reg + std::min<unsigned>(i, coords.count - 1)] : coords;
-  };
-  const TextureResource &r = o.resource;
-  unsigned e = 0;
-  int64_t layer = layered ? static_cast<int32_t>(readOperand(x, element(e++), lane)) : 0;
-  int64_t c[3] = {};
-  for (unsigned d = 0; d < dims; ++d) c[d] = static_cast<int32_t>(readOperand(x, element(e++), lane));
-  const int64_t limit[3] = {static_cast<int64_t>(r.width * r.format.bytes()) - size,
-                            static_cast<int64_t>(r.height) - 1, static_cast<int64_t>(r.depth) - 1};
-  const Mod mode = in.opcode == Opcode::Sured ? in.op2 : in.op;
-  if (c[0] % size) {
-    x.cta.report(ptx::DiagKind::MisalignedAccess, ptx::Severity::Error, x.pc, x.warp, 1u << lane,
-                 "surface access of " + std::to_string(size) + " bytes at x = " + std::to_string(c[0]) +
-                     " bytes: not a multiple of its size",
-                 {{"thread", std::to_string(x.warp.index * 32 + lane)}});
-    return std::nullopt;
-  }
-  bool outside = layered && (layer < 0 || layer >= static_cast<int64_t>(std::max<uint64_t>(r.layers, 1)));
-  for (unsigned d = 0; d < dims; ++d) outside |= c[d] < 0 || c[d] > limit[d];
-  if (outside) {
-    if (mode == Mod::MemZero) return std::nullopt;
-    if (mode == Mod::MemTrap) {
-      x.cta.report(ptx::DiagKind::OutOfBounds, ptx::Severity::Error, x.pc, x.warp, 1u << lane,
-                   "surface access outside the surface (.trap): x = " + std::to_string(c[0]) + " bytes" +
-                       (dims > 1 ? ", y = " + std::to_string(c[1]) : std::string()) +
-                       (dims > 2 ? ", z = " + std::to_string(c[2]) : std::string()) +
-                       (layered ? ", layer " + std::to_string(layer) : std::string()) + "; the surface is " +
-                       std::to_string(r.width) + (dims > 1 ? "x" + std::to_string(r.height) : std::string()) +
-                       (dims > 2 ? "x" + std::to_string(r.depth) : std::string()) + " texels of " +
-                       std::to_string(r.format.bytes()) + " bytes",
-                   {{"thread", std::to_string(x.warp.index * 32 + lane)}});
-      return std::nullopt;
-    }
-    for (unsigned d = 0; d < dims; ++d) c[d] = std::clamp<int64_t>(c[d], 0, std::max<int64_t>(limit[d], 0));
-    c[0] -= c[0] % size;
-    layer = std::clamp<int64_t>(layer, 0, std::max<int64_t>(r.layers, 1) - 1);
-  }
-  uint64_t off = static_cast<uint64_t>(c[0]);
-  if (dims >= 2) off += static_cast<uint64_t>(c[1]) * r.rowPitch;
-  if (dims == 3) off += static_cast<uint64_t>(c[2]) * r.slicePitch;
-  if (layered) off += static_cast<uint64_t>(layer) * (dims == 1 ? r.rowPitch : r.slicePitch);
-  return off;
-}
-
-void surfaceAccess(Exec &x, const DInstr &in) {
-  const Kernel &k = x.kernel();
-  const bool load = in.opcode == Opcode::Suld;
-  const DOp &data = k.op(in, load ? 0 : 1), &addr = k.op(in, load ? 1 : 0);
-  if (addr.kind != DOp::Vec || addr.count < 2) return unsupported(x, in, "unexpected operands");
-  unsigned dims = 0;
-  bool layered = false;
-  if (!geometry(in.shape, dims, layered)) return unsupported(x, in, "this surface geometry");
-  const unsigned elementBytes = byteSize(in.type);
-  const unsigned count = data.kind == DOp::Vec ? data.count : 1;
-  const unsigned size = elementBytes * count;
-  Objects objects(x, in, k.ops[addr.reg], true);
-  forLanes(x.mask, [&](unsigned lane) {
-    if (x.cta.failed) return;
-    const TextureObject *o = objects.of(lane);
-    if (!o) return;
-    const bool faultsBefore = x.cta.failed;
-    std::optional<uint64_t> off = surfaceOffset(x, in, *o, k.ops[addr.reg + 1], size, lane);
-    if (x.cta.failed && !faultsBefore) return;
-    uint8_t bytes[32] = {};
-    if (load) {
-      if (off && !loadBytes(x, Space::Global, o->resource.address + *off, size, lane, bytes, 1)) return;
-      for (unsigned e = 0; e < count; ++e) {
-        uint64_t v = 0;
-        std::memcpy(&v, bytes + e * elementBytes, elementBytes);
-        writeOperand(x, data.kind == DOp::Vec ? k.ops[data.reg + e] : data, lane, v);
-      }
-      return;
-    }
-    if (!off) return;
-    for (unsigned e = 0; e < count; ++e) {
-      const uint64_t v = readOperand(x, data.kind == DOp::Vec ? k.ops[data.reg + e] : data, lane);
-      std::memcpy(bytes + e * elementBytes, &v, elementBytes);
-    }
-    storeBytes(x, Space::Global, o->resource.address + *off, size, lane, bytes, 1);
-  });
-}
-
-/// sured.b: an atomic reduction of the source into the surface's bytes at
-/// (x in bytes, y, z), clamped as suld and sust are.
-void surfaceReduce(Exec &x, const DInstr &in) {
-  const Kernel &k = x.kernel();
-  const DOp &addr = k.op(in, 0), &src = k.op(in, 1);
-  if (addr.kind != DOp::Vec || addr.count < 2) return unsupported(x, in, "unexpected operands");
-  unsigned dims = 0;
-  bool layered = false;
-  if (!geometry(in.shape, dims, layered)) return unsupported(x, in, "this surface geometry");
-  const unsigned size = byteSize(in.type);
-  const bool sign = in.type == Type::S32 || in.type == Type::S64;
-  Objects objects(x, in, k.ops[addr.reg], true);
-  forLanes(x.mask, [&](unsigned lane) {
-    if (x.cta.failed) return;
-    const TextureObject *o = objects.of(lane);
-    if (!o) return;
-    const std::optional<uint64_t> off = surfaceOffset(x, in, *o, k.ops[addr.reg + 1], size, lane);
-    if (!off) return;
-    uint8_t *p = accessBytes(x, Space::Global, o->resource.address + *off, size, lane, true, true);
-    if (!p) return;
-    const uint64_t v = readOperand(x, src, lane);
-    std::lock_guard lock(atomicMutex);
-    uint64_t old = 0;
-    std::memcpy(&old, p, size);
-    const uint64_t mask = size == 8 ? ~0ull : 0xFFFFFFFFull;
-    auto wide = [&](uint64_t bits) {
-      return size == 8 ? static_cast<int64_t>(bits) : static_cast<int64_t>(static_cast<int32_t>(bits));
-    };
-    uint64_t r = old;
-    switch (in.op) {
-    case Mod::Add: r = old + v; break;
-    case Mod::Min: r = sign ? (wide(v) < wide(old) ? v : old) : ((v & mask) < (old & mask) ? v : old); break;
-    case Mod::Max: r = sign ? (wide(v) > wide(old) ? v : old) : ((v & mask) > (old & mask) ? v : old); break;
-    case Mod::And: r = old & v; break;
-    case Mod::Or: r = old | v; break;
-    default: break;
-    }
-    std::memcpy(p, &r, size);
-  });
-}
-
-Handler pickSurface(const DInstr &in) {
-  // sust.p (formatted stores) converts to the surface's format: not served.
-  return in.mods & dmod::Formatted ? nullptr : surfaceAccess;
-}
-
-Handler pickReduce(const DInstr &in) {
-  // sured.p reduces formatted texels: not served.
-  return in.mods & dmod::Formatted ? nullptr : surfaceReduce;
-}
-
 constexpr HandlerRow kRows[] = {
-    row(Opcode::Tex, tclass::All, tex),          row(Opcode::Tld4, tclass::All, tld4),
-    row(Opcode::Txq, tclass::All, query),        row(Opcode::Suq, tclass::All, query),
-    row(Opcode::Suld, tclass::All, pickSurface), row(Opcode::Sust, tclass::All, pickSurface),
-    row(Opcode::Sured, tclass::All, pickReduce),
+    row(Opcode::Tex, tclass::All, tex),
+    row(Opcode::Tld4, tclass::All, tld4),
+    row(Opcode::Txq, tclass::All, query),
+    row(Opcode::Suq, tclass::All, query),
 };
 
 } // namespace
