@@ -82,7 +82,7 @@ void surfaceAccess(Exec &x, const DInstr &in) {
   const unsigned elementBytes = byteSize(in.type);
   const unsigned count = data.kind == DOp::Vec ? data.count : 1;
   const unsigned size = elementBytes * count;
-  Objects objects(x, in, k.ops[addr.reg], true);
+  Objects objects(x, k.ops[addr.reg], true);
   forLanes(x.mask, [&](unsigned lane) {
     if (x.cta.failed) return;
     const TextureObject *o = objects.of(lane);
@@ -120,7 +120,7 @@ void surfaceReduce(Exec &x, const DInstr &in) {
   if (!geometry(in.shape, dims, layered)) return unsupported(x, in, "this surface geometry");
   const unsigned size = byteSize(in.type);
   const bool sign = in.type == Type::S32 || in.type == Type::S64;
-  Objects objects(x, in, k.ops[addr.reg], true);
+  Objects objects(x, k.ops[addr.reg], true);
   forLanes(x.mask, [&](unsigned lane) {
     if (x.cta.failed) return;
     const TextureObject *o = objects.of(lane);

@@ -503,7 +503,7 @@ void tex(Exec &x, const DInstr &in) {
   const unsigned extra = in.op == Mod::MemLevel ? 1 : in.op == Mod::MemGrad ? 2 : 0;
   if (in.numOps > ops.next + extra) return unsupported(x, in, "texel offsets and depth compare");
   if (in.type0 == Type::F16x2 || in.vec == 2) return unsupported(x, in, "f16x2 results");
-  Objects objects(x, in, *ops.handle, false);
+  Objects objects(x, *ops.handle, false);
   forLanes(x.mask, [&](unsigned lane) {
     if (x.cta.failed) return;
     const TextureObject *o = objects.of(lane);
@@ -548,7 +548,7 @@ void tld4(Exec &x, const DInstr &in) {
                            : in.op == Mod::MemCompB ? 2
                            : in.op == Mod::MemCompA ? 3
                                                     : 0;
-  Objects objects(x, in, *ops.handle, false);
+  Objects objects(x, *ops.handle, false);
   forLanes(x.mask, [&](unsigned lane) {
     if (x.cta.failed) return;
     const TextureObject *o = objects.of(lane);
@@ -582,7 +582,7 @@ void query(Exec &x, const DInstr &in) {
   const bool surface = in.opcode == Opcode::Suq;
   if (in.op == Mod::MemChannelDataType || in.op == Mod::MemChannelOrder)
     return unsupported(x, in, "channel data type and order queries");
-  Objects objects(x, in, handle, surface);
+  Objects objects(x, handle, surface);
   forLanes(x.mask, [&](unsigned lane) {
     if (x.cta.failed) return;
     const TextureObject *o = objects.of(lane);

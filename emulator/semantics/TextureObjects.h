@@ -21,8 +21,7 @@ inline void unsupported(Exec &x, const DInstr &in, const std::string &why) {
 /// The object each lane's handle names, looked up once per distinct handle.
 class Objects {
 public:
-  Objects(Exec &x, const DInstr &in, const DOp &handle, bool surface)
-      : x_(x), in_(in), handle_(handle), surface_(surface) {}
+  Objects(Exec &x, const DOp &handle, bool surface) : x_(x), handle_(handle), surface_(surface) {}
   /// Lane `lane`'s object, or null after reporting a handle that names none.
   const TextureObject *of(unsigned lane) {
     // txq and suq write the handle as an address ([%rd1]); the others as the
@@ -48,14 +47,12 @@ public:
   }
 
   void fail(unsigned lane, const std::string &why) {
-    (void)in_;
     x_.cta.report(ptx::DiagKind::OutOfBounds, ptx::Severity::Error, x_.pc, x_.warp, 1u << lane, why,
                   {{"thread", std::to_string(x_.warp.index * 32 + lane)}});
   }
 
 private:
   Exec &x_;
-  const DInstr &in_;
   const DOp &handle_;
   bool surface_;
   uint64_t last_ = 0;
@@ -63,7 +60,7 @@ private:
 };
 
 inline /// The dimensions and layering of a geometry; false for cube maps and
-    /// multisample geometries.
+       /// multisample geometries.
     bool
     geometry(ptx::Mod shape, unsigned &dims, bool &layered) {
   layered = false;
