@@ -24,6 +24,11 @@ add_library(cudart SHARED
   cudart/Arrays.cpp
   cudart/Copy.cpp
   cudart/Device.cpp
+  cudart/DriverContext.cpp
+  cudart/DriverEntries.cpp
+  cudart/DriverMemory.cpp
+  cudart/DriverModules.cpp
+  cudart/DriverStreams.cpp
   cudart/Errors.cpp
   cudart/Functions.cpp
   cudart/GraphEdits.cpp
@@ -38,7 +43,7 @@ add_library(cudart SHARED
   cudart/Textures.cpp
   cudart/Unsupported.cpp
 )
-target_link_libraries(cudart PRIVATE cudart_core launch_report fatbin device ptx)
+target_link_libraries(cudart PRIVATE cudart_core launch_report fatbin device ptx ${CMAKE_DL_LIBS})
 set(_cudart_exports ${CMAKE_CURRENT_SOURCE_DIR}/cudart/exports.map)
 set_target_properties(cudart PROPERTIES
   OUTPUT_NAME cudart
@@ -53,6 +58,8 @@ if(NOT PTXVM_SANITIZE AND NOT PTXVM_FUZZ)
   target_link_options(cudart PRIVATE -Wl,--no-undefined)
 endif()
 install(TARGETS cudart LIBRARY DESTINATION lib/ptxvm COMPONENT runtime)
+
+include(cudart/libcuda/libcuda.cmake)
 
 # `ptxvm exec` can run programs (tests/runtime/apps.cmake waits for this).
 set(PTXVM_EXEC_READY ON CACHE INTERNAL "libcudart.so.13 is built")

@@ -5,6 +5,7 @@
 #include "analysis/Passes.h"
 #include "runtime/cudart/Config.h"
 
+#include <algorithm>
 #include <boost/json/parse.hpp>
 #include <fmt/format.h>
 
@@ -102,7 +103,15 @@ void warnAboutRuntime(const std::string &program) {
       return;
     }
   }
-  if (bytes.find("cudaErrorInsufficientDriver") != std::string::npos)
+  if (bytes.find("cudaErrorInsufficientDriver") == std::string::npos) return;
+  // A driver API program gets NVIDIA's static runtime linked in whether it
+  // uses it or not: its driver calls are served all the same.
+  if (std::find(needed.begin(), needed.end(), "libcuda.so.1") != needed.end())
+    std::fprintf(stderr,
+                 "ptxvm exec: warning: %s has the CUDA runtime linked in statically (nvcc's default): ptxvm "
+                 "serves its driver API calls, but runtime API calls need `nvcc -cudart shared`\n",
+                 program.c_str());
+  else
     std::fprintf(
         stderr,
         "ptxvm exec: warning: %s has the CUDA runtime linked in statically (nvcc's default), so ptxvm "
@@ -250,7 +259,8 @@ Command addExecCommand(CLI::App &ptxvm, const std::vector<std::string> *afterDas
       "are reported as compute-sanitizer does, and return the error a GPU would. The program's exit status "
       "is passed through (a signal N: 128+N).\n\n"
       "The same settings reach programs started some other way through the environment:\n"
-      "PTXVM_DEVICE, PTXVM_JIT, PTXVM_JIT_THRESHOLD, PTXVM_UNCHECKED=1, PTXVM_CACHE=off, PTXVM_CACHE_DIR, PTXVM_THREADS, "
+      "PTXVM_DEVICE, PTXVM_JIT, PTXVM_JIT_THRESHOLD, PTXVM_UNCHECKED=1, PTXVM_CACHE=off, PTXVM_CACHE_DIR, "
+      "PTXVM_THREADS, "
       "PTXVM_RACECHECK=1, PTXVM_MAX_INSTRUCTIONS, PTXVM_TIMEOUT, PTXVM_PASSES, "
       "PTXVM_SCHEDULE,\n"
       "PTXVM_SEED, PTXVM_REPORT, PTXVM_SAVE_PTX, PTXVM_TRACE, PTXVM_TRACE_CTAS, PTXVM_TRACE_CLOCK; with "

@@ -78,16 +78,10 @@ FatbinImage *Runtime::image(void **handle) {
   return nullptr;
 }
 
-bool Runtime::load(FatbinImage &img) {
-  if (img.loaded) return !img.failed;
-  img.loaded = true;
-  img.failed = true;
-  ptx::DiagnosticList diags;
-  runtime::Fatbin fatbin;
-  bool parsed = runtime::parseFatbinWrapper(img.wrapper, fatbin, diags);
-  auto wrapper = static_cast<const FatbinWrapper *>(img.wrapper);
+bool Runtime::ptxOf(const runtime::Fatbin &fatbin, bool linked, size_t index, std::string &text,
+                    std::string &name) {
   std::vector<const runtime::FatbinEntry *> ptx;
-  if (parsed && wrapper->version == static_cast<int>(runtime::kFatbinWrapperLinkVersion)) {
+  if (linked) {
     // -rdc=true: the linked container holds SASS; the PTX is in the
     // prelinked containers of the translation units.
     for (const runtime::FatbinEntry *e : runtime::choosePtxPerContainer(fatbin))
@@ -97,7 +91,6 @@ bool Runtime::load(FatbinImage &img) {
   } else if (const runtime::FatbinEntry *e = runtime::choosePtx(fatbin)) {
     ptx.push_back(e);
   }
-  for (const ptx::Diagnostic &d : diags.all()) note(d);
   if (ptx.empty()) {
     ptx::Diagnostic d;
     d.kind = ptx::DiagKind::Unsupported;
@@ -106,20 +99,39 @@ bool Runtime::load(FatbinImage &img) {
     note(std::move(d));
     return false;
   }
+  name = moduleName(*ptx[0], index);
+  if (ptx.size() == 1) {
+    text = std::string(ptx[0]->text());
+    return true;
+  }
+  std::vector<std::string_view> units;
+  for (const runtime::FatbinEntry *e : ptx) units.push_back(e->text());
+  ptx::DiagnosticList linkDiags;
+  text = linkPtx(units, linkDiags);
+  name = "linked" + std::to_string(index) + ".sm_" + std::to_string(ptx[0]->arch) + ".ptx";
+  for (const ptx::Diagnostic &d : linkDiags.all()) note(d);
+  return true;
+}
+
+bool Runtime::load(FatbinImage &img) {
+  if (img.loaded) return !img.failed;
+  img.loaded = true;
+  img.failed = true;
   size_t index = images.size();
   for (size_t i = 0; i < images.size(); ++i)
     if (images[i].get() == &img) index = i;
-  std::string name = moduleName(*ptx[0], index);
-  std::string text;
-  if (ptx.size() == 1) {
-    text = std::string(ptx[0]->text());
+  std::string text, name;
+  if (img.wrapper) {
+    ptx::DiagnosticList diags;
+    runtime::Fatbin fatbin;
+    bool parsed = runtime::parseFatbinWrapper(img.wrapper, fatbin, diags);
+    for (const ptx::Diagnostic &d : diags.all()) note(d);
+    auto wrapper = static_cast<const FatbinWrapper *>(img.wrapper);
+    bool linked = parsed && wrapper->version == static_cast<int>(runtime::kFatbinWrapperLinkVersion);
+    if (!ptxOf(fatbin, linked, index, text, name)) return false;
   } else {
-    std::vector<std::string_view> units;
-    for (const runtime::FatbinEntry *e : ptx) units.push_back(e->text());
-    ptx::DiagnosticList linkDiags;
-    text = linkPtx(units, linkDiags);
-    name = "linked" + std::to_string(index) + ".sm_" + std::to_string(ptx[0]->arch) + ".ptx";
-    for (const ptx::Diagnostic &d : linkDiags.all()) note(d);
+    text = std::move(img.ptxText);
+    name = img.ptxName;
   }
   if (!config.ptxDirectory.empty()) {
     // Diagnostics name PTX lines: keep the PTX they refer to (under a name
@@ -136,7 +148,10 @@ bool Runtime::load(FatbinImage &img) {
   options.lazyBodies = true;
   ptx::DiagnosticList parseDiags;
   img.module = ptx::parseModule(std::move(text), name, parseDiags, options);
-  for (const ptx::Diagnostic &d : parseDiags.all()) note(d);
+  for (const ptx::Diagnostic &d : parseDiags.all()) {
+    note(d);
+    img.diagnostics.add(d);
+  }
   if (parseDiags.hasErrors()) return false;
   if (!config.passes.empty() && !runPasses(*img.module)) return false;
   imageOf[img.module.get()] = &img;

@@ -2,6 +2,7 @@
 // a constructor of the program), finished when the library unloads at exit.
 #include "runtime/cudart/Runtime.h"
 
+#include "runtime/cudart/Driver.h"
 #include "runtime/cudart/LaunchReport.h"
 #include "runtime/cudart/Sanitizer.h"
 
@@ -115,6 +116,7 @@ void Runtime::reset() {
   arrays.clear();
   textures.clear();
   for (auto &[stub, k] : kernels) k->decoded.reset();
+  resetDriverModules(*this);
   // Stream and event handles are the runtime's allocations (Streams.cpp):
   // the reset ends them.
   for (auto &[stream, state] : streams) {
@@ -159,7 +161,7 @@ void Runtime::finish() {
 
 void Runtime::note(ptx::Diagnostic d) {
   std::lock_guard lock(reportMutex);
-  std::fputs(d.renderText().c_str(), stderr);
+  std::fputs((d.renderText() + "\n").c_str(), stderr);
   if (d.severity == ptx::Severity::Error) ++errorsReported;
   reportDiagnostics.add(std::move(d));
 }
@@ -176,7 +178,7 @@ cudaError_t Runtime::unsupported(const char *name) {
     std::lock_guard lock(reportMutex);
     reportDiagnostics.add(std::move(d));
   }
-  lastError() = cudaErrorNotSupported;
+  if (!DriverCall::active()) lastError() = cudaErrorNotSupported;
   return cudaErrorNotSupported;
 }
 
@@ -220,6 +222,7 @@ Api::Api(const char *name, Sticky sticky)
   // before it takes the lock (nested calls: their caller waited).
   if (apiDepth()++ == 0 && sticky == Synchronizes && mayWait()) rt.work.wait(rt.work.pending());
   lock_.lock();
+  if (sticky != Ignores && !DriverCall::active()) runtimeEntered();
   if (sticky == Synchronizes) observe();
   blocked_ = sticky != Ignores && rt.sticky != cudaSuccess;
 }
@@ -246,6 +249,7 @@ Api::~Api() { --apiDepth(); }
 
 cudaError_t Api::sticky() {
   cudaError_t e = rt.sticky;
+  if (DriverCall::active()) return e; // the driver call reports it
   if (!rt.stickyAnnounced) {
     rt.stickyAnnounced = true;
     std::fputs(renderApiError(name_, e, errorName(e), errorString(e)).c_str(), stderr);
@@ -255,7 +259,7 @@ cudaError_t Api::sticky() {
 }
 
 cudaError_t Api::operator()(cudaError_t e) {
-  if (e == cudaSuccess) return e;
+  if (e == cudaSuccess || DriverCall::active()) return e; // a driver call reports its own failures
   lastError() = e;
   // As compute-sanitizer does: every failing call is named, except the
   // expected answers of queries (not ready) and what was said already.

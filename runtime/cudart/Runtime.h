@@ -10,10 +10,12 @@
 #include "ptx/Diagnostic.h"
 #include "ptx/IR.h"
 #include "runtime/Device.h"
+#include "runtime/Fatbin.h"
 #include "runtime/cudart/Config.h"
 #include "runtime/cudart/CudaTypes.h"
 #include "runtime/cudart/DeviceServices.h"
 #include "runtime/cudart/Graph.h"
+#include "runtime/cudart/RuntimeApi.h"
 #include "runtime/cudart/WorkQueues.h"
 
 #include <boost/json/object.hpp>
@@ -32,9 +34,6 @@
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
-
-/// Marks a function libcudart.so.13 exports (the library is built with hidden visibility).
-#define CUDART_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace cudart {
 
@@ -59,10 +58,13 @@ struct VariableInfo {
   void **managedPointer = nullptr; // __managed__: where the host reads the variable's address
 };
 
-/// One registered fatbin (a translation unit, or the device-linked program with -rdc=true). Its
-/// PTX is extracted and parsed on first use; kernel bodies are parsed when a kernel is decoded.
+/// One registered fatbin (a translation unit, or the device-linked program with -rdc=true), or
+/// a module the driver API loads (its PTX given as text). Its PTX is extracted and parsed on
+/// first use; kernel bodies are parsed when a kernel is decoded.
 struct FatbinImage {
   const void *wrapper = nullptr;
+  std::string ptxText, ptxName;    // without a wrapper: the PTX and the file name it goes by
+  ptx::DiagnosticList diagnostics; // what loading it said (the driver's JIT logs)
   bool loaded = false, failed = false;
   std::unique_ptr<ptx::Module> module;
   std::vector<VariableInfo *> variables;
@@ -165,6 +167,9 @@ public:
   FatbinImage *image(void **handle);
   /// Extracts and parses the image's PTX once; false when it has none or it does not parse.
   bool load(FatbinImage &image);
+  /// The PTX to run of a parsed fatbin (`linked`: the wrapper of a device-linked program, whose
+  /// translation units are linked here) and a file name for it; false after noting why.
+  bool ptxOf(const runtime::Fatbin &fatbin, bool linked, size_t index, std::string &text, std::string &name);
   /// The kernel behind a host stub or a cudaKernel_t / cudaFunction_t handle.
   KernelInfo *kernel(const void *function);
   /// The decoded kernel (parsing its body and its callees' on first use); an error otherwise.
@@ -261,7 +266,8 @@ public:
 
   /// Flushes device printf output (CUDA's synchronisation points).
   void synchronize();
-  /// Destroys the device's state (cudaDeviceReset): memory, decoded kernels, streams, events.
+  /// Destroys the device's state (cudaDeviceReset): memory, decoded kernels, streams, events,
+  /// the driver API's modules.
   void reset();
   /// At exit: flushes printf output, writes the report, prints the error summary.
   void finish();

@@ -17,6 +17,7 @@ add_executable(cudart_tests
   runtime/CudartPrintfTest.cpp
   runtime/CudartSanitizerTest.cpp
   runtime/CudartTexturesTest.cpp
+  runtime/DriverEntriesTest.cpp
   runtime/HostFunctionsTest.cpp
   runtime/LaunchReportTest.cpp
   runtime/PtxLinkTest.cpp
@@ -28,7 +29,7 @@ gtest_discover_tests(cudart_tests DISCOVERY_TIMEOUT 60)
 
 set(PTXVM_CUDA_INCLUDE /usr/local/cuda/include CACHE PATH "CUDA headers for the runtime's ABI test")
 if(EXISTS ${PTXVM_CUDA_INCLUDE}/cuda_runtime_api.h)
-  add_executable(cudart_abi_tests runtime/CudartAbiTest.cpp)
+  add_executable(cudart_abi_tests runtime/CudartAbiTest.cpp runtime/DriverAbiTest.cpp)
   target_include_directories(cudart_abi_tests SYSTEM PRIVATE ${PTXVM_CUDA_INCLUDE})
   target_link_libraries(cudart_abi_tests PRIVATE ptx GTest::gtest_main)
   gtest_discover_tests(cudart_abi_tests DISCOVERY_TIMEOUT 60)
@@ -53,12 +54,17 @@ file(MAKE_DIRECTORY ${_cudart_programs_dir})
 # Each programs/<name>.cu becomes <name>; extra nvcc flags (and sources) of one program:
 # PTXVM_CUDART_FLAGS_<name>. Variants of a program built another way: "name|source|flags".
 set(PTXVM_CUDART_FLAGS_rdc -rdc=true ${_cudart_src}/Inputs/rdc_library.cu)
+# Driver API programs link NVIDIA's libcuda stub; ptxvm's libcuda.so.1 serves them.
+set(PTXVM_CUDART_FLAGS_driver -lcuda)
+set(PTXVM_CUDART_FLAGS_driver_static -lcuda)
+set(PTXVM_CUDART_FLAGS_driver_mixed -lcuda)
 # Programs for another architecture than sm_80: PTXVM_CUDART_ARCH_<name>.
 set(PTXVM_CUDART_ARCH_cluster sm_90)
 set(_cudart_variants
   "status_ptds|status.cu|-cudart shared --default-stream per-thread"
   "async_ptds|async.cu|-cudart shared --default-stream per-thread"
-  "status_static|status.cu|-cudart static")
+  "status_static|status.cu|-cudart static"
+  "driver_static|driver.cu|-cudart static")
 file(GLOB _cudart_sources CONFIGURE_DEPENDS ${_cudart_src}/*.cu)
 file(GLOB _cudart_inputs CONFIGURE_DEPENDS ${_cudart_src}/Inputs/*)
 foreach(_cu IN LISTS _cudart_sources)
@@ -85,6 +91,17 @@ foreach(_spec IN LISTS _cudart_variants)
     COMMENT "nvcc runtime/programs/${_source} -> ${_name}"
     VERBATIM)
   list(APPEND _cudart_programs ${_cudart_programs_dir}/${_name})
+endforeach()
+# What driver.cu loads: a fatbin (PTX and SASS) and a cubin (SASS only, refused).
+foreach(_form fatbin cubin)
+  add_custom_command(
+    OUTPUT ${_cudart_programs_dir}/driver_kernels.${_form}
+    COMMAND ${PTXVM_NVCC} -${_form} -arch=sm_80 ${_cudart_src}/Inputs/driver_kernels.cu
+            -o ${_cudart_programs_dir}/driver_kernels.${_form}
+    DEPENDS ${_cudart_src}/Inputs/driver_kernels.cu
+    COMMENT "nvcc -${_form} runtime/programs/Inputs/driver_kernels.cu"
+    VERBATIM)
+  list(APPEND _cudart_programs ${_cudart_programs_dir}/driver_kernels.${_form})
 endforeach()
 add_custom_target(cudart_programs ALL DEPENDS ${_cudart_programs})
 
