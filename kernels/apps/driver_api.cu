@@ -189,8 +189,9 @@ int main() {
   void *args[] = {&dx, &dy, &count};
   CHECK_CU(launchKernel(scaleAdd, (n + bestBlock - 1) / bestBlock, 1, 1, bestBlock, 1, 1, 0, nullptr, args,
                         nullptr));
-  // Again, with the arguments packed in one buffer at their PTX offsets (0, 8, 16).
-  alignas(8) unsigned char buffer[24] = {};
+  // Again, with the arguments packed in one buffer at their PTX offsets (0, 8, 16): 20 bytes, to
+  // the end of the last parameter (a driver refuses a longer buffer).
+  alignas(8) unsigned char buffer[20] = {};
   std::memcpy(buffer, &dx, 8);
   std::memcpy(buffer + 8, &dy, 8);
   std::memcpy(buffer + 16, &count, 4);

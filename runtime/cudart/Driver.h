@@ -68,8 +68,9 @@ CUcontext currentContext();
 /// A runtime call on this thread: the driver is initialised and, when no context is current,
 /// the primary context becomes current (what NVIDIA's runtime does on its first call).
 void runtimeEntered();
-/// Whether `c` is a live context handle.
-bool validContext(CUcontext c);
+/// Whether `c` is a live context: CUDA_ERROR_INVALID_CONTEXT for what is no context handle,
+/// CUDA_ERROR_CONTEXT_IS_DESTROYED for one destroyed (or a released primary context).
+CUresult contextStatus(CUcontext c);
 
 /// One driver function and the name libcuda.so.1 exports it under.
 struct DriverEntry {

@@ -22,10 +22,13 @@ std::atomic<bool> &initialized() {
 
 /// The primary context and the created ones (live or destroyed: a handle stays recognisable).
 struct Contexts {
-  std::mutex mutex; // for everything but `primaryActive`
+  std::mutex mutex; // for everything but the atomics
   CUctx_st primary{true, false, 0, 1};
   unsigned primaryRetains = 0;
   std::atomic<bool> primaryActive{false};
+  /// The runtime API has used the primary context: it holds a reference of its own (as NVIDIA's
+  /// runtime does), so the driver's last release does not destroy it.
+  std::atomic<bool> runtimeHolds{false};
   std::set<CUctx_st *> created;
   unsigned long long nextId = 2;
 };
@@ -120,8 +123,8 @@ DriverCall::DriverCall(const char *name, Needs needs, bool blockedByFault)
   }
   if (needs == Context) {
     CUcontext c = currentContext();
-    if (!c || c->destroyed) {
-      status_ = (*this)(CUDA_ERROR_INVALID_CONTEXT);
+    if (CUresult r = c ? contextStatus(c) : CUDA_ERROR_INVALID_CONTEXT) {
+      status_ = (*this)(r);
       return;
     }
   }
@@ -163,16 +166,20 @@ CUcontext currentContext() {
 
 void runtimeEntered() {
   initialized() = true;
-  std::vector<CUcontext> &stack = contextStack();
-  if (stack.empty()) {
-    stack.push_back(&contexts().primary);
-    contexts().primaryActive = true;
+  Contexts &all = contexts();
+  if (!all.runtimeHolds.exchange(true)) {
+    std::lock_guard lock(all.mutex);
+    all.primary.destroyed = false;
+    all.primaryActive = true;
   }
+  std::vector<CUcontext> &stack = contextStack();
+  if (stack.empty()) stack.push_back(&all.primary);
 }
 
-bool validContext(CUcontext c) {
+CUresult contextStatus(CUcontext c) {
   std::lock_guard lock(contexts().mutex);
-  return c && (c == &contexts().primary || contexts().created.count(c)) && !c->destroyed;
+  if (!c || (c != &contexts().primary && !contexts().created.count(c))) return CUDA_ERROR_INVALID_CONTEXT;
+  return c->destroyed ? CUDA_ERROR_CONTEXT_IS_DESTROYED : CUDA_SUCCESS;
 }
 
 } // namespace cudart
@@ -337,6 +344,7 @@ CUDA_DRIVER CUresult cuDevicePrimaryCtxRetain(CUcontext *context, CUdevice devic
   if (!validDevice(device)) return call(CUDA_ERROR_INVALID_DEVICE);
   ++contexts().primaryRetains;
   contexts().primaryActive = true;
+  contexts().primary.destroyed = false; // a released primary context is made anew
   *context = &contexts().primary;
   return CUDA_SUCCESS;
 }
@@ -344,14 +352,22 @@ CUDA_DRIVER CUresult cuDevicePrimaryCtxRetain(CUcontext *context, CUdevice devic
 CUDA_DRIVER CUresult cuDevicePrimaryCtxRelease_v2(CUdevice device) {
   DriverCall call("cuDevicePrimaryCtxRelease_v2", DriverCall::Init, false);
   if (call.status()) return call.status();
-  std::lock_guard lock(contexts().mutex);
   if (!validDevice(device)) return call(CUDA_ERROR_INVALID_DEVICE);
-  if (contexts().primaryRetains == 0) return call(CUDA_ERROR_INVALID_CONTEXT);
-  --contexts().primaryRetains;
-  // The state stays: releasing the last reference would destroy it on a
-  // GPU, yet the runtime API (which holds its own reference there) may
-  // still use it.
-  return CUDA_SUCCESS;
+  Contexts &all = contexts();
+  bool resetState = false;
+  {
+    std::lock_guard lock(all.mutex);
+    if (all.primaryRetains == 0) return call(CUDA_ERROR_INVALID_CONTEXT);
+    // The last reference destroys the primary context (the runtime, once it
+    // has run, holds one of its own); its memory and modules go with it
+    // unless a created context, which shares ptxvm's one state, lives on.
+    if (--all.primaryRetains > 0 || all.runtimeHolds) return CUDA_SUCCESS;
+    all.primary.destroyed = true;
+    all.primaryActive = false;
+    resetState =
+        std::none_of(all.created.begin(), all.created.end(), [](CUctx_st *c) { return !c->destroyed; });
+  }
+  return resetState ? call(cudaDeviceReset()) : CUDA_SUCCESS;
 }
 
 CUDA_DRIVER CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice device, unsigned int flags) {
@@ -424,7 +440,8 @@ CUDA_DRIVER CUresult cuCtxCreate_v4(CUcontext *context, CUctxCreateParams *param
 CUDA_DRIVER CUresult cuCtxDestroy_v2(CUcontext context) {
   DriverCall call("cuCtxDestroy_v2", DriverCall::Init, false);
   if (call.status()) return call.status();
-  if (!validContext(context) || context->primary) return call(CUDA_ERROR_INVALID_CONTEXT);
+  if (CUresult r = contextStatus(context)) return call(r);
+  if (context->primary) return call(CUDA_ERROR_INVALID_CONTEXT);
   // Its work ends first; its memory and modules stay, shared with every
   // context of the device (ptxvm keeps one state per device).
   if (Api::mayWait()) call.rt().work.wait(call.rt().work.pending());
@@ -438,7 +455,7 @@ CUDA_DRIVER CUresult cuCtxDestroy_v2(CUcontext context) {
 CUDA_DRIVER CUresult cuCtxPushCurrent_v2(CUcontext context) {
   DriverCall call("cuCtxPushCurrent_v2", DriverCall::Init, false);
   if (call.status()) return call.status();
-  if (!validContext(context)) return call(CUDA_ERROR_INVALID_CONTEXT);
+  if (CUresult r = contextStatus(context)) return call(r);
   contextStack().push_back(context);
   return CUDA_SUCCESS;
 }
@@ -461,7 +478,7 @@ CUDA_DRIVER CUresult cuCtxSetCurrent(CUcontext context) {
     if (!stack.empty()) stack.pop_back();
     return CUDA_SUCCESS;
   }
-  if (!validContext(context)) return call(CUDA_ERROR_INVALID_CONTEXT);
+  if (CUresult r = contextStatus(context)) return call(r);
   if (stack.empty())
     stack.push_back(context);
   else
@@ -506,7 +523,7 @@ CUDA_DRIVER CUresult cuCtxGetId(CUcontext context, unsigned long long *id) {
   DriverCall call("cuCtxGetId", DriverCall::Init, false);
   if (call.status()) return call.status();
   if (!context) context = currentContext();
-  if (!validContext(context)) return call(CUDA_ERROR_INVALID_CONTEXT);
+  if (CUresult r = contextStatus(context)) return call(r);
   if (!id) return call(CUDA_ERROR_INVALID_VALUE);
   *id = context->id;
   return CUDA_SUCCESS;
@@ -516,7 +533,7 @@ CUDA_DRIVER CUresult cuCtxGetApiVersion(CUcontext context, unsigned int *version
   DriverCall call("cuCtxGetApiVersion", DriverCall::Init, false);
   if (call.status()) return call.status();
   if (!context) context = currentContext();
-  if (!validContext(context)) return call(CUDA_ERROR_INVALID_CONTEXT);
+  if (CUresult r = contextStatus(context)) return call(r);
   if (!version) return call(CUDA_ERROR_INVALID_VALUE);
   *version = 3020; // the context API version every current driver reports
   return CUDA_SUCCESS;

@@ -201,6 +201,7 @@ CUresult moduleFunction(DriverCall &call, CUmod_st *m, const char *name, KernelI
   auto k = std::make_unique<KernelInfo>();
   k->image = &m->image;
   k->name = name;
+  k->driverModule = true;
   out = k.get();
   call.rt().kernelHandles.insert(out);
   m->functions.emplace(name, std::move(k));
@@ -257,6 +258,9 @@ CUresult launch(const char *name, CUfunction f, dim3 grid, dim3 block, unsigned 
     const runtime::KernelAttributes &a = k->decoded->attributes();
     if (!a.paramOffsets.empty() && (!buffer || !haveSize || size < a.paramBytes))
       return call(CUDA_ERROR_INVALID_VALUE);
+    // A buffer longer than the parameters (up to the end of the last one):
+    // what an H200 answers (driver 580, 24 bytes for a kernel's 20).
+    if (haveSize && size > a.paramBytes) return call(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES);
     for (uint32_t offset : a.paramOffsets) packed.push_back(const_cast<uint8_t *>(buffer + offset));
     params = packed.data();
   }

@@ -1,5 +1,6 @@
 // Kernels as objects: their attributes (cudaFuncGetAttributes, cudaFuncSetAttribute for dynamic
 // shared memory), names and parameters, and occupancy against the device's limits.
+#include "runtime/cudart/Driver.h"
 #include "runtime/cudart/Limits.h"
 #include "runtime/cudart/Runtime.h"
 
@@ -69,6 +70,9 @@ CUDART_EXPORT cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, const 
   if (!attr) return api(cudaErrorInvalidValue);
   KernelInfo *k;
   if (cudaError_t e = decoded(api, func, k)) return api(e);
+  // NVIDIA's runtime launches a CUfunction but does not describe one (an
+  // H200, driver 580); cuFuncGetAttribute does.
+  if (k->driverModule && !DriverCall::active()) return api(cudaErrorInvalidResourceHandle);
   const runtime::Kernel &code = *k->decoded;
   const runtime::KernelAttributes &a = code.attributes();
   *attr = {};

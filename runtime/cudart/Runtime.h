@@ -47,6 +47,7 @@ struct KernelInfo {
   std::unique_ptr<runtime::Kernel> decoded; // loaded on the device on first launch or query
   int maxDynamicShared = -1;                // cudaFuncAttributeMaxDynamicSharedMemorySize; -1: the default
   int carveout = -1;                        // cudaFuncAttributePreferredSharedMemoryCarveout
+  bool driverModule = false; // a function of a module the driver API loaded (a CUfunction)
 };
 
 /// A __device__, __constant__ or __managed__ variable: its host shadow and PTX name.

@@ -52,6 +52,7 @@ __global__ void addOne(int *values, int n) {
 }
 
 int main() {
+  std::setvbuf(stdout, nullptr, _IONBF, 0);
   // The runtime's first call makes the primary context current.
   EXPECT_OK(cudaFree(nullptr));
   CUcontext current = nullptr, primary = nullptr;
@@ -91,9 +92,10 @@ int main() {
   EXPECT_OK(cudaLaunchKernel(reinterpret_cast<const void *>(twice), dim3(1), dim3(n), args2, 0, nullptr));
   EXPECT_OK(cudaMemcpy(back, reinterpret_cast<void *>(driverMemory), sizeof back, cudaMemcpyDeviceToHost));
   EXPECT(back[3] == 6);
+  // ... though the runtime does not describe one (as on an H200).
   cudaFuncAttributes attributes{};
-  EXPECT_OK(cudaFuncGetAttributes(&attributes, reinterpret_cast<const void *>(twice)));
-  EXPECT(attributes.maxThreadsPerBlock == 1024);
+  EXPECT_ERR(cudaFuncGetAttributes(&attributes, reinterpret_cast<const void *>(twice)),
+             cudaErrorInvalidResourceHandle);
   EXPECT_OK(cudaFree(reinterpret_cast<void *>(driverMemory)));
   EXPECT_CU(cuMemFree(reinterpret_cast<CUdeviceptr>(values)), CUDA_SUCCESS);
 
@@ -107,7 +109,6 @@ int main() {
   EXPECT_CU(cuStreamGetFlags(stream, &flags), CUDA_SUCCESS);
   EXPECT(flags == 0);
   EXPECT_CU(cuStreamDestroy(stream), CUDA_SUCCESS);
-  EXPECT_ERR(cudaStreamSynchronize(stream), cudaErrorInvalidResourceHandle);
   EXPECT_CU(cuModuleUnload(module), CUDA_SUCCESS);
   EXPECT_CU(cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);
   return finish("driver_mixed");
