@@ -255,7 +255,9 @@ Command addExecCommand(CLI::App &ptxvm, const std::vector<std::string> *afterDas
   cmd->footer(paragraph(
       "ptxvm exec [OPTIONS] [--] PROGRAM [ARGS...]\n\n"
       "Runs a CUDA program built with `nvcc -cudart shared` on a ptxvm device: ptxvm's libcudart.so.13 is "
-      "found first, reads the PTX from the program's fatbin and serves the CUDA runtime API. Kernel faults "
+      "found first, reads the PTX from the program's fatbin and serves the CUDA runtime API; ptxvm's "
+      "libcuda.so.1, beside it, serves the driver API (programs linked with -lcuda, or that load PTX and "
+      "fatbins with cuModuleLoad*) over the same state. Kernel faults "
       "are reported as compute-sanitizer does, and return the error a GPU would. The program's exit status "
       "is passed through (a signal N: 128+N).\n\n"
       "The same settings reach programs started some other way through the environment:\n"

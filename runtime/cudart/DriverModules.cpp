@@ -590,12 +590,7 @@ CUDA_DRIVER CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f
   }
   bool cooperative = false;
   dim3 cluster{1, 1, 1};
-  for (unsigned i = 0; i < config->numAttrs && config->attrs; ++i) {
-    const CUlaunchAttribute &a = config->attrs[i];
-    if (a.id == cudaLaunchAttributeCooperative) cooperative = a.value.cooperative != 0;
-    if (a.id == cudaLaunchAttributeClusterDimension)
-      cluster = dim3{a.value.clusterDim.x, a.value.clusterDim.y, a.value.clusterDim.z};
-  }
+  readLaunchAttributes(config->attrs, config->numAttrs, cooperative, cluster);
   return launch("cuLaunchKernelEx", f, {config->gridDimX, config->gridDimY, config->gridDimZ},
                 {config->blockDimX, config->blockDimY, config->blockDimZ}, config->sharedMemBytes,
                 config->hStream, params, extra, cooperative, cluster);

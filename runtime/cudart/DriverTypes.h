@@ -117,12 +117,8 @@ struct CUDA_MEMCPY2D {
   size_t WidthInBytes, Height;
 };
 
-/// A launch attribute: the runtime's value union behind an id padded to 8 bytes.
-struct CUlaunchAttribute {
-  cudaLaunchAttributeID id;
-  char pad[8 - sizeof(cudaLaunchAttributeID)];
-  cudaLaunchAttributeValue value;
-};
+/// A launch attribute: the runtime's (the same id, padding and 64-byte value union).
+using CUlaunchAttribute = cudaLaunchAttribute;
 
 struct CUlaunchConfig {
   unsigned gridDimX, gridDimY, gridDimZ;

@@ -141,6 +141,16 @@ cudaError_t Runtime::prepareLaunch(const char *api, const void *function, dim3 g
   return cudaSuccess;
 }
 
+void readLaunchAttributes(const cudaLaunchAttribute *attributes, unsigned count, bool &cooperative,
+                          dim3 &cluster) {
+  for (unsigned i = 0; i < count && attributes; ++i) {
+    const cudaLaunchAttribute &a = attributes[i];
+    if (a.id == cudaLaunchAttributeCooperative) cooperative = a.val.cooperative != 0;
+    if (a.id == cudaLaunchAttributeClusterDimension)
+      cluster = dim3{a.val.clusterDim.x, a.val.clusterDim.y, a.val.clusterDim.z};
+  }
+}
+
 } // namespace cudart
 
 using namespace cudart;
@@ -230,12 +240,7 @@ CUDART_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, 
   }
   bool cooperative = false;
   dim3 cluster{1, 1, 1};
-  for (unsigned i = 0; i < config->numAttrs && config->attrs; ++i) {
-    const cudaLaunchAttribute &a = config->attrs[i];
-    if (a.id == cudaLaunchAttributeCooperative) cooperative = a.val.cooperative != 0;
-    if (a.id == cudaLaunchAttributeClusterDimension)
-      cluster = dim3{a.val.clusterDim.x, a.val.clusterDim.y, a.val.clusterDim.z};
-  }
+  readLaunchAttributes(config->attrs, config->numAttrs, cooperative, cluster);
   return launchVia("cudaLaunchKernelExC", func, config->gridDim, config->blockDim, args,
                    config->dynamicSmemBytes, config->stream, cooperative, cluster);
 }

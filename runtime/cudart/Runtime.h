@@ -354,6 +354,11 @@ void fillProperties(cudaDeviceProp &p, uint64_t totalMemory);
 /// edges (port and type fields) are not served.
 bool plainEdges(const cudaGraphEdgeData *edgeData, size_t n);
 
+/// What a launch's attributes ask for that the runtime serves: a cooperative launch, a cluster shape
+/// (the others change nothing where every CTA runs as issued).
+void readLaunchAttributes(const cudaLaunchAttribute *attributes, unsigned count, bool &cooperative,
+                          dim3 &cluster);
+
 /// The largest dynamic shared memory a launch of a decoded kernel may ask
 /// for: its cudaFuncAttributeMaxDynamicSharedMemorySize, or what fits in 48 KiB.
 uint64_t maxDynamicShared(const KernelInfo &k);

@@ -55,7 +55,8 @@ SAME_FIELD(CUDA_MEMCPY2D, CUDA_MEMCPY2D, WidthInBytes);
 SAME_FIELD(CUDA_MEMCPY2D, CUDA_MEMCPY2D, Height);
 SAME_SIZE(CUlaunchAttribute, CUlaunchAttribute);
 SAME_FIELD(CUlaunchAttribute, CUlaunchAttribute, id);
-SAME_FIELD(CUlaunchAttribute, CUlaunchAttribute, value);
+static_assert(offsetof(cudart::CUlaunchAttribute, val) == offsetof(::CUlaunchAttribute, value) &&
+              sizeof(cudart::CUlaunchAttribute::val) == sizeof(::CUlaunchAttribute::value));
 SAME_SIZE(CUlaunchConfig, CUlaunchConfig);
 SAME_FIELD(CUlaunchConfig, CUlaunchConfig, gridDimX);
 SAME_FIELD(CUlaunchConfig, CUlaunchConfig, blockDimZ);

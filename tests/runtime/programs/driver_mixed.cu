@@ -9,19 +9,9 @@
 // CHECK: driver_mixed: ok
 // clang-format on
 #include "Inputs/check.h"
+#include "Inputs/check_driver.h"
 
 #include <cstring>
-#include <cuda.h>
-
-#define EXPECT_CU(call, want)                                                                                \
-  do {                                                                                                       \
-    CUresult got_ = (call);                                                                                  \
-    if (got_ != (want)) {                                                                                    \
-      std::printf("FAIL %s:%d: %s returned %d, expected %d\n", __FILE__, __LINE__, #call, int(got_),         \
-                  int(want));                                                                                \
-      ++g_failures;                                                                                          \
-    }                                                                                                        \
-  } while (0)
 
 static const char kTwice[] = R"(
 .version 8.0

@@ -2,18 +2,10 @@
 // lit tests reject) and the program ends with "<name>: ok" or "<name>: FAILED".
 #pragma once
 
+#include "expect.h"
+
 #include <cstdio>
 #include <cuda_runtime.h>
-
-static int g_failures = 0;
-
-#define EXPECT(cond)                                                                                         \
-  do {                                                                                                       \
-    if (!(cond)) {                                                                                           \
-      std::printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                                            \
-      ++g_failures;                                                                                          \
-    }                                                                                                        \
-  } while (0)
 
 /// `call` returns `want` (a cudaError_t). An expected error is then taken
 /// off the thread's last error, so that later checks of it see their own.
@@ -29,9 +21,3 @@ static int g_failures = 0;
   } while (0)
 
 #define EXPECT_OK(call) EXPECT_ERR(call, cudaSuccess)
-
-static int finish(const char *name) {
-  std::printf("%s: %s\n", name, g_failures ? "FAILED" : "ok");
-  std::fflush(stdout);
-  return g_failures ? 1 : 0;
-}

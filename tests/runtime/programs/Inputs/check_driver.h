@@ -2,18 +2,10 @@
 // lit tests reject) and the program ends with "<name>: ok" or "<name>: FAILED".
 #pragma once
 
+#include "expect.h"
+
 #include <cstdio>
 #include <cuda.h>
-
-static int g_failures = 0;
-
-#define EXPECT(cond)                                                                                         \
-  do {                                                                                                       \
-    if (!(cond)) {                                                                                           \
-      std::printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                                            \
-      ++g_failures;                                                                                          \
-    }                                                                                                        \
-  } while (0)
 
 static const char *resultName(CUresult r) {
   const char *name = nullptr;
@@ -32,9 +24,3 @@ static const char *resultName(CUresult r) {
   } while (0)
 
 #define EXPECT_CU_OK(call) EXPECT_CU(call, CUDA_SUCCESS)
-
-static int finish(const char *name) {
-  std::printf("%s: %s\n", name, g_failures ? "FAILED" : "ok");
-  std::fflush(stdout);
-  return g_failures ? 1 : 0;
-}
