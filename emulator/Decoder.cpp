@@ -358,6 +358,13 @@ private:
     return g == lm_.symbols.end() ? nullptr : &g->second;
   }
 
+  /// Whether `n` names a kernel (.entry) of the module.
+  bool isKernelName(ptx::Name n) const {
+    for (const ptx::Function &f : m_.functions)
+      if (f.name == n && f.isKernel) return true;
+    return false;
+  }
+
   /// Names that are not values: a .callprototype or a .branchtargets /
   /// .calltargets list (call and brx.idx read them themselves).
   static bool namesDirective(const ptx::Function &f, ptx::Name n) {
@@ -452,6 +459,9 @@ private:
       } else if (auto it = states_[region_].labelPc.find(o.id); it != states_[region_].labelPc.end()) {
         op.imm = it->second;
       } else if (auto fn = functionIndex_.find(o.id); fn != functionIndex_.end() && regionOf_.count(o.id)) {
+        op.imm = kFunctionTag | fn->second;
+      } else if (fn != functionIndex_.end() && isKernelName(o.id)) {
+        // A kernel's address (what a device-side launch names; Device::kernelAt).
         op.imm = kFunctionTag | fn->second;
       } else if (uint64_t host = device_.hostFunctionAddress(m_, o.id)) {
         op.imm = host; // an extern function the host serves (vprintf, malloc, ...)

@@ -48,6 +48,13 @@ uint64_t HostCall::argument(unsigned i) const {
   return v;
 }
 
+bool HostCall::argumentBytes(unsigned i, void *out, unsigned size) const {
+  std::memset(out, 0, size);
+  if (i >= layout_.paramOffsets.size()) return false;
+  std::memcpy(out, frame_ + layout_.paramOffsets[i], std::min<uint32_t>(layout_.paramSizes[i], size));
+  return true;
+}
+
 void HostCall::setResult(uint64_t bits, unsigned i) {
   if (i >= layout_.returnOffsets.size()) return;
   std::memcpy(frame_ + layout_.returnOffsets[i], &bits, std::min<uint32_t>(layout_.returnSizes[i], 8));
@@ -60,6 +67,13 @@ bool HostCall::read(uint64_t address, void *out, unsigned size) {
   auto *bytes = static_cast<uint8_t *>(out);
   for (unsigned i = 0; i < size; ++i)
     if (!loadBytes(x_, Space::Generic, address + i, 1, lane_, bytes + i)) return false;
+  return true;
+}
+
+bool HostCall::write(uint64_t address, const void *in, unsigned size) {
+  auto *bytes = static_cast<const uint8_t *>(in);
+  for (unsigned i = 0; i < size; ++i)
+    if (!storeBytes(x_, Space::Generic, address + i, 1, lane_, bytes + i)) return false;
   return true;
 }
 

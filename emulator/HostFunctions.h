@@ -33,6 +33,9 @@ public:
   /// Parameter `i` as raw bits (its first 8 bytes, zero-extended).
   uint64_t argument(unsigned i) const;
   unsigned numArguments() const { return static_cast<unsigned>(layout_.paramOffsets.size()); }
+  /// The first `size` bytes of parameter `i` (an aggregate passed by value: a dim3), zero past
+  /// its end; false when there is no such parameter.
+  bool argumentBytes(unsigned i, void *out, unsigned size) const;
   /// Sets return value `i` (its first min(size, 8) bytes).
   void setResult(uint64_t bits, unsigned i = 0);
 
@@ -42,6 +45,9 @@ public:
   /// Reads a NUL-terminated string (at most `limit` bytes) at a generic
   /// address; false after a fault was reported.
   bool readString(uint64_t address, std::string &out, size_t limit = 1u << 20);
+  /// Writes device memory at a generic address, checked like a store by the lane; false after
+  /// the fault was reported.
+  bool write(uint64_t address, const void *in, unsigned size);
 
   /// Fails the launch: an error diagnostic at the call, for this lane.
   void fail(ptx::DiagKind kind, std::string message,

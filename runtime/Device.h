@@ -157,6 +157,8 @@ public:
   /// Parameter `i` as raw bits (its first 8 bytes, zero-extended).
   virtual uint64_t argument(unsigned i) const = 0;
   virtual unsigned numArguments() const = 0;
+  /// The first `size` bytes of parameter `i` (an aggregate passed by value), zero past its end.
+  virtual bool argumentBytes(unsigned i, void *out, unsigned size) const = 0;
   /// Sets return value `i` (its first min(size, 8) bytes).
   virtual void setResult(uint64_t bits, unsigned i = 0) = 0;
   /// Reads device memory, checked like a load by the lane; false after the
@@ -164,6 +166,8 @@ public:
   virtual bool read(uint64_t address, void *out, unsigned size) = 0;
   /// Reads a NUL-terminated string of at most `limit` bytes; false after a fault was reported.
   virtual bool readString(uint64_t address, std::string &out, size_t limit = 1u << 20) = 0;
+  /// Writes device memory, checked like a store by the lane; false after the fault was reported.
+  virtual bool write(uint64_t address, const void *in, unsigned size) = 0;
   /// Fails the launch with an error diagnostic at the call, for this lane.
   virtual void fail(ptx::DiagKind kind, std::string message,
                     std::vector<std::pair<std::string, std::string>> fields = {}) = 0;
@@ -242,6 +246,13 @@ public:
   /// Where a module-level variable of `m` lives, loading the module (its
   /// globals and constant bank, initialised) on first use; null when unknown.
   virtual std::optional<Symbol> symbol(const ptx::Module &m, ptx::Name name) = 0;
+  /// The kernel of `m` whose address device code took (`mov.u64 %rd, kernel`, what a device-side
+  /// launch names), or empty.
+  virtual std::string kernelAt(const ptx::Module &m, uint64_t address) {
+    (void)m;
+    (void)address;
+    return {};
+  }
   /// Loads kernel `name` of `m` (whose reachable bodies are parsed); errors
   /// go to `diags` and give null.
   virtual std::unique_ptr<Kernel> loadKernel(const ptx::Module &m, std::string_view name,

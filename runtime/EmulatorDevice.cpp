@@ -35,6 +35,12 @@ public:
   explicit EmulatorHostCall(emu::HostCall &call) : call_(call) {}
   uint64_t argument(unsigned i) const override { return call_.argument(i); }
   unsigned numArguments() const override { return call_.numArguments(); }
+  bool argumentBytes(unsigned i, void *out, unsigned size) const override {
+    return call_.argumentBytes(i, out, size);
+  }
+  bool write(uint64_t address, const void *in, unsigned size) override {
+    return call_.write(address, in, size);
+  }
   void setResult(uint64_t bits, unsigned i) override { call_.setResult(bits, i); }
   bool read(uint64_t address, void *out, unsigned size) override { return call_.read(address, out, size); }
   bool readString(uint64_t address, std::string &out, size_t limit) override {
@@ -141,6 +147,21 @@ std::optional<Symbol> EmulatorDevice::symbol(const ptx::Module &m, ptx::Name nam
   case emu::Space::Shared: return Symbol{Symbol::Space::Shared, at->address, at->size};
   default: return Symbol{Symbol::Space::Other, at->address, at->size};
   }
+}
+
+std::string EmulatorDevice::kernelAt(const ptx::Module &m, uint64_t address) {
+  if ((address & ~uint64_t{0xFFFF'FFFF}) != emu::kFunctionTag) return {};
+  std::lock_guard lock(kernelNamesMutex_);
+  std::vector<std::string> &names = kernelNames_[&m];
+  if (names.empty()) {
+    names.resize(m.functions.size());
+    for (const auto &[name, index] : emu::functionIndices(m))
+      if (index < names.size())
+        if (const ptx::Function *f = m.findFunction(m.str(name)); f && f->isKernel)
+          names[index] = m.str(name);
+  }
+  uint64_t index = address & 0xFFFF'FFFF;
+  return index < names.size() ? names[index] : std::string();
 }
 
 std::unique_ptr<Kernel> EmulatorDevice::loadKernel(const ptx::Module &m, std::string_view name,

@@ -9,6 +9,9 @@
 #include "runtime/Device.h"
 
 #include <functional>
+#include <map>
+#include <mutex>
+#include <vector>
 
 namespace runtime {
 
@@ -41,10 +44,13 @@ public:
   bool copy(uint64_t to, uint64_t from, uint64_t size) override;
   bool fill(uint64_t address, uint8_t value, uint64_t size) override;
 
-  uint64_t createTexture(const emu::TextureObject &object) override { return device_.textures.create(object); }
+  uint64_t createTexture(const emu::TextureObject &object) override {
+    return device_.textures.create(object);
+  }
   bool destroyTexture(uint64_t handle) override { return device_.textures.destroy(handle); }
 
   std::optional<Symbol> symbol(const ptx::Module &m, ptx::Name name) override;
+  std::string kernelAt(const ptx::Module &m, uint64_t address) override;
   std::unique_ptr<Kernel> loadKernel(const ptx::Module &m, std::string_view name,
                                      ptx::DiagnosticList &diags) override;
   void setHostFunction(std::string name, HostFunction function) override;
@@ -62,6 +68,8 @@ private:
   std::string name_ = "emulator";
   EngineFactory engines_;
   EngineDescriber describe_;
+  std::mutex kernelNamesMutex_;
+  std::map<const ptx::Module *, std::vector<std::string>> kernelNames_; // by function index
 };
 
 /// The emulator's decoded kernel behind a device kernel.

@@ -11,6 +11,7 @@ target_link_libraries(cudart_config PUBLIC device)
 
 # The parts with no exported API, as a static library the unit tests link.
 add_library(cudart_core STATIC
+  cudart/DeviceLaunches.cpp
   cudart/DeviceServices.cpp
   cudart/Printf.cpp
   cudart/PtxLink.cpp
@@ -24,6 +25,7 @@ add_library(cudart SHARED
   cudart/Arrays.cpp
   cudart/Copy.cpp
   cudart/Device.cpp
+  cudart/DeviceLaunch.cpp
   cudart/DriverContext.cpp
   cudart/DriverEntries.cpp
   cudart/DriverMemory.cpp

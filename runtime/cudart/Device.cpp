@@ -343,8 +343,8 @@ CUDART_EXPORT cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
   case cudaLimitStackSize: rt.stackSize = value; return cudaSuccess;
   case cudaLimitPrintfFifoSize: rt.services.printfFifoSize = value; return cudaSuccess;
   case cudaLimitMallocHeapSize: rt.services.heapSize = value; return cudaSuccess;
-  case cudaLimitDevRuntimeSyncDepth:
-  case cudaLimitDevRuntimePendingLaunchCount: return cudaSuccess;
+  case cudaLimitDevRuntimeSyncDepth: return cudaSuccess;
+  case cudaLimitDevRuntimePendingLaunchCount: rt.deviceLaunches.pendingLimit = value; return cudaSuccess;
   case cudaLimitMaxL2FetchGranularity: return value <= 128 ? cudaSuccess : api(cudaErrorInvalidValue);
   case cudaLimitPersistingL2CacheSize:
     return value <= uint64_t(limits::kPersistingL2Bytes) ? cudaSuccess : api(cudaErrorInvalidValue);
@@ -362,7 +362,7 @@ CUDART_EXPORT cudaError_t cudaDeviceGetLimit(size_t *value, cudaLimit limit) {
   case cudaLimitPrintfFifoSize: *value = rt.services.printfFifoSize; return cudaSuccess;
   case cudaLimitMallocHeapSize: *value = rt.services.heapSize; return cudaSuccess;
   case cudaLimitDevRuntimeSyncDepth: *value = 2; return cudaSuccess;
-  case cudaLimitDevRuntimePendingLaunchCount: *value = 2048; return cudaSuccess;
+  case cudaLimitDevRuntimePendingLaunchCount: *value = rt.deviceLaunches.pendingLimit; return cudaSuccess;
   case cudaLimitMaxL2FetchGranularity: *value = 64; return cudaSuccess;
   case cudaLimitPersistingL2CacheSize: *value = 0; return cudaSuccess;
   }

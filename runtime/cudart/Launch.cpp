@@ -109,34 +109,9 @@ cudaError_t Runtime::prepareLaunch(const char *api, const void *function, dim3 g
   // (a graph may run it many times); its fault becomes pending when it ends
   // (the next call that waits sees it). The runtime's lock is not taken
   // there: a host call may hold it while it waits for this launch.
-  work = [this, k, &code, config = std::move(launch), api = std::string(api)] {
+  work = [this, k, config = std::move(launch), api = std::string(api)] {
     if (fault() != cudaSuccess) return; // the context is lost
-    runtime::LaunchConfig launch = config;
-    launch.tag = nextLaunchTag++;
-    ptx::DiagnosticList diags;
-    services.beginLaunch(launch.tag);
-    runtime::LaunchResult r;
-    {
-      std::unique_lock serial(serialLaunches, std::defer_lock);
-      if (!device->concurrentLaunches()) serial.lock();
-      // The device says which error a GPU would give (a device service may
-      // ask for one: a failed assert is cudaErrorAssert).
-      r = device->launch(code, launch, diags);
-    }
-    std::lock_guard lock(reportMutex);
-    services.endLaunch(launch.tag, stderr);
-    launchReports.push_back(launchJson(k->name, launch.grid, launch.block, r));
-    SanitizerContext context{launch.block};
-    for (const ptx::Diagnostic &d : diags.all()) {
-      std::fputs(renderSanitizer(d, context).c_str(), stderr);
-      if (d.severity == ptx::Severity::Error) ++errorsReported;
-      reportDiagnostics.add(d);
-    }
-    if (!r.ok) {
-      raiseFault(errorNamed(r.error));
-      std::fprintf(stderr, "========= Kernel %s (launched by %s) failed: %s\n", demangle(k->name).c_str(),
-                   api.c_str(), r.error.c_str());
-    }
+    runGrid(*k, config, api);
   };
   return cudaSuccess;
 }

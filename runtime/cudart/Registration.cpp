@@ -215,7 +215,10 @@ cudaError_t Runtime::decode(KernelInfo &k) {
   bool ok = materializeReachable(m, *root, diags);
   if (ok) k.decoded = device->loadKernel(m, k.name, diags);
   for (const ptx::Diagnostic &d : diags.all()) note(d);
-  if (ok && k.decoded) return cudaSuccess;
+  if (ok && k.decoded) {
+    prepareDeviceLaunches(k);
+    return cudaSuccess;
+  }
   // A kernel refused for its resources says which error a driver gives
   // (cudaErrorMemoryAllocation for a module's .global data, ...).
   for (const ptx::Diagnostic &d : diags.all())

@@ -83,6 +83,8 @@ void Runtime::createDevice() {
     device = runtime::createDevice("emulator", error);
   }
   services.install(*device);
+  deviceLaunches.install(*device,
+                         [this](uint64_t tag, uint64_t address) { return deviceKernel(tag, address); });
   // __managed__ variables live in host memory the device maps, so that the
   // host (through the pointer __cudaInitModule gives it) and kernels use
   // the same address.
@@ -131,6 +133,11 @@ void Runtime::reset() {
   graphExecs.clear();
   graphs.clear();
   services.resetHeap();
+  deviceLaunches.reset();
+  {
+    std::lock_guard lock(deviceKernelsMutex);
+    deviceKernels.clear();
+  }
   // A fresh context, as on a GPU: a kernel fault (pending or sticky) is gone.
   pendingFault = cudaSuccess;
   sticky = cudaSuccess;

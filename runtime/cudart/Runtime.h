@@ -13,6 +13,7 @@
 #include "runtime/Fatbin.h"
 #include "runtime/cudart/Config.h"
 #include "runtime/cudart/CudaTypes.h"
+#include "runtime/cudart/DeviceLaunches.h"
 #include "runtime/cudart/DeviceServices.h"
 #include "runtime/cudart/Graph.h"
 #include "runtime/cudart/RuntimeApi.h"
@@ -47,7 +48,7 @@ struct KernelInfo {
   std::unique_ptr<runtime::Kernel> decoded; // loaded on the device on first launch or query
   int maxDynamicShared = -1;                // cudaFuncAttributeMaxDynamicSharedMemorySize; -1: the default
   int carveout = -1;                        // cudaFuncAttributePreferredSharedMemoryCarveout
-  bool driverModule = false; // a function of a module the driver API loaded (a CUfunction)
+  bool driverModule = false;                // a function of a module the driver API loaded (a CUfunction)
 };
 
 /// A __device__, __constant__ or __managed__ variable: its host shadow and PTX name.
@@ -156,6 +157,7 @@ public:
   Config config;
   std::unique_ptr<runtime::Device> device;
   DeviceServices services;
+  DeviceLaunches deviceLaunches; // dynamic parallelism (DeviceLaunch.cpp)
   /// PTXVM_TRACE: every launch's warps and barriers, written with the report.
   std::unique_ptr<emu::Timeline> timeline;
 
@@ -261,6 +263,10 @@ public:
   cudaError_t prepareLaunch(const char *api, const void *function, dim3 grid, dim3 block, void **args,
                             size_t sharedMem, bool cooperative, dim3 cluster, std::function<void()> &work,
                             std::string &name);
+  /// Runs grid `k` (its LaunchConfig but the tag) on the device, then the grids its threads
+  /// launched, depth first: a grid completes after its children, as on a GPU. Records the launch
+  /// in the report and a fault as pending; false when the grid or a child failed.
+  bool runGrid(const KernelInfo &k, runtime::LaunchConfig launch, const std::string &api);
   /// `cluster`: the launch's cluster shape (cudaLaunchAttributeClusterDimension), 1x1x1 for none.
   cudaError_t launch(const char *api, const void *function, dim3 grid, dim3 block, void **args,
                      size_t sharedMem, cudaStream_t stream, bool cooperative, dim3 cluster = dim3{1, 1, 1});
@@ -287,6 +293,17 @@ public:
   /// finished kernels printed still comes out, a kernel that will not end
   /// is abandoned, as on a GPU.
   bool waitForDevice(std::chrono::milliseconds limit);
+
+  // Dynamic parallelism (DeviceLaunch.cpp): the kernels device code may launch, decoded with the
+  // kernel that names them (on the host, under the lock), and the image each running grid came
+  // from; both read by device worker threads under deviceKernelsMutex.
+  std::mutex deviceKernelsMutex;
+  std::map<std::pair<const FatbinImage *, std::string>, std::unique_ptr<KernelInfo>> deviceKernels;
+  std::map<uint64_t, const FatbinImage *> gridImages; // by launch tag
+  /// Decodes the kernels `k`'s code takes the address of (what it may launch), and theirs.
+  void prepareDeviceLaunches(const KernelInfo &k);
+  /// What a device-side launch of launch `tag` names by `address`.
+  std::optional<DeviceKernelShape> deviceKernel(uint64_t tag, uint64_t address);
 
   /// Launches run one at a time on a device that cannot run several at once.
   std::mutex serialLaunches;

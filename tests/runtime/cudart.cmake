@@ -58,6 +58,7 @@ set(PTXVM_CUDART_FLAGS_rdc -rdc=true ${_cudart_src}/Inputs/rdc_library.cu)
 set(PTXVM_CUDART_FLAGS_driver -lcuda)
 set(PTXVM_CUDART_FLAGS_driver_static -lcuda)
 set(PTXVM_CUDART_FLAGS_driver_mixed -lcuda)
+set(PTXVM_CUDART_FLAGS_cdp -rdc=true -lcudadevrt)
 # Programs for another architecture than sm_80: PTXVM_CUDART_ARCH_<name>.
 set(PTXVM_CUDART_ARCH_cluster sm_90)
 set(_cudart_variants

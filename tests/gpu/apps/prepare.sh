@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds every program of kernels/apps (apps/*.cu, apps/misuse/*.cu) with nvcc and the flags in
-# kernels/apps/nvcc.flags into gpu-apps/ at the repository root, and copies CUDA's
+# kernels/apps/nvcc.flags (and a program's own "// nvcc-flags: ..." line) into gpu-apps/ at the repository root, and copies CUDA's
 # libcudart.so.13 next to them, so that a GPU machine without a CUDA toolkit can run them with
 # tests/gpu/apps/run.sh. Run on a machine with nvcc:
 #   tests/gpu/apps/prepare.sh [OUTDIR]        (default OUTDIR: <repo>/gpu-apps)
@@ -36,7 +36,9 @@ read -ra flag_list <<<"$flags"
 # One nvcc per program, $jobs at a time; any failure fails the whole preparation.
 # shellcheck disable=SC2016 # the inner script expands its own arguments
 printf '%s\n' "${sources[@]}" |
-  xargs -P "$jobs" -I{} sh -c 'src="$1"; shift; out="$1"; shift; "$@" "$src" -o "$out/${src%.cu}" ||
+  xargs -P "$jobs" -I{} sh -c 'src="$1"; shift; out="$1"; shift;
+                              own=$(sed -n "s|^// nvcc-flags: ||p" "$src" | head -1);
+                              "$@" "$src" $own -o "$out/${src%.cu}" ||
                               { echo "prepare.sh: nvcc failed on $src" >&2; exit 255; }' \
     sh {} "$out" "$nvcc" "${flag_list[@]}"
 
