@@ -92,11 +92,9 @@ void fillProperties(cudaDeviceProp &p, uint64_t totalMemory) {
   p.hostNumaId = -1;
 }
 
-namespace {
-
-/// cudaDeviceGetAttribute: the attributes the properties describe, and the
-/// few that only it reports.
-bool attribute(cudaDeviceAttr a, const cudaDeviceProp &p, int &v) {
+// cudaDeviceGetAttribute: the attributes the properties describe, and the
+// few that only it reports.
+bool deviceAttribute(cudaDeviceAttr a, const cudaDeviceProp &p, int &v) {
   switch (a) {
   case cudaDevAttrMaxThreadsPerBlock: v = p.maxThreadsPerBlock; return true;
   case cudaDevAttrMaxBlockDimX: v = p.maxThreadsDim[0]; return true;
@@ -195,7 +193,6 @@ bool attribute(cudaDeviceAttr a, const cudaDeviceProp &p, int &v) {
   }
 }
 
-} // namespace
 } // namespace cudart
 
 CUDART_EXPORT cudaError_t cudaGetDeviceCount(int *count) {
@@ -255,7 +252,7 @@ CUDART_EXPORT cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr
   if (device != 0) return api(cudaErrorInvalidDevice);
   cudaDeviceProp p;
   fillProperties(p, api.rt.totalMemory());
-  if (!attribute(attr, p, *value)) return api(cudaErrorInvalidValue);
+  if (!deviceAttribute(attr, p, *value)) return api(cudaErrorInvalidValue);
   return cudaSuccess;
 }
 

@@ -58,9 +58,10 @@ void DeviceLaunches::setError(const runtime::HostCall &call, int error) {
   if (Grid *g = gridOf(call); g && error != 0) g->errors[threadKey(call)] = error;
 }
 
-void DeviceLaunches::install(runtime::Device &device, Resolver resolve) {
+void DeviceLaunches::install(runtime::Device &device, Resolver resolve, Attributes attributes) {
   device_ = &device;
   resolve_ = std::move(resolve);
+  attributes_ = std::move(attributes);
   device.setHostFunction("__cuda_syscall_cnpv2GetParameterBufferV2", [this](runtime::HostCall &call) {
     const uint64_t address = call.argument(0);
     ChildLaunch launch;
@@ -181,6 +182,15 @@ void DeviceLaunches::install(runtime::Device &device, Resolver resolve) {
   device.setHostFunction("__cuda_syscall_cnpv2GetDevice", [](runtime::HostCall &call) {
     const int device = 0;
     if (call.write(call.argument(0), &device, sizeof device)) call.setResult(CnpSuccess);
+  });
+  device.setHostFunction("__cuda_syscall_cnpv2DeviceGetAttribute", [this](runtime::HostCall &call) {
+    int value = 0;
+    const auto attribute = static_cast<int>(call.argument(1));
+    if (call.argument(2) != 0 || !attributes_ || !attributes_(attribute, value)) {
+      call.setResult(CnpInvalidValue);
+      return;
+    }
+    if (call.write(call.argument(0), &value, sizeof value)) call.setResult(CnpSuccess);
   });
   device.setHostFunction("__cuda_syscall_cnpv2GetDeviceCount", [](runtime::HostCall &call) {
     const int count = 1;

@@ -44,9 +44,11 @@ class DeviceLaunches {
 public:
   /// The kernel device code of launch `tag` names by `address`, or nothing.
   using Resolver = std::function<std::optional<DeviceKernelShape>(uint64_t tag, uint64_t address)>;
+  /// A device attribute (cudaDeviceAttr) as the host reads it; false for one that does not exist.
+  using Attributes = std::function<bool(int attribute, int &value)>;
 
   /// Serves the __cuda_syscall_cnpv2* functions on `device`.
-  void install(runtime::Device &device, Resolver resolve);
+  void install(runtime::Device &device, Resolver resolve, Attributes attributes);
   /// A grid starts (launched by the host or by device code).
   void beginLaunch(uint64_t tag);
   /// The grids launch `tag` made, in the order they run (tail launches last); the launch is
@@ -77,6 +79,7 @@ private:
   std::mutex mutex_;
   runtime::Device *device_ = nullptr;
   Resolver resolve_;
+  Attributes attributes_;
   std::map<uint64_t, Grid> grids_; // by launch tag
   std::atomic<uint64_t> pending_{0};
   uint64_t nextHandle_ = 1;

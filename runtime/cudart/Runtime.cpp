@@ -83,8 +83,13 @@ void Runtime::createDevice() {
     device = runtime::createDevice("emulator", error);
   }
   services.install(*device);
-  deviceLaunches.install(*device,
-                         [this](uint64_t tag, uint64_t address) { return deviceKernel(tag, address); });
+  deviceLaunches.install(
+      *device, [this](uint64_t tag, uint64_t address) { return deviceKernel(tag, address); },
+      [this](int attr, int &value) {
+        cudaDeviceProp p;
+        fillProperties(p, totalMemory());
+        return deviceAttribute(static_cast<cudaDeviceAttr>(attr), p, value);
+      });
   // __managed__ variables live in host memory the device maps, so that the
   // host (through the pointer __cudaInitModule gives it) and kernels use
   // the same address.

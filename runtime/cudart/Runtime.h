@@ -366,6 +366,9 @@ bool texelFormat(const cudaChannelFormatDesc &d, emu::TexelFormat &out);
 
 /// What cudaGetDeviceProperties reports (Device.cpp).
 void fillProperties(cudaDeviceProp &p, uint64_t totalMemory);
+/// What cudaDeviceGetAttribute reports for a device with properties `p`; false for an attribute
+/// that does not exist.
+bool deviceAttribute(cudaDeviceAttr a, const cudaDeviceProp &p, int &v);
 
 /// Whether `edgeData` (n entries, or none) asks only for plain full dependencies: programmatic
 /// edges (port and type fields) are not served.

@@ -1,6 +1,7 @@
 // Dynamic parallelism (issue 15, item 2) beyond kernels/apps/dynamic_parallelism: the pending-launch
-// limit the host sets, refusals seen by device code; a child grid's printf after its parent's; a
-// child's fault reaching the host at its next synchronisation, named with the grid that launched it.
+// limit the host sets, refusals seen by device code; device-side attribute and device queries; a child grid's
+// printf after its parent's; a child's fault reaching the host at its next synchronisation, named with the
+// grid that launched it.
 //
 // clang-format off
 // RUN: %ptxvm exec -- %bin/cdp > %t.out 2> %t.err
@@ -23,6 +24,10 @@ __global__ void child(int *out, int i, int of) {
 
 __global__ void parent(int *out, int *refused, int n) {
   printf("parent %d\n", threadIdx.x);
+  // The device runtime's queries (a wrong answer spoils the count the host checks).
+  int warp = 0, device = -1;
+  if (cudaDeviceGetAttribute(&warp, cudaDevAttrWarpSize, 0) != cudaSuccess || warp != 32) *refused = -1000;
+  if (cudaGetDevice(&device) != cudaSuccess || device != 0) *refused = -2000;
   for (int i = 0; i < n; ++i) {
     child<<<1, 1>>>(out, i, 4);
     // Peeking leaves the error for cudaGetLastError, which clears it.
