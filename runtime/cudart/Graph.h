@@ -89,6 +89,11 @@ struct CUgraphNode_st {
 struct CUgraph_st {
   std::vector<std::unique_ptr<CUgraphNode_st>> nodes;
   const CUgraph_st *clonedFrom = nullptr; // for cudaGraphNodeFindInClone
+  /// Moved into a child graph node (cudaGraphChildGraphOwnershipMove): its parent owns it, and it
+  /// may not be instantiated, moved or cloned into another node, or given memory allocation or
+  /// free nodes (cudaErrorNotSupported, as on an H200), destroyed or used to update an
+  /// instantiation (cudaErrorInvalidValue).
+  bool moved = false;
   CUgraphNode_st &add(cudaGraphNodeType type, std::vector<CUgraphNode_st *> dependencies, std::string label);
   bool owns(const CUgraphNode_st *node) const;
   /// A copy with its own nodes (child graphs included), dependencies mapped onto them.
@@ -124,6 +129,8 @@ struct CUgraphExec_st {
 /// cudaGraphChildGraphNodeGetGraph hands out) or a capture's under way (as
 /// cudaStreamGetCaptureInfo does); null when it names none.
 CUgraph_st *findGraph(Runtime &rt, cudaGraph_t graph);
+/// Whether `inner` is a graph inside `graph` (a child graph node's, or a conditional body), at any depth.
+bool contains(const CUgraph_st &graph, const CUgraph_st *inner);
 /// Fill `node` (its work, label and parameters) from a call's parameters, or return the error a
 /// GPU gives for them: what cudaGraphAdd*Node and the setters share (Graphs.cpp).
 cudaError_t makeKernelNode(Runtime &rt, const cudaKernelNodeParams *p, CUgraphNode_st &node);

@@ -423,7 +423,7 @@ CUDART_EXPORT cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t 
   if (api.blocked()) return api.sticky();
   auto it = api.rt.graphExecs.find(exec);
   CUgraph_st *g = findGraph(api.rt, graph);
-  if (it == api.rt.graphExecs.end() || !g || !info) return api(cudaErrorInvalidValue);
+  if (it == api.rt.graphExecs.end() || !g || g->moved || !info) return api(cudaErrorInvalidValue);
   *info = {cudaGraphExecUpdateSuccess, nullptr, nullptr};
   CUgraphExec_st &x = *it->second;
   std::vector<CUgraphExec_st::Step> fresh;

@@ -88,8 +88,18 @@ cudaError_t makeNode(Runtime &rt, cudaGraphNodeParams *p, CUgraphNode_st &out) {
   case cudaGraphNodeTypeMemset: return makeFillNode(rt, &p->memset, out);
   case cudaGraphNodeTypeHost: return makeHostNode(rt, &p->host, out);
   case cudaGraphNodeTypeGraph:
-    if (p->graph.ownership == cudaGraphChildGraphOwnershipMove)
-      return rt.unsupported("cudaGraphChildGraphOwnershipMove (child graphs are cloned into the node)");
+    if (p->graph.ownership == cudaGraphChildGraphOwnershipMove) {
+      // The graph itself becomes the node's: only a graph of its own (not a child, not moved).
+      auto it = rt.graphs.find(p->graph.graph);
+      if (it == rt.graphs.end()) {
+        CUgraph_st *g = findGraph(rt, p->graph.graph);
+        return g && g->moved ? cudaErrorNotSupported : cudaErrorInvalidValue; // moved once already
+      }
+      out.child = std::move(it->second);
+      out.child->moved = true;
+      rt.graphs.erase(it);
+      return cudaSuccess;
+    }
     if (p->graph.ownership != cudaGraphChildGraphOwnershipClone) return cudaErrorInvalidValue;
     if (cudaError_t e = makeChildNode(rt, p->graph.graph, out)) return e;
     p->graph.graph = out.child.get(); // the node's own graph, as CUDA hands it back
@@ -130,6 +140,13 @@ CUDART_EXPORT cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGrap
     return api(api.rt.unsupported("programmatic graph edges (cudaGraphEdgeData)"));
   }
   const cudaGraphNodeType type = nodeParams ? nodeParams->type : cudaGraphNodeTypeEmpty;
+  if (type == cudaGraphNodeTypeGraph && nodeParams->graph.ownership == cudaGraphChildGraphOwnershipMove) {
+    // A graph moved into itself, or into a graph inside it, would own itself.
+    Api api("cudaGraphAddNode");
+    CUgraph_st *target = findGraph(api.rt, graph), *moving = findGraph(api.rt, nodeParams->graph.graph);
+    if (target && moving && (target == moving || contains(*moving, target)))
+      return api(cudaErrorInvalidValue);
+  }
   return addGraphNode(
       "cudaGraphAddNode", pGraphNode, graph, pDependencies, numDependencies, type,
       [nodeParams](Runtime &rt, CUgraphNode_st &out) { return makeNode(rt, nodeParams, out); });

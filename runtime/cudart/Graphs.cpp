@@ -85,6 +85,10 @@ CUgraph_st *findIn(const CUgraph_st &graph, cudaGraph_t wanted) {
 }
 } // namespace
 
+bool contains(const CUgraph_st &graph, const CUgraph_st *inner) {
+  return findIn(graph, const_cast<CUgraph_st *>(inner)) != nullptr;
+}
+
 CUgraph_st *findGraph(Runtime &rt, cudaGraph_t graph) {
   if (!graph) return nullptr;
   if (auto it = rt.graphs.find(graph); it != rt.graphs.end()) return it->second.get();
@@ -186,6 +190,8 @@ cudaError_t addNode(const char *name, cudaGraphNode_t *out, cudaGraph_t graph, c
   CUgraph_st *found = findGraph(api.rt, graph);
   std::vector<CUgraphNode_st *> dependencies;
   if (!out || !found || !dependenciesOf(*found, deps, n, dependencies)) return api(cudaErrorInvalidValue);
+  if (found->moved && (type == cudaGraphNodeTypeMemAlloc || type == cudaGraphNodeTypeMemFree))
+    return api(cudaErrorNotSupported);
   CUgraphNode_st candidate;
   candidate.type = type;
   if (cudaError_t e = make(api.rt, candidate)) return api(e);
@@ -336,6 +342,7 @@ cudaError_t makeEventNode(Runtime &rt, cudaEvent_t event, CUgraphNode_st &out) {
 
 cudaError_t makeChildNode(Runtime &rt, cudaGraph_t child, CUgraphNode_st &out) {
   CUgraph_st *found = findGraph(rt, child);
+  if (found && found->moved) return cudaErrorNotSupported;
   if (!found || found->hasConditional()) return cudaErrorInvalidValue;
   out.child = found->clone(); // the node's own copy, as CUDA makes
   out.child->clonedFrom = nullptr;
@@ -547,6 +554,7 @@ cudaError_t instantiate(Runtime &rt, cudaGraphExec_t *pGraphExec, cudaGraph_t gr
   result = cudaGraphInstantiateError;
   CUgraph_st *found = findGraph(rt, graph);
   if (!pGraphExec || !found) return cudaErrorInvalidValue;
+  if (found->moved) return cudaErrorNotSupported; // as an H200 answers
   // Auto-free, upload, device launch and priority change nothing here.
   auto exec = std::make_unique<CUgraphExec_st>();
   exec->flags = flags;
