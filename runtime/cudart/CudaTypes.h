@@ -414,6 +414,10 @@ union cudaLaunchAttributeValue {
   struct {
     unsigned int x, y, z;
   } clusterDim;
+  struct {
+    int deviceUpdatable;
+    unsigned long long devNode; // the handle device code updates the node by (a cudaGraphDeviceNode_t)
+  } deviceUpdatableKernelNode;
   unsigned int sharedMemCarveout;
 };
 

@@ -2,12 +2,17 @@
 
 #include "runtime/cudart/Printf.h"
 
+#include <algorithm>
 #include <cinttypes>
+#include <cstring>
 #include <new>
 
 namespace cudart {
 
 namespace {
+
+// cudaGraphKernelNodeField.
+constexpr int kFieldGridDim = 1, kFieldParam = 2, kFieldEnabled = 3;
 
 std::string hex(uint64_t v) {
   char buf[32];
@@ -96,6 +101,40 @@ void DeviceServices::install(runtime::Device &device) {
               "cudaGraphSetConditional(" + hex(handle) +
                   "): not a conditional handle (cudaGraphConditionalHandleCreate makes them)",
               {{"handle", hex(handle)}});
+  });
+  // Device-updatable kernel nodes. cudaGraphKernelNodeUpdatesApply takes an array of
+  // cudaGraphKernelNodeUpdate: the node (8 bytes), the field (4, then 4 of padding) and a 24-byte
+  // union (a dim3; a parameter's value pointer, offset and size; or an enable flag).
+  device.setHostFunction("cudaGraphKernelNodeSetParam", [this](runtime::HostCall &call) {
+    uint8_t data[24];
+    const uint64_t param[3] = {call.argument(2), call.argument(1), call.argument(3)};
+    std::memcpy(data, param, sizeof data);
+    call.setResult(static_cast<uint32_t>(updateDeviceNode(call, call.argument(0), kFieldParam, data)));
+  });
+  device.setHostFunction("cudaGraphKernelNodeSetGridDim", [this](runtime::HostCall &call) {
+    uint8_t data[24] = {};
+    call.argumentBytes(1, data, 12);
+    call.setResult(static_cast<uint32_t>(updateDeviceNode(call, call.argument(0), kFieldGridDim, data)));
+  });
+  device.setHostFunction("cudaGraphKernelNodeSetEnabled", [this](runtime::HostCall &call) {
+    uint8_t data[24] = {};
+    const auto enabled = static_cast<uint32_t>(call.argument(1) & 0xFF);
+    std::memcpy(data, &enabled, sizeof enabled);
+    call.setResult(static_cast<uint32_t>(updateDeviceNode(call, call.argument(0), kFieldEnabled, data)));
+  });
+  device.setHostFunction("cudaGraphKernelNodeUpdatesApply", [this](runtime::HostCall &call) {
+    const uint64_t updates = call.argument(0), count = call.argument(1);
+    int result = 0;
+    for (uint64_t i = 0; i < count && result == 0; ++i) {
+      uint8_t update[40];
+      if (!call.read(updates + i * sizeof update, update, sizeof update)) return;
+      uint64_t handle;
+      int32_t field;
+      std::memcpy(&handle, update, sizeof handle);
+      std::memcpy(&field, update + 8, sizeof field);
+      result = updateDeviceNode(call, handle, field, update + 16);
+    }
+    call.setResult(static_cast<uint32_t>(result));
   });
   device.setHostFunction("__assertfail", [this](runtime::HostCall &call) {
     std::string message, file, function;
@@ -201,6 +240,55 @@ uint64_t DeviceServices::createConditional(const void *graph, unsigned initial, 
   c->graph = graph;
   conditionals_.emplace(handle, std::move(c));
   return handle;
+}
+
+uint64_t DeviceServices::createDeviceNode() {
+  std::lock_guard lock(mutex_);
+  // Opaque to programs, as conditional handles are, with a tag of their own.
+  const uint64_t handle = 0xDE7E'0000'0000'0000ull + deviceNodes_.size() + 1;
+  deviceNodes_.emplace(handle, std::make_shared<DeviceUpdatableNode>());
+  return handle;
+}
+
+std::shared_ptr<DeviceUpdatableNode> DeviceServices::deviceNode(uint64_t handle) {
+  std::lock_guard lock(mutex_);
+  auto it = deviceNodes_.find(handle);
+  return it == deviceNodes_.end() ? nullptr : it->second;
+}
+
+int DeviceServices::updateDeviceNode(runtime::HostCall &call, uint64_t handle, int field,
+                                     const uint8_t *data) {
+  constexpr int kInvalidValue = 1; // cudaErrorInvalidValue
+  std::shared_ptr<DeviceUpdatableNode> node = deviceNode(handle);
+  if (!node) return kInvalidValue;
+  switch (field) {
+  case kFieldGridDim: {
+    uint32_t grid[3];
+    std::memcpy(grid, data, sizeof grid);
+    if (!grid[0] || !grid[1] || !grid[2]) return kInvalidValue;
+    std::lock_guard lock(node->mutex);
+    node->grid = {grid[0], grid[1], grid[2]};
+    return 0;
+  }
+  case kFieldParam: {
+    uint64_t param[3]; // value pointer, offset, size
+    std::memcpy(param, data, sizeof param);
+    std::lock_guard lock(node->mutex);
+    if (param[1] > node->params.size() || param[2] > node->params.size() - param[1]) return kInvalidValue;
+    std::vector<uint8_t> value(param[2]);
+    if (!call.read(param[0], value.data(), static_cast<unsigned>(value.size()))) return kInvalidValue;
+    std::copy(value.begin(), value.end(), node->params.begin() + static_cast<ptrdiff_t>(param[1]));
+    return 0;
+  }
+  case kFieldEnabled: {
+    uint32_t enabled;
+    std::memcpy(&enabled, data, sizeof enabled);
+    std::lock_guard lock(node->mutex);
+    node->enabled = enabled != 0;
+    return 0;
+  }
+  default: return kInvalidValue;
+  }
 }
 
 std::shared_ptr<ConditionalHandle> DeviceServices::conditional(uint64_t handle) {

@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace cudart {
 
@@ -26,6 +27,16 @@ struct ConditionalHandle {
   unsigned initial = 0;
   bool assignDefault = false;
   const void *graph = nullptr; // the graph it was made for
+};
+
+/// A device-updatable kernel node's launch (cudaLaunchAttributeDeviceUpdatableKernelNode): what
+/// device code changes with cudaGraphKernelNodeSetParam, SetGridDim, SetEnabled and UpdatesApply,
+/// and what the node's next launch uses.
+struct DeviceUpdatableNode {
+  std::mutex mutex;
+  std::vector<uint8_t> params; // laid out as the kernel's parameters
+  runtime::Dim3 grid;
+  bool enabled = true;
 };
 
 class DeviceServices {
@@ -45,6 +56,10 @@ public:
 
   /// Whether `address` is a live allocation of device-side malloc.
   bool isHeapAllocation(uint64_t address);
+
+  /// A new device-updatable node's handle, and the node a handle names (null when none).
+  uint64_t createDeviceNode();
+  std::shared_ptr<DeviceUpdatableNode> deviceNode(uint64_t handle);
 
   /// A new conditional handle for `graph`, its value `initial`.
   uint64_t createConditional(const void *graph, unsigned initial, bool assignDefault);
@@ -73,6 +88,10 @@ private:
   std::map<uint64_t, uint64_t> heap_;         // device malloc: address -> bytes
   uint64_t heapUsed_ = 0;
   std::map<uint64_t, std::shared_ptr<ConditionalHandle>> conditionals_;
+  std::map<uint64_t, std::shared_ptr<DeviceUpdatableNode>> deviceNodes_;
+  /// Applies one update to a device-updatable node (cudaGraphKernelNodeField numbering); the
+  /// cudaError_t value device code gets.
+  int updateDeviceNode(runtime::HostCall &call, uint64_t handle, int field, const uint8_t *data);
 };
 
 } // namespace cudart

@@ -222,7 +222,8 @@ bool kernelNodeAttribute(cudaLaunchAttributeID id) {
   case cudaLaunchAttributeMemSyncDomainMap:
   case cudaLaunchAttributeMemSyncDomain:
   case cudaLaunchAttributePreferredClusterDimension:
-  case cudaLaunchAttributePreferredSharedMemoryCarveout: return true;
+  case cudaLaunchAttributePreferredSharedMemoryCarveout:
+  case cudaLaunchAttributeDeviceUpdatableKernelNode: return true;
   default: return false;
   }
 }
@@ -255,10 +256,10 @@ CUDART_EXPORT cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t node, 
   Api api("cudaGraphKernelNodeSetAttribute");
   if (api.blocked()) return api.sticky();
   if (!liveKernelNode(api.rt, node) || !value) return api(cudaErrorInvalidValue);
-  if (attr == cudaLaunchAttributeDeviceUpdatableKernelNode)
-    return api(
-        api.rt.unsupported("device-updatable kernel nodes (cudaLaunchAttributeDeviceUpdatableKernelNode)"));
   if (!kernelNodeAttribute(attr)) return api(cudaErrorInvalidValue);
+  if (attr == cudaLaunchAttributeDeviceUpdatableKernelNode &&
+      (value->deviceUpdatableKernelNode.deviceUpdatable & ~1) != 0) // only 0 or 1
+    return api(cudaErrorInvalidValue);
   // A shape or mode the kernel cannot launch with leaves the node as it was.
   const std::map<int, cudaLaunchAttributeValue> before = node->attributes;
   cudaLaunchAttributeValue &kept = node->attributes[attr];
@@ -266,6 +267,14 @@ CUDART_EXPORT cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t node, 
   // Priorities are clamped into the device's range (cudaDeviceGetStreamPriorityRange: -5 to 0),
   // as an H200 reads them back.
   if (attr == cudaLaunchAttributePriority) kept.priority = std::clamp(kept.priority, -5, 0);
+  // A device-updatable node keeps its handle (cudaGraphKernelNodeGetAttribute hands it out).
+  if (attr == cudaLaunchAttributeDeviceUpdatableKernelNode) {
+    auto was = before.find(attr);
+    unsigned long long &handle = kept.deviceUpdatableKernelNode.devNode;
+    handle = was != before.end() ? was->second.deviceUpdatableKernelNode.devNode : 0;
+    if (!handle && kept.deviceUpdatableKernelNode.deviceUpdatable)
+      handle = api.rt.services.createDeviceNode();
+  }
   if (cudaError_t e = remakeKernel(api.rt, *node)) {
     node->attributes = before;
     return api(e);

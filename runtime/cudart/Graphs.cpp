@@ -268,8 +268,17 @@ cudaError_t makeKernelNode(Runtime &rt, const cudaKernelNodeParams *p, CUgraphNo
   if (auto a = out.attributes.find(cudaLaunchAttributeClusterDimension);
       a != out.attributes.end() && a->second.clusterDim.x != 0)
     cluster = dim3{a->second.clusterDim.x, a->second.clusterDim.y, a->second.clusterDim.z};
-  if (cudaError_t e = rt.prepareLaunch("cudaGraphLaunch", p->func, p->gridDim, p->blockDim, p->kernelParams,
-                                       p->sharedMemBytes, cooperative, cluster, out.work, out.label))
+  // A device-updatable node launches what device code last set (its handle kept in the attribute).
+  std::shared_ptr<DeviceUpdatableNode> updatable;
+  if (auto a = out.attributes.find(cudaLaunchAttributeDeviceUpdatableKernelNode);
+      a != out.attributes.end() && a->second.deviceUpdatableKernelNode.deviceUpdatable) {
+    unsigned long long &handle = a->second.deviceUpdatableKernelNode.devNode;
+    if (!handle) handle = rt.services.createDeviceNode();
+    updatable = rt.services.deviceNode(handle);
+  }
+  if (cudaError_t e =
+          rt.prepareLaunch("cudaGraphLaunch", p->func, p->gridDim, p->blockDim, p->kernelParams,
+                           p->sharedMemBytes, cooperative, cluster, out.work, out.label, updatable))
     return e;
   NodeParams &kept = out.params;
   kept.kernel = *p;
@@ -280,6 +289,12 @@ cudaError_t makeKernelNode(Runtime &rt, const cudaKernelNodeParams *p, CUgraphNo
   for (size_t i = 0; i < attributes.paramOffsets.size(); ++i)
     std::memcpy(kept.arguments.data() + attributes.paramOffsets[i], p->kernelParams[i],
                 attributes.paramSizes[i]);
+  if (updatable) { // the node's parameters, set by the host, are where device updates start
+    std::lock_guard lock(updatable->mutex);
+    updatable->params = kept.arguments;
+    updatable->grid = {p->gridDim.x, p->gridDim.y, p->gridDim.z};
+    updatable->enabled = true;
+  }
   return cudaSuccess;
 }
 

@@ -40,7 +40,8 @@ cudaError_t Runtime::launch(const char *api, const void *function, dim3 grid, di
 
 cudaError_t Runtime::prepareLaunch(const char *api, const void *function, dim3 grid, dim3 block, void **args,
                                    size_t sharedMem, bool cooperative, dim3 cluster,
-                                   std::function<void()> &work, std::string &name) {
+                                   std::function<void()> &work, std::string &name,
+                                   std::shared_ptr<DeviceUpdatableNode> updatable) {
   KernelInfo *k = kernel(function);
   if (!k) return cudaErrorInvalidDeviceFunction;
   uint64_t threads = uint64_t{block.x} * block.y * block.z;
@@ -109,9 +110,16 @@ cudaError_t Runtime::prepareLaunch(const char *api, const void *function, dim3 g
   // (a graph may run it many times); its fault becomes pending when it ends
   // (the next call that waits sees it). The runtime's lock is not taken
   // there: a host call may hold it while it waits for this launch.
-  work = [this, k, config = std::move(launch), api = std::string(api)] {
+  work = [this, k, config = std::move(launch), api = std::string(api), updatable = std::move(updatable)] {
     if (fault() != cudaSuccess) return; // the context is lost
-    runGrid(*k, config, api);
+    runtime::LaunchConfig launch = config;
+    if (updatable) { // what device code last set for the node
+      std::lock_guard lock(updatable->mutex);
+      if (!updatable->enabled) return;
+      launch.params = updatable->params;
+      launch.grid = updatable->grid;
+    }
+    runGrid(*k, std::move(launch), api);
   };
   return cudaSuccess;
 }

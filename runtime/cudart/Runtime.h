@@ -260,9 +260,11 @@ public:
   // Launches (Launch.cpp).
   /// Checks a launch as a GPU does and makes the work that runs it (on a
   /// stream, or as a graph's kernel node); `name` is the kernel's, demangled.
+  /// `updatable`: a device-updatable graph node's state, whose parameters, grid and enabling the
+  /// work reads each time it runs.
   cudaError_t prepareLaunch(const char *api, const void *function, dim3 grid, dim3 block, void **args,
                             size_t sharedMem, bool cooperative, dim3 cluster, std::function<void()> &work,
-                            std::string &name);
+                            std::string &name, std::shared_ptr<DeviceUpdatableNode> updatable = nullptr);
   /// Runs grid `k` (its LaunchConfig but the tag) on the device, then the grids its threads
   /// launched, depth first: a grid completes after its children, as on a GPU. Records the launch
   /// in the report and a fault as pending; false when the grid or a child failed.

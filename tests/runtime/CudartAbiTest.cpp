@@ -104,6 +104,12 @@ SAME_SIZE(cudaLaunchAttribute);
 SAME_FIELD(cudaLaunchAttribute, id);
 SAME_FIELD(cudaLaunchAttribute, pad);
 SAME_FIELD(cudaLaunchAttribute, val);
+SAME_SIZE(cudaLaunchAttributeValue);
+SAME_FIELD(cudaLaunchAttributeValue, cooperative);
+SAME_FIELD(cudaLaunchAttributeValue, clusterDim);
+SAME_FIELD(cudaLaunchAttributeValue, deviceUpdatableKernelNode);
+static_assert(offsetof(cudart::cudaLaunchAttributeValue, deviceUpdatableKernelNode.devNode) ==
+              offsetof(::cudaLaunchAttributeValue, deviceUpdatableKernelNode.devNode));
 SAME_SIZE(cudaLaunchConfig_t);
 SAME_FIELD(cudaLaunchConfig_t, gridDim);
 SAME_FIELD(cudaLaunchConfig_t, blockDim);
