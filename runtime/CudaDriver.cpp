@@ -14,6 +14,16 @@ bool Driver::load(const char *library, std::string &error) {
             "): the gpu device needs a machine with an NVIDIA GPU and its driver";
     return false;
   }
+  // ptxvm's own libcuda.so.1 (the driver API on the emulator) is found first when ptxvm's
+  // library directory is on LD_LIBRARY_PATH: it is no GPU.
+  if (dlsym(handle_, "ptxvm_driver_entry")) {
+    dlclose(handle_);
+    handle_ = nullptr;
+    error = std::string("the CUDA driver found (") + library +
+            ") is ptxvm's own, which runs on the emulator: take ptxvm's library directory out of "
+            "LD_LIBRARY_PATH to reach NVIDIA's driver";
+    return false;
+  }
   std::string missing;
   auto bind = [&](auto &fn, const char *name, bool required = true) {
     void *p = dlsym(handle_, name);

@@ -166,6 +166,12 @@ std::string findRealDriver(std::string &error) {
     dlclose(handle);
     return named;
   }
+  if (dlsym(handle, "ptxvm_driver_entry")) { // ptxvm's own driver, on the emulator
+    dlclose(handle);
+    error = "the libcuda.so.1 found is ptxvm's own, which runs on the emulator: take ptxvm's library "
+            "directory out of LD_LIBRARY_PATH to reach NVIDIA's driver";
+    return "";
+  }
   struct link_map *map = nullptr;
   std::string path;
   if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name) path = map->l_name;

@@ -22,6 +22,13 @@
 // RUN: FileCheck %s < %t.static
 // RUN: FileCheck %s --check-prefix=STATIC < %t.static.err
 // STATIC: ptxvm exec: warning: {{.*}}driver_static has the CUDA runtime linked in statically (nvcc's default): ptxvm serves its driver API calls, but runtime API calls need `nvcc -cudart shared`
+//
+// With ptxvm's library directory on LD_LIBRARY_PATH, the gpu device does not take ptxvm's own
+// driver for NVIDIA's.
+// RUN: env LD_LIBRARY_PATH=%libdir not %ptxvm exec --device gpu -- %bin/driver 2>&1 | FileCheck %s --check-prefix=GUARD
+// RUN: printf '.version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n  ret;\n}\n' > %t.ptx
+// RUN: env LD_LIBRARY_PATH=%libdir not %ptxvm run --device gpu %t.ptx --kernel k --grid 1 --block 1 2>&1 | FileCheck %s --check-prefix=GUARD
+// GUARD: is ptxvm's own, which runs on the emulator: take ptxvm's library directory out of LD_LIBRARY_PATH
 // clang-format on
 #include "Inputs/check_driver.h"
 
