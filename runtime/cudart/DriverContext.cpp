@@ -71,11 +71,8 @@ CUresult toDriver(cudaError_t e) {
   case cudaErrorInvalidChannelDescriptor:
   case cudaErrorInvalidTexture: return CUDA_ERROR_INVALID_VALUE;
   default:
-    // From 100 on the runtime's codes are the driver's (CUDA 11 aligned them).
-    if (static_cast<int>(e) >= 100 && driverErrorName(static_cast<CUresult>(e)))
-      return static_cast<CUresult>(e);
-    return static_cast<int>(e) < 100 && driverErrorName(static_cast<CUresult>(e)) ? static_cast<CUresult>(e)
-                                                                                  : CUDA_ERROR_UNKNOWN;
+    // The other codes the two APIs share have one value (CUDA 11 aligned them).
+    return driverErrorName(static_cast<CUresult>(e)) ? static_cast<CUresult>(e) : CUDA_ERROR_UNKNOWN;
   }
 }
 
