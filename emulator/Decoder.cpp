@@ -358,11 +358,14 @@ private:
     return g == lm_.symbols.end() ? nullptr : &g->second;
   }
 
-  /// Whether `n` names a kernel (.entry) of the module.
-  bool isKernelName(ptx::Name n) const {
-    for (const ptx::Function &f : m_.functions)
-      if (f.name == n && f.isKernel) return true;
-    return false;
+  /// Whether `n` names a kernel (.entry) of the module (the set made on first use).
+  bool isKernelName(ptx::Name n) {
+    if (!kernelNames_) {
+      kernelNames_.emplace();
+      for (const ptx::Function &f : m_.functions)
+        if (f.isKernel) kernelNames_->insert(f.name);
+    }
+    return kernelNames_->count(n) != 0;
   }
 
   /// Names that are not values: a .callprototype or a .branchtargets /
@@ -670,7 +673,8 @@ private:
   std::vector<RegionState> states_;
   std::vector<std::unordered_map<ptx::Name, SymbolLocation>> scopes_; // while decoding a region
   std::unordered_map<ptx::Name, uint32_t> regionOf_;
-  std::unordered_map<ptx::Name, uint32_t> functionIndex_; // see functionIndices
+  std::unordered_map<ptx::Name, uint32_t> functionIndex_;    // see functionIndices
+  std::optional<std::unordered_set<ptx::Name>> kernelNames_; // see isKernelName
   std::unordered_set<uint32_t> hasLocals_;
   uint64_t sharedCursor_ = 0, localCursor_ = 0;
   bool failed_ = false;  // a diagnostic was reported: no kernel

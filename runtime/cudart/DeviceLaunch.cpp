@@ -6,18 +6,21 @@
 #include "runtime/cudart/Runtime.h"
 #include "runtime/cudart/Sanitizer.h"
 
+#include <set>
+
 namespace cudart {
 
 void Runtime::prepareDeviceLaunches(const KernelInfo &k) {
   const ptx::Module &m = *k.image->module;
   // Only a program linked with the device runtime launches from device code.
   if (m.names.find("__cuda_syscall_cnpv2LaunchDeviceV2") == ptx::kNoName) return;
-  std::vector<std::string> named;
+  std::set<ptx::Name> kernels;
+  for (const ptx::Function &f : m.functions)
+    if (f.isKernel) kernels.insert(f.name);
+  std::set<std::string> named;
   for (const ptx::Function &f : m.functions)
     for (const ptx::Operand &o : f.operands)
-      if (o.kind == ptx::OperandKind::Symbol)
-        if (const ptx::Function *target = m.findFunction(m.str(o.id)); target && target->isKernel)
-          named.emplace_back(m.str(o.id));
+      if (o.kind == ptx::OperandKind::Symbol && kernels.count(o.id)) named.emplace(m.str(o.id));
   for (const std::string &name : named) {
     KernelInfo *child = nullptr;
     {
