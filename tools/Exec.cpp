@@ -115,7 +115,8 @@ void warnAboutRuntime(const std::string &program) {
     std::fprintf(
         stderr,
         "ptxvm exec: warning: %s has the CUDA runtime linked in statically (nvcc's default), so ptxvm "
-        "cannot serve it: build it with `nvcc -cudart shared`\n",
+        "cannot serve it (NVIDIA's runtime accepts only a driver that answers its undocumented integrity "
+        "check): build it with `nvcc -cudart shared`\n",
         program.c_str());
 }
 

@@ -2,6 +2,58 @@
 # Writes stubs.S for driver_log.c: one exported jump per function of libcuda-symbols.txt (but the
 # three driver_log.c defines), each marking itself called first.
 set -euo pipefail
+if [[ ${1:-} == --trampolines ]]; then
+  # trace.c's trampolines: each puts its index in %eax and goes to the common body, which logs the
+  # call (driver_log_enter gives the target), calls the target with the caller's stack arguments
+  # in place, logs the result (driver_log_leave gives the caller's return address) and returns.
+  echo "	.text"
+  echo "	.globl driver_log_tramp_0"
+  for ((i = 0; i < 1024; ++i)); do
+    printf '\t.balign 16\n'
+    ((i == 0)) && echo "driver_log_tramp_0:"
+    printf '\tmovl $%d, %%eax\n\tjmp driver_log_tramp_common\n' "$i"
+  done
+  cat <<'ASM'
+	.balign 16
+driver_log_tramp_common:
+	push %rdi
+	push %rsi
+	push %rdx
+	push %rcx
+	push %r8
+	push %r9
+	sub $8, %rsp
+	mov %eax, %edi
+	lea 8(%rsp), %rsi
+	mov 56(%rsp), %rdx
+	call driver_log_enter@PLT
+	mov %rax, %r11
+	add $8, %rsp
+	pop %r9
+	pop %r8
+	pop %rcx
+	pop %rdx
+	pop %rsi
+	pop %rdi
+	add $8, %rsp
+	call *%r11
+	push %rax
+	push %rdx
+	mov %rax, %rdi
+	call driver_log_leave@PLT
+	mov %rax, %r11
+	pop %rdx
+	pop %rax
+	jmp *%r11
+	.section .rodata
+	.globl driver_log_tramp_size
+	.align 4
+driver_log_tramp_size:
+	.long 16
+	.section .note.GNU-stack,"",@progbits
+ASM
+  exit 0
+fi
 symbols=$(dirname "$0")/../../../runtime/interpose/libcuda-symbols.txt
 names=$(grep '^cu' "$symbols" | grep -v -x -e cuGetProcAddress -e cuGetProcAddress_v2 -e cuGetExportTable)
 count=$(wc -l <<<"$names")

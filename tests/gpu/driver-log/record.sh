@@ -19,8 +19,10 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >>"$out/ENVIRON
 "$nvcc" --version | tail -1 >>"$out/ENVIRONMENT"
 
 "$repo/tests/gpu/driver-log/make-stubs.sh" >"$work/stubs.S"
+"$repo/tests/gpu/driver-log/make-stubs.sh" --trampolines >"$work/trampolines.S"
 mkdir -p "$work/lib"
-gcc -shared -fPIC -O1 -o "$work/lib/libcuda.so.1" "$repo/tests/gpu/driver-log/driver_log.c" "$work/stubs.S" -ldl ||
+gcc -shared -fPIC -O1 -o "$work/lib/libcuda.so.1" "$repo/tests/gpu/driver-log/driver_log.c" \
+  "$repo/tests/gpu/driver-log/trace.c" "$work/stubs.S" "$work/trampolines.S" -ldl -lpthread ||
   { echo "record.sh: building the logger failed" >&2; exit 1; }
 
 programs=$repo/tests/runtime/programs

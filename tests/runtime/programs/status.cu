@@ -20,7 +20,7 @@
 // Built with nvcc's default static runtime, it cannot be served: ptxvm exec says why.
 // RUN: %status 99 %ptxvm exec -- %bin/status_static 0 2> %t.static
 // RUN: FileCheck %s --check-prefix=STATIC < %t.static
-// STATIC: ptxvm exec: warning: {{.*}}status_static has the CUDA runtime linked in statically (nvcc's default), so ptxvm cannot serve it: build it with `nvcc -cudart shared`
+// STATIC: ptxvm exec: warning: {{.*}}status_static has the CUDA runtime linked in statically (nvcc's default), so ptxvm cannot serve it (NVIDIA's runtime accepts only a driver that answers its undocumented integrity check): build it with `nvcc -cudart shared`
 // clang-format on
 #include <cstdio>
 #include <cstdlib>
