@@ -171,6 +171,12 @@ public:
   /// need neither the allocation table nor its lock.
   std::array<GlobalMemory::Range, 4> recentGlobals{};
   unsigned nextRecent = 0;
+  /// What an engine keeps across its warps' slices in this CTA (the
+  /// compiled engine's memory windows: ranges it may access directly),
+  /// valid while `engineCacheValid`; whatever forgets a cached range
+  /// (HostCall::forgetCachedRange) drops it too.
+  std::array<uint64_t, 24> engineCache{};
+  bool engineCacheValid = false;
   /// The recent allocation containing `address`, looking it up (and
   /// remembering it) when needed; an empty range when there is none.
   const GlobalMemory::Range &globalRange(uint64_t address);

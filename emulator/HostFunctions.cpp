@@ -102,6 +102,7 @@ void HostCall::report(ptx::DiagKind kind, ptx::Severity severity, std::string me
 void HostCall::forgetCachedRange(uint64_t address) {
   for (GlobalMemory::Range &r : x_.cta.recentGlobals)
     if (address >= r.base && address < r.end) r = {};
+  x_.cta.engineCacheValid = false;
 }
 
 Dim3 HostCall::threadIndex() const {

@@ -370,7 +370,7 @@ void Gen::emitBlock(uint32_t first, uint32_t end) {
   ++stats_.blocks;
   llvm::Value *budget = b.CreateLoad(b.getInt64Ty(), budgetSlot_);
   llvm::BasicBlock *body = newBlock("body"), *tooLittle = newBlock("budget");
-  b.CreateCondBr(b.CreateICmpULT(budget, b.getInt64(n)), tooLittle, body);
+  branchUnlikely(b.CreateICmpULT(budget, b.getInt64(n)), tooLittle, body);
   b.SetInsertPoint(tooLittle);
   leave(first);
 
@@ -432,7 +432,7 @@ void Gen::callHandler(uint32_t pc, llvm::Value *maskBits) {
   cache_.clear();
   if (promoted_) reload(slots, activeBits_);
   llvm::BasicBlock *fault = newBlock("fault"), *cont = newBlock("cont");
-  b.CreateCondBr(b.CreateICmpNE(failed, b.getInt32(0)), fault, cont);
+  branchUnlikely(b.CreateICmpNE(failed, b.getInt32(0)), fault, cont);
   // The faulting instruction counts, and the group stands after it, as in
   // the interpreter.
   b.SetInsertPoint(fault);
@@ -448,7 +448,7 @@ void Gen::emitBranch(uint32_t pc) {
   llvm::Type *i64 = b.getInt64Ty();
   llvm::Value *budget = b.CreateLoad(i64, budgetSlot_);
   llvm::BasicBlock *go = newBlock("go"), *none = newBlock("nobudget");
-  b.CreateCondBr(b.CreateICmpEQ(budget, b.getInt64(0)), none, go);
+  branchUnlikely(b.CreateICmpEQ(budget, b.getInt64(0)), none, go);
   b.SetInsertPoint(none);
   leave(pc);
 
@@ -732,7 +732,23 @@ Gen::Span Gen::span(llvm::Value *base, llvm::Value *mask, llvm::Value *maskBits,
   b.CreateBr(join);
 
   b.SetInsertPoint(other);
-  llvm::Value *lo, *hi, *bits, *uniform;
+  llvm::Value *lo, *hi, *bits, *uniform, *halfRows, *halfPoints;
+  llvm::Value *lane0 = b.CreateExtractElement(base, uint64_t{0}),
+              *lane16 = b.CreateExtractElement(base, uint64_t{kLanes / 2});
+  if (unchecked_) {
+    // Only the first lane is checked: every lane goes through the clamp.
+    halfRows = halfPoints = b.getFalse();
+  } else {
+    // Both patterns need lo..hi over every lane (the min and max below) to
+    // bound the two halves' accesses.
+    llvm::SmallVector<int, kLanes> halves;
+    for (uint32_t l = 0; l < kLanes; ++l) halves.push_back(l < kLanes / 2 ? 0 : kLanes / 2);
+    llvm::Value *starts = b.CreateShuffleVector(base, halves);
+    llvm::Value *whole = b.CreateICmpEQ(maskBits, b.getInt32(~0u));
+    halfPoints = b.CreateAnd(whole, b.CreateAndReduce(b.CreateICmpEQ(base, starts)));
+    llvm::Value *steps = perLane(64, [size](uint32_t l) { return uint64_t{l % (kLanes / 2)} * size; });
+    halfRows = b.CreateAnd(whole, b.CreateAndReduce(b.CreateICmpEQ(base, b.CreateAdd(starts, steps))));
+  }
   if (unchecked_) {
     // Only the first lane is checked; the access clamps the others.
     lo = hi = bits = firstAddress;
@@ -761,6 +777,10 @@ Gen::Span Gen::span(llvm::Value *base, llvm::Value *mask, llvm::Value *maskBits,
   s.bits = phi(firstAddress, bits);
   s.uniform = phi(rowUniform, uniform);
   s.valid = phi(rowValid, b.getTrue());
+  s.halfRows = phi(b.getFalse(), halfRows);
+  s.halfPoints = phi(b.getFalse(), halfPoints);
+  s.lane0 = phi(firstAddress, lane0);
+  s.lane16 = phi(firstAddress, lane16);
   if (remember) spans_.emplace(key, s);
   return s;
 }

@@ -9,6 +9,7 @@
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 
 #include <initializer_list>
@@ -133,10 +134,15 @@ public:
   /// address nor consecutive give up the min, max and OR: lo, hi and bits
   /// are the first lane's address, and the access clamps every lane into
   /// the allocation that address lies in.
+  /// A whole warp of a block whose rows are 16 threads wide (a 16x16 tile)
+  /// is two rows: `halfRows`, lanes 0-15 and 16-31 each consecutive from
+  /// `lane0` and `lane16`; `halfPoints`, each half one address. Both false
+  /// for any other pattern, for a partial warp, and unchecked.
   struct Span {
     llvm::Value *lo, *hi, *bits, *first, *consecutive;
     llvm::Value *uniform; // i1: every executing lane has one address
     llvm::Value *valid;   // i1: lo..hi is the span (no wrap-around)
+    llvm::Value *halfRows, *halfPoints, *lane0, *lane16;
   };
   /// `remember`: keep it for later accesses (false where the code computing
   /// it does not dominate what follows).
@@ -177,6 +183,12 @@ public:
   void tagMemory(llvm::Instruction *i) { i->setMetadata(llvm::LLVMContext::MD_tbaa, tbaaMem_); }
   void tagFrame(llvm::Instruction *i) { i->setMetadata(llvm::LLVMContext::MD_tbaa, tbaaFrame_); }
   llvm::BasicBlock *newBlock(const char *name) { return llvm::BasicBlock::Create(ctx_, name, fn_); }
+  /// A branch to `rare` when `cond` holds, else to `usual`: weighted so that
+  /// block placement keeps the rare side (checked paths, faults, running
+  /// out of budget) out of the hot code's way.
+  void branchUnlikely(llvm::Value *cond, llvm::BasicBlock *rare, llvm::BasicBlock *usual) {
+    b.CreateCondBr(cond, rare, usual, llvm::MDBuilder(ctx_).createUnlikelyBranchWeights());
+  }
 
   llvm::LLVMContext &ctx_;
   const emu::Kernel &k_;

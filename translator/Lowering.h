@@ -52,7 +52,7 @@ protected:
   template <typename Fast> void unless(llvm::Value *slowCase, Fast fast) {
     llvm::BasicBlock *slow = g.newBlock("special"), *common = g.newBlock("common"),
                      *done = g.newBlock("joined");
-    b.CreateCondBr(slowCase, slow, common);
+    g.branchUnlikely(slowCase, slow, common);
     Paths paths(*this, done);
     b.SetInsertPoint(slow);
     paths.handler();

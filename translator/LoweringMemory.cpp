@@ -55,11 +55,12 @@ private:
   /// register are computed once per value and reused by every access
   /// [base+imm] with an aligned immediate (Gen::spans_).
   struct Access {
-    llvm::Value *lo, *hi, *bits; // scalars
-    llvm::Value *valid;          // i1: lo and hi did not wrap around
-    llvm::Value *uniform;        // i1
-    llvm::Value *first;          // i32: the first executing lane
-    llvm::Value *consecutive;    // i1: lane l at lo + (l - first) * size
+    llvm::Value *lo, *hi, *bits;                         // scalars
+    llvm::Value *valid;                                  // i1: lo and hi did not wrap around
+    llvm::Value *uniform;                                // i1
+    llvm::Value *first;                                  // i32: the first executing lane
+    llvm::Value *consecutive;                            // i1: lane l at lo + (l - first) * size
+    llvm::Value *halfRows, *halfPoints, *lane0, *lane16; // Gen::Span's, moved by the immediate
     llvm::Value *delta = nullptr;
     uint64_t window = 0; // the frame offset of the window that served it
   };
@@ -71,7 +72,8 @@ private:
       a.lo = a.hi = a.bits = b.getInt64(addr.imm);
       a.valid = a.uniform = b.getTrue();
       a.first = b.CreateIntrinsic(llvm::Intrinsic::cttz, {b.getInt32Ty()}, {maskBits, b.getTrue()});
-      a.consecutive = b.getFalse();
+      a.consecutive = a.halfRows = a.halfPoints = b.getFalse();
+      a.lane0 = a.lane16 = a.lo;
       return a;
     }
     const bool alignedImm = addr.imm % size == 0;
@@ -97,10 +99,14 @@ private:
     a.first = s.first;
     a.consecutive = s.consecutive;
     a.uniform = s.uniform;
+    a.halfRows = s.halfRows, a.halfPoints = s.halfPoints;
     if (imm == 0) {
       a.lo = s.lo, a.hi = s.hi, a.bits = s.bits, a.valid = s.valid;
+      a.lane0 = s.lane0, a.lane16 = s.lane16;
       return a;
     }
+    a.lane0 = b.CreateAdd(s.lane0, b.getInt64(imm));
+    a.lane16 = b.CreateAdd(s.lane16, b.getInt64(imm));
     a.lo = b.CreateAdd(s.lo, b.getInt64(imm));
     a.hi = b.CreateAdd(s.hi, b.getInt64(imm));
     a.bits = s.bits; // imm is a multiple of size: alignment is the base's
@@ -116,7 +122,8 @@ private:
     a.first = b.CreateIntrinsic(llvm::Intrinsic::cttz, {b.getInt32Ty()}, {maskBits, b.getTrue()});
     a.lo = a.hi = a.bits = b.CreateAdd(g.laneOf(base, a.first, 0), b.getInt64(imm));
     a.valid = a.uniform = b.getTrue();
-    a.consecutive = b.getFalse();
+    a.consecutive = a.halfRows = a.halfPoints = b.getFalse();
+    a.lane0 = a.lane16 = a.lo;
     return a;
   }
 
@@ -145,6 +152,8 @@ private:
     x.consecutive = b.getTrue();
     x.valid = b.CreateICmpULE(x.lo, x.hi); // not wrapped around within the warp
     x.uniform = b.CreateICmpEQ(x.lo, x.hi);
+    x.halfRows = x.halfPoints = b.getFalse();
+    x.lane0 = x.lane16 = x.lo;
     llvm::BasicBlock *fromLinear = b.GetInsertBlock();
     b.CreateBr(join);
     b.SetInsertPoint(general);
@@ -162,6 +171,8 @@ private:
     s.lo = phi(x.lo, y.lo), s.hi = phi(x.hi, y.hi), s.bits = phi(x.bits, y.bits);
     s.first = phi(x.first, y.first), s.consecutive = phi(x.consecutive, y.consecutive);
     s.valid = phi(x.valid, y.valid), s.uniform = phi(x.uniform, y.uniform);
+    s.halfRows = phi(x.halfRows, y.halfRows), s.halfPoints = phi(x.halfPoints, y.halfPoints);
+    s.lane0 = phi(x.lane0, y.lane0), s.lane16 = phi(x.lane16, y.lane16);
     return g.spans_.emplace(key, s).first->second;
   }
 
@@ -188,7 +199,7 @@ private:
       return v;
     };
     llvm::BasicBlock *check = g.newBlock("span");
-    b.CreateCondBr(a.valid, check, slow);
+    g.branchUnlikely(b.CreateNot(a.valid), slow, check);
     b.SetInsertPoint(check);
     llvm::Value *lo = field(0), *end = field(8);
     llvm::Value *ok = b.CreateICmpEQ(b.CreateAnd(a.bits, b.getInt64(size - 1)), b.getInt64(0));
@@ -196,7 +207,7 @@ private:
     ok = b.CreateAnd(ok, b.CreateICmpULE(b.getInt64(size), b.CreateSub(end, a.hi)));
     llvm::BasicBlock *windowHit = g.newBlock("window"), *ask = g.newBlock("ask"),
                      *fast = g.newBlock("direct");
-    b.CreateCondBr(ok, windowHit, ask);
+    g.branchUnlikely(b.CreateNot(ok), ask, windowHit);
     b.SetInsertPoint(windowHit);
     llvm::Value *cached = field(16);
     b.CreateBr(fast);
@@ -205,7 +216,7 @@ private:
         b.CreateCall(g.directFn_, {g.frame_, b.getInt32(static_cast<uint32_t>(space)), b.getInt32(slot), a.lo,
                                    a.hi, a.bits, b.getInt32(size), g.deltaSlot_});
     llvm::BasicBlock *asked = g.newBlock("asked");
-    b.CreateCondBr(b.CreateICmpNE(answer, b.getInt32(0)), asked, slow);
+    g.branchUnlikely(b.CreateICmpEQ(answer, b.getInt32(0)), slow, asked);
     b.SetInsertPoint(asked);
     llvm::Value *answered = b.CreateLoad(i64, g.deltaSlot_);
     b.CreateBr(fast);
@@ -218,6 +229,17 @@ private:
 
   llvm::Value *pointer(llvm::Value *address, const Access &a) {
     return b.CreateIntToPtr(b.CreateAdd(address, a.delta), b.getPtrTy());
+  }
+  /// Shuffle indices: `count` lanes (a warp by default), the first half
+  /// from `lowStart` stepping by `lowStep`, the second from `highStart`
+  /// stepping by `highStep`.
+  static llvm::SmallVector<int, kLanes> halfIndices(int lowStart, int lowStep, int highStart, int highStep,
+                                                    unsigned count = kLanes) {
+    llvm::SmallVector<int, kLanes> v;
+    for (unsigned l = 0; l < count; ++l)
+      v.push_back(l < kLanes / 2 ? lowStart + lowStep * static_cast<int>(l)
+                                 : highStart + highStep * static_cast<int>(l - kLanes / 2));
+    return v;
   }
   /// lane 0's address in the consecutive pattern.
   llvm::Value *rowStart(const Access &a, unsigned size) {
@@ -246,7 +268,7 @@ private:
   llvm::Value *rowLoad(llvm::Type *type, llvm::Value *at) {
     llvm::BasicBlock *whole = g.newBlock("wholewarp"), *some = g.newBlock("somelanes"),
                      *join = g.newBlock("rowloaded");
-    b.CreateCondBr(b.CreateICmpEQ(maskBits, b.getInt32(~0u)), whole, some);
+    g.branchUnlikely(b.CreateICmpNE(maskBits, b.getInt32(~0u)), some, whole);
     b.SetInsertPoint(whole);
     llvm::LoadInst *plain = b.CreateAlignedLoad(type, at, llvm::Align(1));
     g.tagMemory(plain);
@@ -265,7 +287,7 @@ private:
   void rowStore(llvm::Value *value, llvm::Value *at) {
     llvm::BasicBlock *whole = g.newBlock("wholewarp"), *some = g.newBlock("somelanes"),
                      *join = g.newBlock("rowstored");
-    b.CreateCondBr(b.CreateICmpEQ(maskBits, b.getInt32(~0u)), whole, some);
+    g.branchUnlikely(b.CreateICmpNE(maskBits, b.getInt32(~0u)), some, whole);
     b.SetInsertPoint(whole);
     g.tagMemory(b.CreateAlignedStore(value, at, llvm::Align(1)));
     prefetchAhead(value->getType(), at, true);
@@ -313,7 +335,7 @@ private:
     llvm::BasicBlock *work = g.newBlock("mem"), *slow = g.newBlock("checked"), *done = g.newBlock("memdone");
     Paths paths(*this, done);
     llvm::BasicBlock *skip = g.newBlock("nolanes");
-    b.CreateCondBr(b.CreateICmpEQ(maskBits, b.getInt32(0)), skip, work);
+    g.branchUnlikely(b.CreateICmpEQ(maskBits, b.getInt32(0)), skip, work);
     b.SetInsertPoint(skip);
     paths.unchanged();
     b.SetInsertPoint(work);
@@ -340,7 +362,7 @@ private:
                      *slow = g.newBlock("checked"), *skip = g.newBlock("nolanes"),
                      *done = g.newBlock("paramdone");
     Paths paths(*this, done);
-    b.CreateCondBr(b.CreateICmpEQ(maskBits, b.getInt32(0)), skip, work);
+    g.branchUnlikely(b.CreateICmpEQ(maskBits, b.getInt32(0)), skip, work);
     b.SetInsertPoint(skip);
     paths.unchanged();
     b.SetInsertPoint(work);
@@ -349,7 +371,7 @@ private:
     llvm::Value *inside =
         b.CreateAnd(b.CreateICmpULE(b.getInt64(size), bytes),
                     b.CreateICmpULE(b.getInt64(addr.imm), b.CreateSub(bytes, b.getInt64(size))));
-    b.CreateCondBr(inside, read, slow);
+    g.branchUnlikely(b.CreateNot(inside), slow, read);
     b.SetInsertPoint(read);
     llvm::LoadInst *base = b.CreateLoad(b.getPtrTy(), g.frameField(frame::kParams));
     g.tagFrame(base);
@@ -453,10 +475,34 @@ private:
       llvm::Value *broadcast = b.CreateVectorSplat(kLanes, scalar);
       b.CreateBr(join);
       b.SetInsertPoint(spread);
-      b.CreateCondBr(a.consecutive, row, many);
+      llvm::BasicBlock *notRow = g.newBlock("notrow"), *points = g.newBlock("halfpoints"),
+                       *notPoints = g.newBlock("notpoints"), *rows = g.newBlock("halfrows");
+      b.CreateCondBr(a.consecutive, row, notRow);
       b.SetInsertPoint(row);
       llvm::Value *loaded = rowLoad(g.vec(elem), pointer(rowStart(a, size), a));
       row = b.GetInsertBlock();
+      b.CreateBr(join);
+      // Two rows of a 16-wide block: two half-warp loads, or two values.
+      b.SetInsertPoint(notRow);
+      b.CreateCondBr(a.halfPoints, points, notPoints);
+      b.SetInsertPoint(points);
+      llvm::LoadInst *first = b.CreateAlignedLoad(elem, pointer(a.lane0, a), llvm::Align(1));
+      llvm::LoadInst *second = b.CreateAlignedLoad(elem, pointer(a.lane16, a), llvm::Align(1));
+      g.tagMemory(first), g.tagMemory(second);
+      llvm::Value *pair = b.CreateInsertElement(
+          b.CreateInsertElement(llvm::PoisonValue::get(llvm::FixedVectorType::get(elem, 2)), first,
+                                uint64_t{0}),
+          second, uint64_t{1});
+      llvm::Value *twoPoints = b.CreateShuffleVector(pair, halfIndices(0, 0, 1, 0));
+      b.CreateBr(join);
+      b.SetInsertPoint(notPoints);
+      b.CreateCondBr(a.halfRows, rows, many);
+      b.SetInsertPoint(rows);
+      llvm::Type *half = llvm::FixedVectorType::get(elem, kLanes / 2);
+      llvm::LoadInst *low = b.CreateAlignedLoad(half, pointer(a.lane0, a), llvm::Align(1));
+      llvm::LoadInst *high = b.CreateAlignedLoad(half, pointer(a.lane16, a), llvm::Align(1));
+      g.tagMemory(low), g.tagMemory(high);
+      llvm::Value *twoRows = b.CreateShuffleVector(low, high, halfIndices(0, 1, kLanes / 2, 1));
       b.CreateBr(join);
       b.SetInsertPoint(many);
       llvm::CallInst *gathered =
@@ -464,9 +510,11 @@ private:
       g.tagMemory(gathered);
       b.CreateBr(join);
       b.SetInsertPoint(join);
-      llvm::PHINode *v = b.CreatePHI(g.vec(elem), 3);
+      llvm::PHINode *v = b.CreatePHI(g.vec(elem), 5);
       v->addIncoming(broadcast, one);
       v->addIncoming(loaded, row);
+      v->addIncoming(twoPoints, points);
+      v->addIncoming(twoRows, rows);
       v->addIncoming(gathered, many);
       def(0, bits == 64 ? static_cast<llvm::Value *>(v) : ext(v, 64, sign));
     });
@@ -481,10 +529,22 @@ private:
     return memory(0, space, size, [&](Access &a) {
       llvm::Value *value = src(1, size * 8);
       llvm::BasicBlock *row = g.newBlock("consecutive"), *many = g.newBlock("scatter"),
+                       *notRow = g.newBlock("notrow"), *rows = g.newBlock("halfrows"),
                        *join = g.newBlock("stored");
-      b.CreateCondBr(a.consecutive, row, many);
+      b.CreateCondBr(a.consecutive, row, notRow);
       b.SetInsertPoint(row);
       rowStore(value, pointer(rowStart(a, size), a));
+      b.CreateBr(join);
+      // Two rows of a 16-wide block: lanes 16-31 stored last, as a scatter
+      // orders lanes that write one address.
+      b.SetInsertPoint(notRow);
+      b.CreateCondBr(a.halfRows, rows, many);
+      b.SetInsertPoint(rows);
+      g.tagMemory(b.CreateAlignedStore(b.CreateShuffleVector(value, halfIndices(0, 1, 0, 0, kLanes / 2)),
+                                       pointer(a.lane0, a), llvm::Align(1)));
+      g.tagMemory(
+          b.CreateAlignedStore(b.CreateShuffleVector(value, halfIndices(kLanes / 2, 1, 0, 0, kLanes / 2)),
+                               pointer(a.lane16, a), llvm::Align(1)));
       b.CreateBr(join);
       b.SetInsertPoint(many);
       g.tagMemory(b.CreateMaskedScatter(value, lanePointers(0, space, a, size), llvm::Align(1), mask));

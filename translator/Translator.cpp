@@ -594,10 +594,24 @@ uint64_t CompiledEngine::run(emu::Cta &cta, emu::Warp &w, emu::SimtEntry &top, u
   f.localBytes = cta.kernel.localBytes;
   f.callFrame = cta.observeMemory ? nullptr : w.frame.data();
   f.pops = 0;
+  // The memory windows of the CTA's earlier slices (the allocations they
+  // map live until the launch ends, but for device-side frees, which drop
+  // them): a warp that stops at every barrier would otherwise ask the
+  // services again for every array after each one.
+  static_assert(std::size(f.windows) * 3 == std::tuple_size_v<decltype(cta.engineCache)>);
+  if (cta.engineCacheValid)
+    for (size_t i = 0; i < std::size(f.windows); ++i)
+      f.windows[i] = {cta.engineCache[3 * i], cta.engineCache[3 * i + 1], cta.engineCache[3 * i + 2]};
   // Compiled code runs the warp's groups (divergence and reconvergence
   // included) until the interpreter's loop must take over; a pc without
   // compiled code, or too little budget to start, hands over at once.
   if (f.pc < functions.size() && functions[f.pc] && f.pc != f.reconverge) functions[f.pc](&f);
+  for (size_t i = 0; i < std::size(f.windows); ++i) {
+    const JitFrame::Window &window = f.windows[i];
+    cta.engineCache[3 * i] = window.lo, cta.engineCache[3 * i + 1] = window.end;
+    cta.engineCache[3 * i + 2] = window.delta;
+  }
+  cta.engineCacheValid = true;
   const uint64_t used = budget - f.budget;
   const uint64_t executed = used - f.pops;
   cta.executed = f.ctaExecutedAtStart + executed;
