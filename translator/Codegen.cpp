@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 
 namespace translator {
 
@@ -210,7 +211,9 @@ void Gen::writeBack(const std::vector<uint32_t> &slots) {
     if (r >= value_.size() || !value_[r]) continue;
     llvm::Value *value = b.CreateLoad(value_[r]->getAllocatedType(), value_[r]);
     value = scalar_[r] ? b.CreateVectorSplat(kLanes, b.CreateZExt(value, b.getInt64Ty())) : fit(value, 64);
-    tagRegister(b.CreateMaskedStore(value, fileSlot(r), llvm::Align(8), activeMask_));
+    llvm::Instruction *store = b.CreateMaskedStore(value, fileSlot(r), llvm::Align(8), activeMask_);
+    tagRegister(store);
+    tagSlot(store, r);
   }
 }
 
@@ -224,11 +227,13 @@ void Gen::reload(const std::vector<uint32_t> &slots, llvm::Value *active) {
           b.getInt64Ty(),
           b.CreateInBoundsGEP(b.getInt64Ty(), regs_, {b.CreateAdd(lane, b.getInt64(uint64_t{r} * kLanes))}));
       tagRegister(file);
+      tagSlot(file, r);
       b.CreateStore(b.CreateTrunc(file, intTy(slotBits(r))), value_[r]);
       continue;
     }
     llvm::LoadInst *file = b.CreateAlignedLoad(vec(b.getInt64Ty()), fileSlot(r), llvm::Align(8));
     tagRegister(file);
+    tagSlot(file, r);
     b.CreateStore(fit(file, slotBits(r)), value_[r]);
   }
 }
@@ -249,6 +254,58 @@ void Gen::finishFunction() {
     llvm::PromoteMemToReg(promotable, dominators);
   }
   scalarizeUniform(*fn_);
+  dropCleanWriteBacks(*fn_);
+}
+
+/// Why a clean value needs no write-back: between a reload and any later
+/// point where the register still holds the reloaded value, the file's
+/// slot for the running lanes changes only by write-backs (of that same
+/// value) or by services, and every service that may write a register
+/// (a handler, a divergent branch, a reconvergence) is followed by a reload
+/// of the registers it may have written, which gives them a new value. So
+/// the running lanes' slot still holds what the value was loaded from.
+/// (A 32-bit register's slot keeps its upper bits as the file had them,
+/// where a write-back would have zeroed them; nothing reads them.)
+void Gen::dropCleanWriteBacks(llvm::Function &fn) {
+  const unsigned kind = fn.getContext().getMDKindID(kSlotMetadata);
+  auto slotOf = [kind](const llvm::Instruction *i) -> int64_t {
+    const llvm::MDNode *md = i->getMetadata(kind);
+    if (!md) return -1;
+    return llvm::mdconst::extract<llvm::ConstantInt>(md->getOperand(0))->getZExtValue();
+  };
+  // Whether `v` is, lane for lane, what reloads of slot r read.
+  std::function<bool(llvm::Value *, int64_t, llvm::SmallPtrSetImpl<llvm::PHINode *> &)> reloaded =
+      [&](llvm::Value *v, int64_t r, llvm::SmallPtrSetImpl<llvm::PHINode *> &seen) -> bool {
+    for (;;) {
+      if (auto *c = llvm::dyn_cast<llvm::CastInst>(v);
+          c && (llvm::isa<llvm::TruncInst>(c) || llvm::isa<llvm::ZExtInst>(c))) {
+        v = c->getOperand(0);
+      } else if (auto *f = llvm::dyn_cast<llvm::FreezeInst>(v)) {
+        v = f->getOperand(0);
+      } else if (llvm::Value *x = v->getType()->isVectorTy() ? llvm::getSplatValue(v) : nullptr) {
+        v = x; // a scalar register's splat
+      } else {
+        break;
+      }
+    }
+    if (auto *load = llvm::dyn_cast<llvm::LoadInst>(v)) return slotOf(load) == r;
+    auto *phi = llvm::dyn_cast<llvm::PHINode>(v);
+    if (!phi) return false;
+    if (!seen.insert(phi).second) return true; // a loop: its other inputs decide
+    for (llvm::Value *in : phi->incoming_values())
+      if (!reloaded(in, r, seen)) return false;
+    return true;
+  };
+  std::vector<llvm::Instruction *> clean;
+  for (llvm::BasicBlock &bb : fn)
+    for (llvm::Instruction &i : bb) {
+      auto *call = llvm::dyn_cast<llvm::CallInst>(&i);
+      const int64_t r = call ? slotOf(call) : -1;
+      if (r < 0) continue;
+      llvm::SmallPtrSet<llvm::PHINode *, 8> seen;
+      if (reloaded(call->getArgOperand(0), r, seen)) clean.push_back(call);
+    }
+  for (llvm::Instruction *i : clean) i->eraseFromParent();
 }
 
 /// Uniform registers are scalars, read as splats: an operation whose vector

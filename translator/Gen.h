@@ -46,6 +46,11 @@ private:
   void beginFunction(const std::string &name, const emu::CodeRegion &region, size_t regionIndex);
   void finishFunction();
   static void scalarizeUniform(llvm::Function &fn);
+  /// Drops the write-backs (writeBack) of registers whose value is still
+  /// what a reload read from the file (through phis and width changes
+  /// only): the file holds it already. After promotion, when the values are
+  /// SSA.
+  static void dropCleanWriteBacks(llvm::Function &fn);
   /// Promoted registers (below): the block that reads the registers live
   /// at entry `pc` from the file, then runs it; the registers a group
   /// standing at `pcs` may read (live there, and the cross-lane ones);
@@ -180,6 +185,12 @@ public:
   /// Tags a register access / a device-memory access for alias analysis:
   /// the two never overlap.
   void tagRegister(llvm::Instruction *i) { i->setMetadata(llvm::LLVMContext::MD_tbaa, tbaaReg_); }
+  /// Names the register slot a reload reads or a write-back writes
+  /// (dropCleanWriteBacks).
+  static constexpr const char *kSlotMetadata = "ptxvm.slot";
+  void tagSlot(llvm::Instruction *i, uint32_t r) {
+    i->setMetadata(kSlotMetadata, llvm::MDNode::get(ctx_, llvm::ConstantAsMetadata::get(b.getInt32(r))));
+  }
   void tagMemory(llvm::Instruction *i) { i->setMetadata(llvm::LLVMContext::MD_tbaa, tbaaMem_); }
   void tagFrame(llvm::Instruction *i) { i->setMetadata(llvm::LLVMContext::MD_tbaa, tbaaFrame_); }
   llvm::BasicBlock *newBlock(const char *name) { return llvm::BasicBlock::Create(ctx_, name, fn_); }

@@ -302,4 +302,43 @@ TEST(Lowering, LocalMemoryReadsWritesAndReportsAsOnTheInterpreter) {
   }
 }
 
+// Registers copied from one another between two barriers: at the second,
+// the copies hold what the first one's reload read from another register's
+// slot, so they must be written back (Gen::dropCleanWriteBacks keeps only
+// a register's own reloads).
+const char *kCopyKernel = R"(
+.visible .entry c(.param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %d<4>;
+  mov.u32 %r0, %tid.x;
+  ld.param.u64 %d0, [out];
+  mul.wide.u32 %d1, %r0, 96;
+  add.u64 %d2, %d0, %d1;
+  add.u32 %r1, %r0, 7;
+  mov.u32 %r5, 100;
+  bar.sync 0;
+  mov.u32 %r2, %r1;
+  mov.u32 %r3, %r5;
+  mov.u32 %r5, %r1;
+  bar.sync 0;
+  add.u32 %r4, %r2, %r3;
+  st.global.v4.u32 [%d2], {%r1, %r2, %r3, %r4};
+  st.global.u32 [%d2+16], %r5;
+  ret;
+}
+)";
+
+TEST(Lowering, CopiesOfReloadedRegistersAreWrittenBackAtABarrier) {
+  ptx::DiagnosticList diags;
+  auto m = ptx::parseModule(ptxvm::test::ptxModule(kCopyKernel), "copy.ptx", diags);
+  ASSERT_TRUE(m && !diags.hasErrors()) << diags.renderText();
+  const Outcome interpreted = launch(*m, "c", {1, 1, 1}, {64, 1, 1}, false),
+                compiled = launch(*m, "c", {1, 1, 1}, {64, 1, 1}, true);
+  ASSERT_TRUE(interpreted.ok) << interpreted.diagnostics;
+  EXPECT_EQ(interpreted.words[24 * 5 + 3], 5u + 7 + 100);
+  EXPECT_EQ(interpreted.words[24 * 5 + 4], 5u + 7);
+  expectSame(interpreted, compiled);
+}
+
 } // namespace
