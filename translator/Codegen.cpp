@@ -789,29 +789,35 @@ Gen::Span Gen::span(llvm::Value *base, llvm::Value *mask, llvm::Value *maskBits,
   b.CreateBr(join);
 
   b.SetInsertPoint(other);
-  llvm::Value *lo, *hi, *bits, *uniform, *halfRows, *halfPoints;
+  llvm::Value *lo, *hi, *bits, *uniform, *valid = b.getTrue();
+  // Two rows or two points of a 16-wide block (whole warps only).
   llvm::Value *lane0 = b.CreateExtractElement(base, uint64_t{0}),
               *lane16 = b.CreateExtractElement(base, uint64_t{kLanes / 2});
+  llvm::SmallVector<int, kLanes> halves;
+  for (uint32_t l = 0; l < kLanes; ++l) halves.push_back(l < kLanes / 2 ? 0 : kLanes / 2);
+  llvm::Value *starts = b.CreateShuffleVector(base, halves);
+  llvm::Value *whole = b.CreateICmpEQ(maskBits, b.getInt32(~0u));
+  llvm::Value *halfPoints = b.CreateAnd(whole, b.CreateAndReduce(b.CreateICmpEQ(base, starts)));
+  llvm::Value *steps = perLane(64, [size](uint32_t l) { return uint64_t{l % (kLanes / 2)} * size; });
+  llvm::Value *halfRows =
+      b.CreateAnd(whole, b.CreateAndReduce(b.CreateICmpEQ(base, b.CreateAdd(starts, steps))));
   if (unchecked_) {
-    // Only the first lane is checked: every lane goes through the clamp.
-    halfRows = halfPoints = b.getFalse();
-  } else {
-    // Both patterns need lo..hi over every lane (the min and max below) to
-    // bound the two halves' accesses.
-    llvm::SmallVector<int, kLanes> halves;
-    for (uint32_t l = 0; l < kLanes; ++l) halves.push_back(l < kLanes / 2 ? 0 : kLanes / 2);
-    llvm::Value *starts = b.CreateShuffleVector(base, halves);
-    llvm::Value *whole = b.CreateICmpEQ(maskBits, b.getInt32(~0u));
-    halfPoints = b.CreateAnd(whole, b.CreateAndReduce(b.CreateICmpEQ(base, starts)));
-    llvm::Value *steps = perLane(64, [size](uint32_t l) { return uint64_t{l % (kLanes / 2)} * size; });
-    halfRows = b.CreateAnd(whole, b.CreateAndReduce(b.CreateICmpEQ(base, b.CreateAdd(starts, steps))));
-  }
-  if (unchecked_) {
-    // Only the first lane is checked; the access clamps the others.
-    lo = hi = bits = firstAddress;
+    // Only the first lane is checked; the access clamps the others. Two
+    // rows or points are accessed whole, so their span is theirs: from the
+    // lower start to the higher one's end, which must not wrap around.
     uniform = b.CreateAndReduce(
         b.CreateOr(b.CreateICmpEQ(base, b.CreateVectorSplat(kLanes, firstAddress)), b.CreateNot(mask)));
+    llvm::Value *halvesOf = b.CreateOr(halfRows, halfPoints);
+    llvm::Value *low = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, lane0, lane16),
+                *high = b.CreateBinaryIntrinsic(llvm::Intrinsic::umax, lane0, lane16);
+    llvm::Value *end =
+        b.CreateAdd(high, b.CreateSelect(halfRows, b.getInt64((kLanes / 2 - 1) * size), b.getInt64(0)));
+    lo = b.CreateSelect(halvesOf, low, firstAddress);
+    hi = b.CreateSelect(halvesOf, end, firstAddress);
+    bits = b.CreateSelect(halvesOf, b.CreateOr(lane0, lane16), firstAddress);
+    valid = b.CreateOr(b.CreateNot(halvesOf), b.CreateICmpUGE(end, high));
   } else {
+    // Exact over every lane, which also bounds the two halves' accesses.
     lo = b.CreateIntMinReduce(b.CreateSelect(mask, base, llvm::Constant::getAllOnesValue(v64)), false);
     llvm::Value *live = b.CreateSelect(mask, base, llvm::Constant::getNullValue(v64));
     hi = b.CreateIntMaxReduce(live, false);
@@ -833,7 +839,7 @@ Gen::Span Gen::span(llvm::Value *base, llvm::Value *mask, llvm::Value *maskBits,
   // the first one's alignment is theirs.
   s.bits = phi(firstAddress, bits);
   s.uniform = phi(rowUniform, uniform);
-  s.valid = phi(rowValid, b.getTrue());
+  s.valid = phi(rowValid, valid);
   s.halfRows = phi(b.getFalse(), halfRows);
   s.halfPoints = phi(b.getFalse(), halfPoints);
   s.lane0 = phi(firstAddress, lane0);

@@ -142,7 +142,8 @@ public:
   /// A whole warp of a block whose rows are 16 threads wide (a 16x16 tile)
   /// is two rows: `halfRows`, lanes 0-15 and 16-31 each consecutive from
   /// `lane0` and `lane16`; `halfPoints`, each half one address. Both false
-  /// for any other pattern, for a partial warp, and unchecked.
+  /// for any other pattern and for a partial warp. (Unchecked, lo..hi is
+  /// then the two halves' span rather than the first lane's address.)
   struct Span {
     llvm::Value *lo, *hi, *bits, *first, *consecutive;
     llvm::Value *uniform; // i1: every executing lane has one address
