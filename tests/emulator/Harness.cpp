@@ -43,6 +43,29 @@ std::unique_ptr<emu::Engine> compiledEngine(const emu::Kernel &k, std::string &e
 #endif
 }
 
+TestKernel decodeForTest(emu::Device &device, const ptx::Module &m, const std::string &name, bool compiled,
+                         std::string &error) {
+  TestKernel t;
+  ptx::DiagnosticList diags;
+  t.kernel = device.decode(m, name, diags);
+  if (!t.kernel) {
+    error = diags.renderText();
+    return t;
+  }
+  if (compiled && !(t.engine = compiledEngine(*t.kernel, error))) t.kernel.reset();
+  return t;
+}
+
+std::unique_ptr<ptx::Module> parseTestModule(const std::string &body, const std::string &file) {
+  ptx::DiagnosticList diags;
+  auto m = ptx::parseModule(ptxModule(body), file, diags);
+  if (!m || diags.hasErrors()) {
+    ADD_FAILURE() << file << " does not parse: " << diags.renderText();
+    return nullptr;
+  }
+  return m;
+}
+
 std::unique_ptr<emu::Engine> testEngine(const emu::Kernel &k) {
   if (testDeviceName() != "cpu") return nullptr;
   std::string error;

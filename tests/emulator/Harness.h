@@ -72,6 +72,19 @@ std::unique_ptr<emu::Engine> testEngine(const emu::Kernel &k);
 /// in a build without the CPU device). PTXVM_UNCHECKED=1 compiles it unchecked.
 std::unique_ptr<emu::Engine> compiledEngine(const emu::Kernel &k, std::string &error);
 
+/// A kernel decoded for a differential test, and its compiled engine when
+/// asked for one (null: the interpreter).
+struct TestKernel {
+  std::unique_ptr<emu::Kernel> kernel;
+  std::unique_ptr<emu::Engine> engine;
+};
+/// Decodes kernel `name` of `m` on `device` and, when `compiled`, compiles it
+/// (compiledEngine); a null kernel with `error` saying why not.
+TestKernel decodeForTest(emu::Device &device, const ptx::Module &m, const std::string &name, bool compiled,
+                         std::string &error);
+/// `body` (ptxModule) parsed, or null after a test failure naming `file`.
+std::unique_ptr<ptx::Module> parseTestModule(const std::string &body, const std::string &file);
+
 /// The contents of a file (empty when it cannot be read), through
 /// ptx::readFile.
 std::string readTextFile(const std::string &path);

@@ -109,15 +109,11 @@ struct Outcome {
 
 Outcome launch(const ptx::Module &m, const Shape &shape, unsigned size, bool compiled) {
   emu::Device device;
-  ptx::DiagnosticList diags;
   Outcome out;
-  auto k = device.decode(m, "h", diags);
-  if (!k) {
-    out.diagnostics = diags.renderText();
-    return out;
-  }
-  std::unique_ptr<emu::Engine> engine;
-  if (compiled && !(engine = ptxvm::test::compiledEngine(*k, out.diagnostics))) return out;
+  const ptxvm::test::TestKernel t = ptxvm::test::decodeForTest(device, m, "h", compiled, out.diagnostics);
+  if (!t.kernel) return out;
+  const emu::Kernel *k = t.kernel.get();
+  ptx::DiagnosticList diags;
   const uint32_t rows = shape.block.y, width = shape.block.x;
   const uint64_t needed =
       (uint64_t{rows} * std::max({shape.stride, shape.pstride + 1, width}) + width + 2) * size;
@@ -129,7 +125,7 @@ Outcome launch(const ptx::Module &m, const Shape &shape, unsigned size, bool com
   const uint32_t region = static_cast<uint32_t>((rows * std::max(shape.ostride, width) + width) * size);
   const uint64_t outAddress = device.global.allocate(3 * uint64_t{region});
   emu::LaunchConfig config;
-  config.engine = engine.get();
+  config.engine = t.engine.get();
   config.grid = {2, 1, 1};
   config.block = shape.block;
   config.threads = 1;
@@ -164,10 +160,8 @@ TEST(HalfWarp, TwoRowAndTwoPointAccessesComputeAndReportAsOnTheInterpreter) {
   for (const Type &type : types)
     for (unsigned misalign : {0u, 1u}) {
       if (misalign && type.size == 1) continue;
-      ptx::DiagnosticList diags;
-      auto m =
-          ptx::parseModule(ptxvm::test::ptxModule(kernel(type.name, type.size, misalign)), "half.ptx", diags);
-      ASSERT_TRUE(m && !diags.hasErrors()) << diags.renderText();
+      auto m = ptxvm::test::parseTestModule(kernel(type.name, type.size, misalign), "half.ptx");
+      ASSERT_TRUE(m);
       for (const Shape &shape : shapes) {
         Shape scaled = shape;
         scaled.inBytes *= type.size;
@@ -225,9 +219,8 @@ after:
 )";
 
 TEST(HalfWarp, ADeviceSideFreeDropsTheWindowsOfEarlierSlices) {
-  ptx::DiagnosticList diags;
-  auto m = ptx::parseModule(ptxvm::test::ptxModule(kFreeKernel), "free.ptx", diags);
-  ASSERT_TRUE(m && !diags.hasErrors()) << diags.renderText();
+  auto m = ptxvm::test::parseTestModule(kFreeKernel, "free.ptx");
+  ASSERT_TRUE(m);
   std::string reports[2];
   for (bool compiled : {false, true}) {
     emu::Device device;
@@ -235,17 +228,14 @@ TEST(HalfWarp, ADeviceSideFreeDropsTheWindowsOfEarlierSlices) {
       device.global.free(call.argument(0));
       call.forgetCachedRange(call.argument(0));
     });
-    ptx::DiagnosticList launchDiags;
-    auto k = device.decode(*m, "f", launchDiags);
-    ASSERT_TRUE(k) << launchDiags.renderText();
     std::string error;
-    std::unique_ptr<emu::Engine> engine;
-    if (compiled) {
-      ASSERT_TRUE(engine = ptxvm::test::compiledEngine(*k, error)) << error;
-    }
+    const ptxvm::test::TestKernel t = ptxvm::test::decodeForTest(device, *m, "f", compiled, error);
+    ASSERT_TRUE(t.kernel) << error;
+    const emu::Kernel *k = t.kernel.get();
+    ptx::DiagnosticList launchDiags;
     const uint64_t buffer = device.global.allocate(64 * 4);
     emu::LaunchConfig config;
-    config.engine = engine.get();
+    config.engine = t.engine.get();
     config.grid = {1, 1, 1};
     config.block = {64, 1, 1};
     config.threads = 1;

@@ -88,17 +88,13 @@ struct Outcome {
 
 Outcome launch(const ptx::Module &m, const char *name, emu::Dim3 grid, emu::Dim3 block, bool compiled) {
   emu::Device device;
-  ptx::DiagnosticList diags;
   Outcome out;
-  auto k = device.decode(m, name, diags);
-  if (!k) {
-    out.diagnostics = diags.renderText();
-    return out;
-  }
-  std::unique_ptr<emu::Engine> engine;
+  const ptxvm::test::TestKernel t = ptxvm::test::decodeForTest(device, m, name, compiled, out.diagnostics);
+  if (!t.kernel) return out;
+  const emu::Kernel *k = t.kernel.get();
+  ptx::DiagnosticList diags;
   emu::LaunchConfig config;
-  if (compiled && !(engine = ptxvm::test::compiledEngine(*k, out.diagnostics))) return out;
-  config.engine = engine.get();
+  config.engine = t.engine.get();
   const uint64_t threads = grid.count() * block.count();
   const uint64_t address = device.global.allocate(threads * 96);
   config.grid = grid;
@@ -330,9 +326,8 @@ const char *kCopyKernel = R"(
 )";
 
 TEST(Lowering, CopiesOfReloadedRegistersAreWrittenBackAtABarrier) {
-  ptx::DiagnosticList diags;
-  auto m = ptx::parseModule(ptxvm::test::ptxModule(kCopyKernel), "copy.ptx", diags);
-  ASSERT_TRUE(m && !diags.hasErrors()) << diags.renderText();
+  auto m = ptxvm::test::parseTestModule(kCopyKernel, "copy.ptx");
+  ASSERT_TRUE(m);
   const Outcome interpreted = launch(*m, "c", {1, 1, 1}, {64, 1, 1}, false),
                 compiled = launch(*m, "c", {1, 1, 1}, {64, 1, 1}, true);
   ASSERT_TRUE(interpreted.ok) << interpreted.diagnostics;
