@@ -37,7 +37,9 @@ struct JitFrame {
   uint32_t pc;
   uint32_t active;
   uint32_t reconverge;
-  uint32_t unused = 0;
+  /// Set when the services filled a window (ptxvm_jit_direct): the engine
+  /// then keeps the windows for the CTA's next slices.
+  uint32_t windowsChanged = 0;
   uint64_t pops = 0;
   /// The warp's instruction count and the budget when the engine called,
   /// and the budget left counting the instruction being executed, which

@@ -58,6 +58,7 @@ extern "C" int ptxvm_jit_direct(JitFrame *f, uint32_t space, uint32_t window, ui
   // What directAccess accepted: one global allocation, or the CTA's shared
   // memory (at offset 0, or at the generic window).
   JitFrame::Window &w = f->windows[window % std::size(f->windows)];
+  f->windowsChanged = 1;
   w.delta = *delta;
   if (base == f->cta->shared.data()) {
     w.lo = bias;

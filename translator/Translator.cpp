@@ -606,12 +606,16 @@ uint64_t CompiledEngine::run(emu::Cta &cta, emu::Warp &w, emu::SimtEntry &top, u
   // included) until the interpreter's loop must take over; a pc without
   // compiled code, or too little budget to start, hands over at once.
   if (f.pc < functions.size() && functions[f.pc] && f.pc != f.reconverge) functions[f.pc](&f);
-  for (size_t i = 0; i < std::size(f.windows); ++i) {
-    const JitFrame::Window &window = f.windows[i];
-    cta.engineCache[3 * i] = window.lo, cta.engineCache[3 * i + 1] = window.end;
-    cta.engineCache[3 * i + 2] = window.delta;
+  // Written back only when they changed: most slices of a warp find every
+  // array in the windows already.
+  if (f.windowsChanged) {
+    for (size_t i = 0; i < std::size(f.windows); ++i) {
+      const JitFrame::Window &window = f.windows[i];
+      cta.engineCache[3 * i] = window.lo, cta.engineCache[3 * i + 1] = window.end;
+      cta.engineCache[3 * i + 2] = window.delta;
+    }
+    cta.engineCacheValid = true;
   }
-  cta.engineCacheValid = true;
   const uint64_t used = budget - f.budget;
   const uint64_t executed = used - f.pops;
   cta.executed = f.ctaExecutedAtStart + executed;
