@@ -10,6 +10,8 @@
 #include "translator/Frame.h"
 #include "translator/Lowering.h"
 
+#include <llvm/Analysis/VectorUtils.h>
+
 namespace translator {
 
 using emu::DInstr;
@@ -229,17 +231,6 @@ private:
 
   llvm::Value *pointer(llvm::Value *address, const Access &a) {
     return b.CreateIntToPtr(b.CreateAdd(address, a.delta), b.getPtrTy());
-  }
-  /// Shuffle indices: `count` lanes (a warp by default), the first half
-  /// from `lowStart` stepping by `lowStep`, the second from `highStart`
-  /// stepping by `highStep`.
-  static llvm::SmallVector<int, kLanes> halfIndices(int lowStart, int lowStep, int highStart, int highStep,
-                                                    unsigned count = kLanes) {
-    llvm::SmallVector<int, kLanes> v;
-    for (unsigned l = 0; l < count; ++l)
-      v.push_back(l < kLanes / 2 ? lowStart + lowStep * static_cast<int>(l)
-                                 : highStart + highStep * static_cast<int>(l - kLanes / 2));
-    return v;
   }
   /// lane 0's address in the consecutive pattern.
   llvm::Value *rowStart(const Access &a, unsigned size) {
@@ -493,7 +484,7 @@ private:
           b.CreateInsertElement(llvm::PoisonValue::get(llvm::FixedVectorType::get(elem, 2)), first,
                                 uint64_t{0}),
           second, uint64_t{1});
-      llvm::Value *twoPoints = b.CreateShuffleVector(pair, halfIndices(0, 0, 1, 0));
+      llvm::Value *twoPoints = b.CreateShuffleVector(pair, llvm::createReplicatedMask(kLanes / 2, 2));
       b.CreateBr(join);
       b.SetInsertPoint(notPoints);
       b.CreateCondBr(a.halfRows, rows, many);
@@ -502,7 +493,7 @@ private:
       llvm::LoadInst *low = b.CreateAlignedLoad(half, pointer(a.lane0, a), llvm::Align(1));
       llvm::LoadInst *high = b.CreateAlignedLoad(half, pointer(a.lane16, a), llvm::Align(1));
       g.tagMemory(low), g.tagMemory(high);
-      llvm::Value *twoRows = b.CreateShuffleVector(low, high, halfIndices(0, 1, kLanes / 2, 1));
+      llvm::Value *twoRows = b.CreateShuffleVector(low, high, llvm::createSequentialMask(0, kLanes, 0));
       b.CreateBr(join);
       b.SetInsertPoint(many);
       llvm::CallInst *gathered =
@@ -540,11 +531,12 @@ private:
       b.SetInsertPoint(notRow);
       b.CreateCondBr(a.halfRows, rows, many);
       b.SetInsertPoint(rows);
-      g.tagMemory(b.CreateAlignedStore(b.CreateShuffleVector(value, halfIndices(0, 1, 0, 0, kLanes / 2)),
-                                       pointer(a.lane0, a), llvm::Align(1)));
       g.tagMemory(
-          b.CreateAlignedStore(b.CreateShuffleVector(value, halfIndices(kLanes / 2, 1, 0, 0, kLanes / 2)),
-                               pointer(a.lane16, a), llvm::Align(1)));
+          b.CreateAlignedStore(b.CreateShuffleVector(value, llvm::createSequentialMask(0, kLanes / 2, 0)),
+                               pointer(a.lane0, a), llvm::Align(1)));
+      g.tagMemory(b.CreateAlignedStore(
+          b.CreateShuffleVector(value, llvm::createSequentialMask(kLanes / 2, kLanes / 2, 0)),
+          pointer(a.lane16, a), llvm::Align(1)));
       b.CreateBr(join);
       b.SetInsertPoint(many);
       g.tagMemory(b.CreateMaskedScatter(value, lanePointers(0, space, a, size), llvm::Align(1), mask));
