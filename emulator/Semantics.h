@@ -89,7 +89,7 @@ template <typename T> inline T arg(Exec &x, const DInstr &in, unsigned i, unsign
 
 /// Reads an operand for all 32 lanes (inactive lanes too: harmless, and it
 /// keeps the loop branch-free), converting to T.
-template <typename T> inline void gather(Exec &x, const DOp &op, T (&out)[32]) {
+template <typename T> [[gnu::always_inline]] inline void gather(Exec &x, const DOp &op, T (&out)[32]) {
   if (op.kind == DOp::Reg) {
     const uint64_t *r = &x.warp.regs[op.reg * 32];
     for (unsigned l = 0; l < 32; ++l) out[l] = as<T>(r[l]);
@@ -104,7 +104,7 @@ template <typename T> inline void gather(Exec &x, const DOp &op, T (&out)[32]) {
 }
 
 /// Writes a destination register in the executing lanes.
-template <typename T> inline void scatter(Exec &x, const DOp &op, const T (&v)[32]) {
+template <typename T> [[gnu::always_inline]] inline void scatter(Exec &x, const DOp &op, const T (&v)[32]) {
   if (op.kind != DOp::Reg) return;
   uint64_t *r = &x.warp.regs[op.reg * 32];
   if (x.mask == 0xFFFFFFFFu) {

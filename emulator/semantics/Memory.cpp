@@ -37,6 +37,14 @@ inline AddressSpan spanOf(const uint64_t (&a)[32], uint32_t mask) {
   return s;
 }
 
+/// Whether lane l's address is a[0] + l * Size in every lane (a coalesced
+/// access); an integer OR reduction the compiler vectorizes.
+template <unsigned Size> inline bool consecutive(const uint64_t (&a)[32]) {
+  uint64_t differ = 0;
+  for (unsigned l = 0; l < 32; ++l) differ |= a[l] ^ (a[0] + uint64_t{l} * Size);
+  return differ == 0;
+}
+
 /// Loads `Size` bytes for every executing lane from host memory at
 /// base + a[l] - bias, sign-extended when `Signed`: the type is decided
 /// once per instruction, the lane loop is fixed-size copies.
@@ -46,6 +54,15 @@ void loadLanes(Exec &x, uint64_t *d, const uint8_t *base, const uint64_t (&a)[32
       Size == 1, uint8_t,
       std::conditional_t<Size == 2, uint16_t, std::conditional_t<Size == 4, uint32_t, uint64_t>>>;
   using SRaw = std::make_signed_t<Raw>;
+  if (x.mask == 0xFFFFFFFFu && consecutive<Size>(a)) {
+    // A coalesced access: one copy of the warp's bytes, then a widening
+    // loop the compiler vectorizes.
+    Raw raw[32];
+    std::memcpy(raw, base + (a[0] - bias), sizeof raw);
+    for (unsigned l = 0; l < 32; ++l)
+      d[l] = Signed ? static_cast<uint64_t>(static_cast<int64_t>(static_cast<SRaw>(raw[l]))) : raw[l];
+    return;
+  }
   forLanes(x.mask, [&](unsigned l) {
     Raw raw;
     std::memcpy(&raw, base + (a[l] - bias), Size);
@@ -64,6 +81,17 @@ void loadLanes(Exec &x, uint64_t *d, const uint8_t *base, const uint64_t (&a)[32
 }
 template <unsigned Size>
 void storeLanes(Exec &x, const uint64_t (&v)[32], uint8_t *base, const uint64_t (&a)[32], uint64_t bias) {
+  using Raw = std::conditional_t<
+      Size == 1, uint8_t,
+      std::conditional_t<Size == 2, uint16_t, std::conditional_t<Size == 4, uint32_t, uint64_t>>>;
+  if (x.mask == 0xFFFFFFFFu && consecutive<Size>(a)) {
+    // Distinct consecutive addresses: no lane overwrites another's bytes, so
+    // one copy stores what the lanes in order would.
+    Raw raw[32];
+    for (unsigned l = 0; l < 32; ++l) raw[l] = static_cast<Raw>(v[l]);
+    std::memcpy(base + (a[0] - bias), raw, sizeof raw);
+    return;
+  }
   forLanes(x.mask, [&](unsigned l) { std::memcpy(base + (a[l] - bias), &v[l], Size); });
 }
 void storeLanes(Exec &x, const uint64_t (&v)[32], uint8_t *base, const uint64_t (&a)[32], uint64_t bias,
@@ -197,17 +225,18 @@ void store(Exec &x, const DInstr &in) {
 /// the other way.
 void cvta(Exec &x, const DInstr &in) {
   const Kernel &k = x.kernel();
-  bool toSpace = in.mods & dmod::To;
-  forLanes(x.mask, [&](unsigned l) {
-    uint64_t a = readOperand(x, k.op(in, 1), l);
-    uint64_t window = in.space == Space::Shared  ? kSharedWindow
-                      : in.space == Space::Local ? kLocalWindow
-                      : in.space == Space::Const ? k.constAddress
-                                                 : 0;
-    uint64_t r = toSpace ? a - window : a + window;
-    if (in.type == Type::U32 || in.type == Type::B32) r &= 0xFFFFFFFFu;
-    writeOperand(x, k.op(in, 0), l, r);
-  });
+  const uint64_t window = in.space == Space::Shared  ? kSharedWindow
+                          : in.space == Space::Local ? kLocalWindow
+                          : in.space == Space::Const ? k.constAddress
+                                                     : 0;
+  const uint64_t delta = in.mods & dmod::To ? 0 - window : window;
+  const uint64_t keep = in.type == Type::U32 || in.type == Type::B32 ? 0xFFFFFFFFu : ~uint64_t{0};
+  // All 32 lanes at once: nvcc emits a cvta.to.global for every pointer
+  // parameter, so it is among the most executed instructions.
+  uint64_t a[32], r[32];
+  gather(x, k.op(in, 1), a);
+  for (unsigned l = 0; l < 32; ++l) r[l] = (a[l] + delta) & keep;
+  scatter(x, k.op(in, 0), r);
 }
 
 /// isspacep.space p, a: whether generic address a lies in the space's window
