@@ -1,8 +1,9 @@
 // bench_emulator: the SIMT emulator on corpus kernels (kernels/algorithms.cu,
 // kernels/named_barriers.cu as compiled by nvcc for sm_80): vector add, a
 // shared-memory reduction with shuffles and barriers, a tiled SGEMM,
-// Mandelbrot (divergent), Black-Scholes (expf, logf, sqrtf, divisions) and a
-// warp-specialized producer/consumer pipeline.
+// Mandelbrot (divergent), Black-Scholes (expf, logf, sqrtf, divisions),
+// fast-math transcendentals (kernels/math_fast.cu), many small launches of
+// vector add, tensor cores and a warp-specialized producer/consumer pipeline.
 // For each it checks the result against the same algorithm in plain C++
 // (compiled -O3), and prints thread-instructions per second on the
 // interpreter and on compiled code (translator/, what --device cpu runs),
@@ -76,6 +77,26 @@ int mandel(int px, int py) {
     ++i;
   }
   return 255 * i / kIter;
+}
+
+// Fast-math inputs (sin/cos arguments within a few pi, nonzero divisors)
+// and the host's results of fast_transcendental's formulas.
+constexpr int kFast = 1 << 16, kSmall = 1 << 14;
+std::vector<float> FastX(kFast), FastY(kFast), FastOut(8 * kFast);
+
+void fastNative() {
+  for (int i = 0; i < kFast; ++i) {
+    const float v = FastX[i], w = FastY[i];
+    float *o = &FastOut[8 * i];
+    o[0] = std::sin(v) + std::cos(w);
+    o[1] = std::exp(v);
+    o[2] = std::log(std::fabs(w) + 1.0f);
+    o[3] = std::pow(std::fabs(v) + 1.0f, w);
+    o[4] = v / w;
+    o[5] = std::sqrt(std::fabs(v));
+    o[6] = 1.0f / w;
+    o[7] = std::tanh(v) + std::exp2(w) + std::log2(std::fabs(v) + 1.0f);
+  }
 }
 
 // wmma GEMM inputs: 16 x kWmmaK f16 small integers (A row-major, B column-major),
@@ -233,6 +254,52 @@ std::vector<Case> cases() {
                    for (int i = 0; i < kOptions; ++i) blackScholes(i);
                    sink = Call[7] + Put[7];
                  }});
+  // Fast math (-use_fast_math): sin/cos/ex2/lg2/rcp/sqrt .approx and .ftz
+  // arithmetic, eight results per element. Native: the same formulas
+  // through the host's libm.
+  out.push_back({"fast-math transcendentals",
+                 "math_fast",
+                 "fast_transcendental",
+                 {kFast / 256},
+                 {256},
+                 [](Device &d, std::vector<uint8_t> &p, const Kernel &k) {
+                   uint64_t o = upload(d, std::vector<float>(8 * kFast));
+                   param(p, k, 0, upload(d, FastX)), param(p, k, 1, upload(d, FastY)), param(p, k, 2, o);
+                   param(p, k, 3, kFast);
+                   return std::function<bool(Device &)>([o](Device &d) {
+                     auto r = download<float>(d, o, 8 * kFast);
+                     fastNative();
+                     for (int i = 0; i < 8 * kFast; ++i)
+                       if (!(std::fabs(r[i] - FastOut[i]) <= 2e-3f * std::max(1.0f, std::fabs(FastOut[i]))))
+                         return false;
+                     return true;
+                   });
+                 },
+                 [] {
+                   fastNative();
+                   sink = FastOut[9];
+                 }});
+  // What a launch costs: 64 CTAs of 256 threads, one element each (a
+  // dozen instructions per thread), as programs of many small launches do.
+  out.push_back({"vector add 16K (per launch)",
+                 "algorithms",
+                 "vec_add",
+                 {kSmall / 256},
+                 {256},
+                 [](Device &d, std::vector<uint8_t> &p, const Kernel &k) {
+                   uint64_t a = upload(d, A), b = upload(d, B), c = upload(d, std::vector<float>(kSmall));
+                   param(p, k, 0, a), param(p, k, 1, b), param(p, k, 2, c), param(p, k, 3, kSmall);
+                   return std::function<bool(Device &)>([c](Device &d) {
+                     auto r = download<float>(d, c, kSmall);
+                     for (int i = 0; i < kSmall; ++i)
+                       if (r[i] != A[i] + B[i]) return false;
+                     return true;
+                   });
+                 },
+                 [] {
+                   for (int i = 0; i < kSmall; ++i) C[i] = A[i] + B[i];
+                   sink = C[kSmall / 2];
+                 }});
   // Tensor cores: 64 warps, each a 16x16 tile over K = 1024 with wmma f16 -> f32
   // (64 wmma.mma each); small integers, so the sums are exact. Native: the same
   // 64 tiles in float.
@@ -381,6 +448,9 @@ int main(int argc, char **argv) {
   for (int i = 0; i < kN; ++i) A[i] = static_cast<float>(i % 1000) * 0.5f, B[i] = static_cast<float>(i % 77);
   for (int i = 0; i < kM * kM; ++i)
     G1[i] = static_cast<float>(i % 13) * 0.25f, G2[i] = static_cast<float>(i % 7);
+  for (int i = 0; i < kFast; ++i)
+    FastX[i] = -4.0f + static_cast<float>(i % 4001) * 0.002f,
+    FastY[i] = 0.5f + static_cast<float>(i % 97) * 0.03f;
   for (int i = 0; i < kOptions; ++i) {
     Spot[i] = 5.0f + static_cast<float>(i % 251) * 0.1f;
     Strike[i] = 1.0f + static_cast<float>(i % 997) * 0.1f;

@@ -14,6 +14,7 @@
 // decoded.
 #include "emulator/Semantics.h"
 #include "emulator/semantics/Fp.h"
+#include "emulator/semantics/VecMath.h"
 
 #include <cfenv>
 #include <cmath>
@@ -250,6 +251,17 @@ template <typename V> inline int pick(V a, V b, bool isMax, bool nanMode) {
   return (isMax ? a > b : a < b) ? 0 : 1;
 }
 
+double rsqrtD(double v) { return 1.0 / std::sqrt(v); }
+double rcpD(double v) { return 1.0 / v; }
+double sqrtD(double v) { return std::sqrt(v); }
+double sinD(double v) { return std::sin(v); }
+double cosD(double v) { return std::cos(v); }
+// Without calls, so that their lane loops vectorize (VecMath.h; sin and cos
+// reduce exactly only within its kTrigLimit, so F::trig picks per warp).
+[[gnu::always_inline]] inline double lg2D(double v) { return vecmath::log2(v); }
+[[gnu::always_inline]] inline double ex2D(double v) { return vecmath::exp2(v); }
+[[gnu::always_inline]] inline double tanhD(double v) { return vecmath::tanh(v); }
+
 template <typename T> struct F {
   using U = typename Bits<T>::U;
 
@@ -292,7 +304,8 @@ template <typename T> struct F {
   // .approx.ftz.f64 forms is 0x7FFFFFFF00000000 (they work on the high word,
   // measured on H100); of rsqrt.approx.f64 the default NaN.
   template <double (*Fn)(double)> static void approx(Exec &x, const DInstr &in) {
-    lanes<T, 1>(x, in, in.ftz, false, [](T a) { return T(Fn(double(a))); });
+    lanes<T, 1>(
+        x, in, in.ftz, false, [](T a) __attribute__((always_inline)) { return T(Fn(double(a))); });
     if constexpr (std::is_same_v<T, double>) {
       const DOp &d = x.kernel().op(in, 0);
       forLanes(x.mask, [&](unsigned l) {
@@ -301,6 +314,21 @@ template <typename T> struct F {
           x.reg(d.reg, l) = 0x7FFFFFFF00000000ull;
       });
     }
+  }
+  /// sin.approx/cos.approx.f32: a vectorized loop when every lane's input
+  /// is within the range VecMath reduces exactly, libm lane by lane when not.
+  template <bool Cosine> static void trig(Exec &x, const DInstr &in) {
+    T a[32];
+    gather(x, x.kernel().op(in, 1), a);
+    uint32_t outside = 0;
+    for (unsigned l = 0; l < 32; ++l)
+      outside |= static_cast<uint32_t>(!(std::fabs(double(a[l])) <= vecmath::kTrigLimit));
+    if (outside == 0)
+      lanes<T, 1>(
+          x, in, in.ftz, false,
+          [](T v) __attribute__((always_inline)) { return T(vecmath::sinCos<Cosine>(double(v))); });
+    else
+      approx<Cosine ? cosD : sinD>(x, in);
   }
   // abs and neg change the sign bit. A NaN gives the canonical NaN for f32,
   // and stays as it is for f64 (both measured on H100).
@@ -378,15 +406,6 @@ template <typename T> struct F {
     });
   }
 };
-
-double rsqrtD(double v) { return 1.0 / std::sqrt(v); }
-double rcpD(double v) { return 1.0 / v; }
-double sqrtD(double v) { return std::sqrt(v); }
-double sinD(double v) { return std::sin(v); }
-double cosD(double v) { return std::cos(v); }
-double lg2D(double v) { return std::log2(v); }
-double ex2D(double v) { return std::exp2(v); }
-double tanhD(double v) { return std::tanh(v); }
 
 // ---- f32x2 (sm_100): two f32 lanes in a 64-bit register -----------------------------------------
 
@@ -592,8 +611,8 @@ template <typename T> Handler selectFor(const DInstr &in) {
   }
   if constexpr (isF32) {
     switch (in.opcode) {
-    case Opcode::Sin: return &Ops::template approx<sinD>;
-    case Opcode::Cos: return &Ops::template approx<cosD>;
+    case Opcode::Sin: return &Ops::template trig<false>;
+    case Opcode::Cos: return &Ops::template trig<true>;
     case Opcode::Lg2: return &Ops::template approx<lg2D>;
     case Opcode::Ex2: return &Ops::template approx<ex2D>;
     case Opcode::Tanh: return &Ops::template approx<tanhD>;
