@@ -37,12 +37,21 @@ inline AddressSpan spanOf(const uint64_t (&a)[32], uint32_t mask) {
   return s;
 }
 
-/// Whether lane l's address is a[0] + l * Size in every lane (a coalesced
-/// access); an integer OR reduction the compiler vectorizes.
-template <unsigned Size> inline bool consecutive(const uint64_t (&a)[32]) {
-  uint64_t differ = 0;
-  for (unsigned l = 0; l < 32; ++l) differ |= a[l] ^ (a[0] + uint64_t{l} * Size);
-  return differ == 0;
+/// How a whole warp's addresses lie, for the block copies of loadLanes and
+/// storeLanes: lane l at a[0] + l * Size (a coalesced access); each half
+/// of the warp consecutive from its first lane (rows of a 16-wide block,
+/// the same row twice included); each half at one address (a 16-wide
+/// block's column); or none of these. Integer OR reductions the compiler
+/// vectorizes.
+enum class Rows { Other, Whole, Halves, HalfPoints };
+template <unsigned Size> Rows rowsOf(const uint64_t (&a)[32]) {
+  uint64_t whole = 0, halves = 0, points = 0;
+  for (unsigned l = 0; l < 16; ++l) {
+    whole |= (a[l] ^ (a[0] + uint64_t{l} * Size)) | (a[16 + l] ^ (a[0] + uint64_t{16 + l} * Size));
+    halves |= (a[l] ^ (a[0] + uint64_t{l} * Size)) | (a[16 + l] ^ (a[16] + uint64_t{l} * Size));
+    points |= (a[l] ^ a[0]) | (a[16 + l] ^ a[16]);
+  }
+  return whole == 0 ? Rows::Whole : halves == 0 ? Rows::Halves : points == 0 ? Rows::HalfPoints : Rows::Other;
 }
 
 /// Loads `Size` bytes for every executing lane from host memory at
@@ -54,19 +63,32 @@ void loadLanes(Exec &x, uint64_t *d, const uint8_t *base, const uint64_t (&a)[32
       Size == 1, uint8_t,
       std::conditional_t<Size == 2, uint16_t, std::conditional_t<Size == 4, uint32_t, uint64_t>>>;
   using SRaw = std::make_signed_t<Raw>;
-  if (x.mask == 0xFFFFFFFFu && consecutive<Size>(a)) {
-    // A coalesced access: one copy of the warp's bytes, then a widening
-    // loop the compiler vectorizes.
+  auto widen = [](Raw raw) {
+    return Signed ? static_cast<uint64_t>(static_cast<int64_t>(static_cast<SRaw>(raw))) : uint64_t{raw};
+  };
+  const Rows rows = x.mask == 0xFFFFFFFFu ? rowsOf<Size>(a) : Rows::Other;
+  if (rows != Rows::Other) {
+    // Rows and points: block copies, then a widening loop the compiler
+    // vectorizes.
     Raw raw[32];
-    std::memcpy(raw, base + (a[0] - bias), sizeof raw);
-    for (unsigned l = 0; l < 32; ++l)
-      d[l] = Signed ? static_cast<uint64_t>(static_cast<int64_t>(static_cast<SRaw>(raw[l]))) : raw[l];
+    if (rows == Rows::Whole) {
+      std::memcpy(raw, base + (a[0] - bias), sizeof raw);
+    } else if (rows == Rows::Halves) {
+      std::memcpy(raw, base + (a[0] - bias), 16 * Size);
+      std::memcpy(raw + 16, base + (a[16] - bias), 16 * Size);
+    } else {
+      Raw first, second;
+      std::memcpy(&first, base + (a[0] - bias), Size);
+      std::memcpy(&second, base + (a[16] - bias), Size);
+      for (unsigned l = 0; l < 16; ++l) raw[l] = first, raw[16 + l] = second;
+    }
+    for (unsigned l = 0; l < 32; ++l) d[l] = widen(raw[l]);
     return;
   }
   forLanes(x.mask, [&](unsigned l) {
     Raw raw;
     std::memcpy(&raw, base + (a[l] - bias), Size);
-    d[l] = Signed ? static_cast<uint64_t>(static_cast<int64_t>(static_cast<SRaw>(raw))) : raw;
+    d[l] = widen(raw);
   });
 }
 void loadLanes(Exec &x, uint64_t *d, const uint8_t *base, const uint64_t (&a)[32], uint64_t bias, ptx::Type t,
@@ -84,13 +106,24 @@ void storeLanes(Exec &x, const uint64_t (&v)[32], uint8_t *base, const uint64_t 
   using Raw = std::conditional_t<
       Size == 1, uint8_t,
       std::conditional_t<Size == 2, uint16_t, std::conditional_t<Size == 4, uint32_t, uint64_t>>>;
-  if (x.mask == 0xFFFFFFFFu && consecutive<Size>(a)) {
-    // Distinct consecutive addresses: no lane overwrites another's bytes, so
-    // one copy stores what the lanes in order would.
+  if (x.mask == 0xFFFFFFFFu) {
+    // Block copies in lane order: where lanes share bytes (the halves of a
+    // warp writing one row, or one point), the higher lane's value stays,
+    // as when the lanes store one after another.
     Raw raw[32];
     for (unsigned l = 0; l < 32; ++l) raw[l] = static_cast<Raw>(v[l]);
-    std::memcpy(base + (a[0] - bias), raw, sizeof raw);
-    return;
+    switch (rowsOf<Size>(a)) {
+    case Rows::Whole: std::memcpy(base + (a[0] - bias), raw, sizeof raw); return;
+    case Rows::Halves:
+      std::memcpy(base + (a[0] - bias), raw, 16 * Size);
+      std::memcpy(base + (a[16] - bias), raw + 16, 16 * Size);
+      return;
+    case Rows::HalfPoints:
+      std::memcpy(base + (a[0] - bias), &raw[15], Size);
+      std::memcpy(base + (a[16] - bias), &raw[31], Size);
+      return;
+    case Rows::Other: break;
+    }
   }
   forLanes(x.mask, [&](unsigned l) { std::memcpy(base + (a[l] - bias), &v[l], Size); });
 }

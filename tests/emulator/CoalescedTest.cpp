@@ -1,10 +1,11 @@
-// Warp loads and stores whose lanes touch consecutive elements take one
-// block copy (semantics/Memory.cpp, `consecutive`); every other pattern goes
-// lane by lane. Both must give what each lane's own access gives: every
-// element size and signedness, in every memory space a block copy can serve,
-// against address patterns that are almost consecutive (reversed, a lane out
-// of place, a stride of two elements, lanes sharing an address) and warps
-// with inactive lanes.
+// Warp loads and stores whose lanes touch consecutive elements, two rows of
+// 16 or one point per half-warp take block copies (semantics/Memory.cpp,
+// `rowsOf`); every other pattern goes lane by lane. Both must give what each
+// lane's own access gives: every element size and signedness, in every
+// memory space a block copy can serve, against the patterns and near misses
+// (reversed, a lane out of place, a stride of two elements, lanes sharing
+// an address, rows that overlap, a lane off its row or point) and warps with
+// inactive lanes; stores where lanes share bytes keep the highest lane's.
 #include "tests/emulator/Harness.h"
 
 #include <gtest/gtest.h>
@@ -27,7 +28,20 @@ constexpr Element kElements[] = {{"s8", 1, true},  {"u8", 1, false},  {"s16", 2,
                                  {"s32", 4, true}, {"u32", 4, false}, {"b64", 8, false}};
 
 /// Which element lane l of a warp touches.
-enum class Pattern { Consecutive, Reversed, OneLaneSwapped, StrideTwo, PairsShareOne, Broadcast };
+enum class Pattern {
+  Consecutive,
+  Reversed,
+  OneLaneSwapped,
+  StrideTwo,
+  PairsShareOne,
+  Broadcast,
+  SameRowTwice,
+  TwoRows,
+  OverlappingRows,
+  SecondRowOneOff,
+  TwoPoints,
+  TwoPointsOneOff,
+};
 
 struct PatternInfo {
   Pattern pattern;
@@ -45,6 +59,18 @@ constexpr PatternInfo kPatterns[] = {
     {Pattern::StrideTwo, "stride2", "shl.b32 %r2, %r1, 1;"},
     {Pattern::PairsShareOne, "pairs", "shr.u32 %r2, %r1, 1;"},
     {Pattern::Broadcast, "broadcast", "mov.u32 %r2, 7;"},
+    // Half-warp patterns (16-wide blocks): rows of 16 and one point per half.
+    {Pattern::SameRowTwice, "same_row_twice", "and.b32 %r2, %r1, 15;"},
+    {Pattern::TwoRows, "two_rows", "and.b32 %r2, %r1, 15; setp.ge.u32 %p2, %r1, 16; @%p2 add.u32 %r2, %r2, 40;"},
+    {Pattern::OverlappingRows, "overlapping_rows",
+     "and.b32 %r2, %r1, 15; setp.ge.u32 %p2, %r1, 16; @%p2 add.u32 %r2, %r2, 5;"},
+    {Pattern::SecondRowOneOff, "second_row_one_off",
+     "and.b32 %r2, %r1, 15; setp.ge.u32 %p2, %r1, 16; @%p2 add.u32 %r2, %r2, 40; setp.eq.u32 %p3, %r1, 20; @%p3 "
+     "add.u32 %r2, %r2, 1;"},
+    {Pattern::TwoPoints, "two_points", "shr.u32 %r2, %r1, 4; mul.lo.u32 %r2, %r2, 9; add.u32 %r2, %r2, 3;"},
+    {Pattern::TwoPointsOneOff, "two_points_one_off",
+     "shr.u32 %r2, %r1, 4; mul.lo.u32 %r2, %r2, 9; add.u32 %r2, %r2, 3; setp.eq.u32 %p3, %r1, 31; @%p3 add.u32 "
+     "%r2, %r2, 1;"},
 };
 
 unsigned elementOf(Pattern p, unsigned lane) {
@@ -55,6 +81,12 @@ unsigned elementOf(Pattern p, unsigned lane) {
   case Pattern::StrideTwo: return lane * 2;
   case Pattern::PairsShareOne: return lane / 2;
   case Pattern::Broadcast: return 7;
+  case Pattern::SameRowTwice: return lane % 16;
+  case Pattern::TwoRows: return lane % 16 + (lane >= 16 ? 40 : 0);
+  case Pattern::OverlappingRows: return lane % 16 + (lane >= 16 ? 5 : 0);
+  case Pattern::SecondRowOneOff: return lane % 16 + (lane >= 16 ? 40 : 0) + (lane == 20 ? 1 : 0);
+  case Pattern::TwoPoints: return 3 + 9 * (lane / 16);
+  case Pattern::TwoPointsOneOff: return 3 + 9 * (lane / 16) + (lane == 31 ? 1 : 0);
   }
   return 0;
 }
