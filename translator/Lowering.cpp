@@ -341,14 +341,18 @@ private:
     return true;
   }
 
-  // ---- Float.cpp: add, sub, mul, fma/mad in round-to-nearest ----
+  // ---- Float.cpp: add, sub, mul, fma/mad, and div, sqrt, rcp .rn in round-to-nearest ----
 
   bool floating() {
     if (in.type != Type::F32 && in.type != Type::F64) return false;
     unsigned n;
+    bool onlyRn = false; // div, sqrt and rcp without .rn are .approx/.full forms
     switch (in.opcode) {
     case Opcode::Abs:
     case Opcode::Neg: return signBit();
+    case Opcode::Sqrt:
+    case Opcode::Rcp: n = 1, onlyRn = true; break;
+    case Opcode::Div: n = 2, onlyRn = true; break;
     case Opcode::Add:
     case Opcode::Sub:
     case Opcode::Mul: n = 2; break;
@@ -356,17 +360,24 @@ private:
     case Opcode::Mad: n = 3; break;
     default: return false;
     }
-    if (in.mods || (in.rounding != Mod::None && in.rounding != Mod::Rn)) return false;
-    if (!writable(0) || !readable({1, 2}) || (n == 3 && !readable({3}))) return false;
+    if (in.mods || (in.rounding != Mod::Rn && (onlyRn || in.rounding != Mod::None))) return false;
+    if (!writable(0) || !readable({1}) || (n >= 2 && !readable({2})) || (n == 3 && !readable({3}))) return false;
     const bool f32 = in.type == Type::F32;
     const unsigned bits = f32 ? 32 : 64;
     llvm::Type *ft = g.vec(f32 ? b.getFloatTy() : b.getDoubleTy());
-    llvm::Value *x = b.CreateBitCast(src(1, bits), ft), *y = b.CreateBitCast(src(2, bits), ft);
+    llvm::Value *x = b.CreateBitCast(src(1, bits), ft);
+    llvm::Value *y = n >= 2 ? b.CreateBitCast(src(2, bits), ft) : nullptr;
     llvm::Value *z = n == 3 ? b.CreateBitCast(src(3, bits), ft) : nullptr;
-    llvm::Value *r = in.opcode == Opcode::Add   ? b.CreateFAdd(x, y)
-                     : in.opcode == Opcode::Sub ? b.CreateFSub(x, y)
-                     : in.opcode == Opcode::Mul ? b.CreateFMul(x, y)
-                                                : b.CreateIntrinsic(llvm::Intrinsic::fma, {ft}, {x, y, z});
+    llvm::Value *r;
+    switch (in.opcode) {
+    case Opcode::Add: r = b.CreateFAdd(x, y); break;
+    case Opcode::Sub: r = b.CreateFSub(x, y); break;
+    case Opcode::Mul: r = b.CreateFMul(x, y); break;
+    case Opcode::Div: r = b.CreateFDiv(x, y); break;
+    case Opcode::Rcp: r = b.CreateFDiv(llvm::ConstantFP::get(ft, 1.0), x); break;
+    case Opcode::Sqrt: r = b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x); break;
+    default: r = b.CreateIntrinsic(llvm::Intrinsic::fma, {ft}, {x, y, z}); break;
+    }
     // The handler's special cases: a NaN result (canonical for f32,
     // propagated by position for f64); under .ftz any subnormal operand or a
     // result at or below the smallest normal.
@@ -378,7 +389,8 @@ private:
         llvm::Value *a = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, v);
         return b.CreateAnd(b.CreateFCmpOLE(a, smallest), b.CreateFCmpONE(v, zero));
       };
-      special = b.CreateOr(special, b.CreateOr(tiny(x), b.CreateOr(tiny(y), tiny(r))));
+      special = b.CreateOr(special, b.CreateOr(tiny(x), tiny(r)));
+      if (y) special = b.CreateOr(special, tiny(y));
       if (z) special = b.CreateOr(special, tiny(z));
     }
     unlessSpecial(special, [&] {
