@@ -7,6 +7,8 @@
 // under .ftz), as the interpreter's own fast loop does.
 #include "translator/Lowering.h"
 
+#include "emulator/semantics/VecMath.h"
+
 #include "emulator/Memory.h"
 #include "emulator/Semantics.h"
 #include "translator/Facts.h"
@@ -350,6 +352,7 @@ private:
     switch (in.opcode) {
     case Opcode::Abs:
     case Opcode::Neg: return signBit();
+    case Opcode::Ex2: return in.type == Type::F32 && exp2Approx();
     case Opcode::Sqrt:
     case Opcode::Rcp: n = 1, onlyRn = true; break;
     case Opcode::Div: n = 2, onlyRn = true; break;
@@ -361,7 +364,8 @@ private:
     default: return false;
     }
     if (in.mods || (in.rounding != Mod::Rn && (onlyRn || in.rounding != Mod::None))) return false;
-    if (!writable(0) || !readable({1}) || (n >= 2 && !readable({2})) || (n == 3 && !readable({3}))) return false;
+    if (!writable(0) || !readable({1}) || (n >= 2 && !readable({2})) || (n == 3 && !readable({3})))
+      return false;
     const bool f32 = in.type == Type::F32;
     const unsigned bits = f32 ? 32 : 64;
     llvm::Type *ft = g.vec(f32 ? b.getFloatTy() : b.getDoubleTy());
@@ -401,6 +405,50 @@ private:
       }
       def(0, b.CreateBitCast(r, g.vec(g.intTy(bits))));
     });
+    return true;
+  }
+
+  /// ex2.approx{.ftz}.f32 (F<float>::approx<ex2D>): emu::vecmath::exp2 of
+  /// the widened input, step for step in <32 x double> (fused Horner steps,
+  /// as there), rounded to f32; .ftz flushes the input and the result; a NaN
+  /// result is the canonical NaN. Every lane in vector code: no special path.
+  bool exp2Approx() {
+    if (in.mods || !writable(0) || !readable({1})) return false;
+    auto flushed = [&](llvm::Value *bits) { // a subnormal f32 to a zero of its sign
+      llvm::Value *noExponent = b.CreateICmpEQ(b.CreateAnd(bits, splat(32, 0x7F800000u)), splat(32, 0));
+      return in.ftz ? b.CreateSelect(noExponent, b.CreateAnd(bits, splat(32, 0x80000000u)), bits) : bits;
+    };
+    llvm::Type *f32 = g.vec(b.getFloatTy()), *f64 = g.vec(b.getDoubleTy()), *i64 = g.vec(b.getInt64Ty());
+    auto real = [&](double v) { return llvm::ConstantFP::get(f64, v); };
+    auto bitsOf = [&](double v) { return splat(64, emu::vecmath::toBits(v)); };
+    llvm::Value *x = b.CreateFPExt(b.CreateBitCast(flushed(src(1, 32)), f32), f64);
+    llvm::Value *xb = b.CreateBitCast(x, i64);
+    llvm::Value *magnitude = b.CreateAnd(xb, splat(64, 0x7FFFFFFFFFFFFFFFull));
+    llvm::Value *big = b.CreateICmpUGT(magnitude, bitsOf(2000.0));
+    llvm::Value *clamped = b.CreateOr(b.CreateAnd(xb, splat(64, uint64_t{1} << 63)), bitsOf(2000.0));
+    llvm::Value *c = b.CreateBitCast(b.CreateSelect(big, clamped, xb), f64);
+    llvm::Value *shifted = b.CreateFAdd(c, real(emu::vecmath::kRoundShift));
+    llvm::Value *n = b.CreateFSub(shifted, real(emu::vecmath::kRoundShift));
+    llvm::Value *t = b.CreateFMul(b.CreateFSub(c, n), real(0.6931471805599453094));
+    const auto &coefficients = emu::vecmath::kExp;
+    llvm::Value *p = real(coefficients.back());
+    for (size_t i = coefficients.size() - 1; i-- > 0;)
+      p = b.CreateIntrinsic(llvm::Intrinsic::fma, {f64}, {p, t, real(coefficients[i])});
+    llvm::Value *half = b.CreateFAdd(b.CreateFMul(n, real(0.5)), real(emu::vecmath::kRoundShift));
+    llvm::Value *first = b.CreateFSub(half, real(emu::vecmath::kRoundShift));
+    llvm::Value *rest = b.CreateFAdd(b.CreateFSub(n, first), real(emu::vecmath::kRoundShift));
+    auto powerOfTwo = [&](llvm::Value *s) { // emu::vecmath::powerOfTwo
+      llvm::Value *e = b.CreateAdd(b.CreateSub(b.CreateBitCast(s, i64), bitsOf(emu::vecmath::kRoundShift)),
+                                   splat(64, 1023));
+      return b.CreateBitCast(b.CreateShl(e, splat(64, 52)), f64);
+    };
+    llvm::Value *r = b.CreateFMul(b.CreateFMul(p, powerOfTwo(half)), powerOfTwo(rest));
+    llvm::Value *nan = b.CreateICmpUGT(magnitude, splat(64, 0x7FF0000000000000ull));
+    llvm::Value *rounded =
+        b.CreateBitCast(b.CreateFPTrunc(b.CreateSelect(nan, x, r), f32), g.vec(b.getInt32Ty()));
+    llvm::Value *out = flushed(rounded);
+    llvm::Value *isNaN = b.CreateICmpUGT(b.CreateAnd(out, splat(32, 0x7FFFFFFFu)), splat(32, 0x7F800000u));
+    def(0, b.CreateSelect(isNaN, splat(32, 0x7FFFFFFFu), out));
     return true;
   }
 

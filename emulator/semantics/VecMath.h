@@ -8,6 +8,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -37,13 +38,14 @@ constexpr double kRoundShift = 6755399441055744.0; // 1.5 * 2^52
 inline double powerOfTwo(uint64_t shifted) { return fromBits((shifted - toBits(kRoundShift) + 1023) << 52); }
 
 /// c[0] + x (c[1] + x (c[2] + ...)): Horner's rule over a constant table,
-/// unrolled at compile time (a loop left for the optimizer to unroll stays a
+/// in fused steps (what compiled code emits too, translator/Lowering.cpp's
+/// exp2: both engines' results are the same bits), unrolled at compile time (a loop left for the optimizer to unroll stays a
 /// loop past 16 terms, and then the lane loop around it does not vectorize).
 template <size_t N, size_t... I>
 [[gnu::always_inline]] inline double hornerSteps(double x, const std::array<double, N> &c,
                                                  std::index_sequence<I...>) {
   double p = c[N - 1];
-  ((p = p * x + c[N - 2 - I]), ...);
+  ((p = std::fma(p, x, c[N - 2 - I])), ...);
   return p;
 }
 template <size_t N> [[gnu::always_inline]] inline double horner(double x, const std::array<double, N> &c) {

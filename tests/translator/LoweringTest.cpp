@@ -337,3 +337,60 @@ TEST(Lowering, CopiesOfReloadedRegistersAreWrittenBackAtABarrier) {
 }
 
 } // namespace
+
+// ex2.approx.f32 is compiled (Lowering::exp2Approx, emu::vecmath::exp2 step
+// for step): both engines give the same bits, with and without .ftz, over a
+// sweep from underflow to overflow, inputs near zero, and random bit
+// patterns (NaNs, infinities, subnormals).
+constexpr const char *kExp2Kernel = R"(
+.visible .entry ex2(.param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .f32 %f<20>;
+  .reg .b64 %d<4>;
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, %ntid.x;
+  mov.u32 %r3, %tid.x;
+  mad.lo.u32 %r0, %r1, %r2, %r3;
+  cvt.rn.f32.u32 %f1, %r0;
+  fma.rn.f32 %f2, %f1, 0f3CA3D70A, 0fC32A0000;
+  mul.lo.u32 %r4, %r0, 0x9E3779B1;
+  xor.b32 %r5, %r4, 0x5BD1E995;
+  mov.b32 %f3, %r4;
+  mov.b32 %f4, %r5;
+  mul.f32 %f5, %f2, 0f3A83126F;
+  ex2.approx.f32 %f10, %f2;
+  ex2.approx.ftz.f32 %f11, %f2;
+  ex2.approx.f32 %f12, %f3;
+  ex2.approx.ftz.f32 %f13, %f3;
+  ex2.approx.f32 %f14, %f4;
+  ex2.approx.ftz.f32 %f15, %f4;
+  ex2.approx.f32 %f16, %f5;
+  ex2.approx.ftz.f32 %f17, %f5;
+  ld.param.u64 %d1, [out];
+  mul.wide.u32 %d2, %r0, 96;
+  add.u64 %d3, %d1, %d2;
+  st.global.v4.f32 [%d3], {%f10, %f11, %f12, %f13};
+  st.global.v4.f32 [%d3+16], {%f14, %f15, %f16, %f17};
+  st.global.v4.f32 [%d3+32], {%f2, %f3, %f4, %f5};
+  ret;
+}
+)";
+
+TEST(Lowering, Exp2ApproxGivesTheInterpretersBits) {
+  ptx::DiagnosticList diags;
+  auto m = ptx::parseModule(ptxvm::test::ptxModule(kExp2Kernel), "ex2.ptx", diags);
+  ASSERT_TRUE(m && !diags.hasErrors()) << diags.renderText();
+  const Outcome interpreted = launch(*m, "ex2", {64, 1, 1}, {256, 1, 1}, false),
+                compiled = launch(*m, "ex2", {64, 1, 1}, {256, 1, 1}, true);
+  ASSERT_TRUE(interpreted.ok) << interpreted.diagnostics;
+  expectSame(interpreted, compiled);
+  // The sweep reaches both ends: +inf above 128, zero (or a subnormal
+  // without .ftz) below -126, and 2^-170 is flushed with .ftz.
+  const auto word = [&](unsigned thread, unsigned i) { return compiled.words[thread * 24 + i]; };
+  EXPECT_EQ(word(16383, 0), 0x7F800000u);
+  EXPECT_EQ(word(0, 0), 0u);    // 2^-170 is below f32's subnormals
+  EXPECT_GT(word(1500, 0), 0u); // 2^-140: a subnormal
+  EXPECT_LT(word(1500, 0), 0x00800000u);
+  EXPECT_EQ(word(1500, 1), 0u); // flushed
+}
