@@ -15,7 +15,9 @@
 #include "translator/Frame.h"
 
 #include <cfloat>
+#include <cmath>
 #include <cstdlib>
+#include <limits>
 
 namespace translator {
 
@@ -352,7 +354,8 @@ private:
     switch (in.opcode) {
     case Opcode::Abs:
     case Opcode::Neg: return signBit();
-    case Opcode::Ex2: return in.type == Type::F32 && exp2Approx();
+    case Opcode::Ex2: return in.type == Type::F32 && approxF32([&](llvm::Value *x) { return exp2(x); });
+    case Opcode::Lg2: return in.type == Type::F32 && approxF32([&](llvm::Value *x) { return log2(x); });
     case Opcode::Sqrt:
     case Opcode::Rcp: n = 1, onlyRn = true; break;
     case Opcode::Div: n = 2, onlyRn = true; break;
@@ -408,48 +411,85 @@ private:
     return true;
   }
 
-  /// ex2.approx{.ftz}.f32 (F<float>::approx<ex2D>): emu::vecmath::exp2 of
-  /// the widened input, step for step in <32 x double> (fused Horner steps,
-  /// as there), rounded to f32; .ftz flushes the input and the result; a NaN
+  /// ex2.approx and lg2.approx{.ftz}.f32 (F<float>::approx<ex2D, lg2D>):
+  /// emu::vecmath's exp2 and log2 of the widened input, step for step in
+  /// <32 x double> (fused Horner steps, as there; Float.cpp fuses nothing
+  /// else), rounded to f32; .ftz flushes the input and the result; a NaN
   /// result is the canonical NaN. Every lane in vector code: no special path.
-  bool exp2Approx() {
+  template <typename Body> bool approxF32(Body body) {
     if (in.mods || !writable(0) || !readable({1})) return false;
     auto flushed = [&](llvm::Value *bits) { // a subnormal f32 to a zero of its sign
       llvm::Value *noExponent = b.CreateICmpEQ(b.CreateAnd(bits, splat(32, 0x7F800000u)), splat(32, 0));
       return in.ftz ? b.CreateSelect(noExponent, b.CreateAnd(bits, splat(32, 0x80000000u)), bits) : bits;
     };
-    llvm::Type *f32 = g.vec(b.getFloatTy()), *f64 = g.vec(b.getDoubleTy()), *i64 = g.vec(b.getInt64Ty());
-    auto real = [&](double v) { return llvm::ConstantFP::get(f64, v); };
-    auto bitsOf = [&](double v) { return splat(64, emu::vecmath::toBits(v)); };
-    llvm::Value *x = b.CreateFPExt(b.CreateBitCast(flushed(src(1, 32)), f32), f64);
-    llvm::Value *xb = b.CreateBitCast(x, i64);
+    llvm::Type *f32 = g.vec(b.getFloatTy());
+    llvm::Value *x = b.CreateFPExt(b.CreateBitCast(flushed(src(1, 32)), f32), f64());
+    llvm::Value *rounded = b.CreateBitCast(b.CreateFPTrunc(body(x), f32), g.vec(b.getInt32Ty()));
+    llvm::Value *out = flushed(rounded);
+    llvm::Value *nan = b.CreateICmpUGT(b.CreateAnd(out, splat(32, 0x7FFFFFFFu)), splat(32, 0x7F800000u));
+    def(0, b.CreateSelect(nan, splat(32, 0x7FFFFFFFu), out));
+    return true;
+  }
+  llvm::Type *f64() { return g.vec(b.getDoubleTy()); }
+  llvm::Type *i64() { return g.vec(b.getInt64Ty()); }
+  llvm::Value *real(double v) { return llvm::ConstantFP::get(f64(), v); }
+  llvm::Value *bitsOf(double v) { return splat(64, emu::vecmath::toBits(v)); }
+  template <size_t N> llvm::Value *horner(llvm::Value *x, const std::array<double, N> &c) {
+    llvm::Value *p = real(c.back());
+    for (size_t i = N - 1; i-- > 0;) p = b.CreateIntrinsic(llvm::Intrinsic::fma, {f64()}, {p, x, real(c[i])});
+    return p;
+  }
+
+  /// emu::vecmath::exp2.
+  llvm::Value *exp2(llvm::Value *x) {
+    using emu::vecmath::kRoundShift;
+    llvm::Value *xb = b.CreateBitCast(x, i64());
     llvm::Value *magnitude = b.CreateAnd(xb, splat(64, 0x7FFFFFFFFFFFFFFFull));
     llvm::Value *big = b.CreateICmpUGT(magnitude, bitsOf(2000.0));
     llvm::Value *clamped = b.CreateOr(b.CreateAnd(xb, splat(64, uint64_t{1} << 63)), bitsOf(2000.0));
-    llvm::Value *c = b.CreateBitCast(b.CreateSelect(big, clamped, xb), f64);
-    llvm::Value *shifted = b.CreateFAdd(c, real(emu::vecmath::kRoundShift));
-    llvm::Value *n = b.CreateFSub(shifted, real(emu::vecmath::kRoundShift));
-    llvm::Value *t = b.CreateFMul(b.CreateFSub(c, n), real(0.6931471805599453094));
-    const auto &coefficients = emu::vecmath::kExp;
-    llvm::Value *p = real(coefficients.back());
-    for (size_t i = coefficients.size() - 1; i-- > 0;)
-      p = b.CreateIntrinsic(llvm::Intrinsic::fma, {f64}, {p, t, real(coefficients[i])});
-    llvm::Value *half = b.CreateFAdd(b.CreateFMul(n, real(0.5)), real(emu::vecmath::kRoundShift));
-    llvm::Value *first = b.CreateFSub(half, real(emu::vecmath::kRoundShift));
-    llvm::Value *rest = b.CreateFAdd(b.CreateFSub(n, first), real(emu::vecmath::kRoundShift));
-    auto powerOfTwo = [&](llvm::Value *s) { // emu::vecmath::powerOfTwo
-      llvm::Value *e = b.CreateAdd(b.CreateSub(b.CreateBitCast(s, i64), bitsOf(emu::vecmath::kRoundShift)),
-                                   splat(64, 1023));
-      return b.CreateBitCast(b.CreateShl(e, splat(64, 52)), f64);
+    llvm::Value *c = b.CreateBitCast(b.CreateSelect(big, clamped, xb), f64());
+    llvm::Value *n = b.CreateFSub(b.CreateFAdd(c, real(kRoundShift)), real(kRoundShift));
+    llvm::Value *p =
+        horner(b.CreateFMul(b.CreateFSub(c, n), real(0.6931471805599453094)), emu::vecmath::kExp);
+    llvm::Value *half = b.CreateFAdd(b.CreateFMul(n, real(0.5)), real(kRoundShift));
+    llvm::Value *first = b.CreateFSub(half, real(kRoundShift));
+    llvm::Value *rest = b.CreateFAdd(b.CreateFSub(n, first), real(kRoundShift));
+    auto powerOfTwo = [&](llvm::Value *shifted) {
+      llvm::Value *e =
+          b.CreateAdd(b.CreateSub(b.CreateBitCast(shifted, i64()), bitsOf(kRoundShift)), splat(64, 1023));
+      return b.CreateBitCast(b.CreateShl(e, splat(64, 52)), f64());
     };
     llvm::Value *r = b.CreateFMul(b.CreateFMul(p, powerOfTwo(half)), powerOfTwo(rest));
-    llvm::Value *nan = b.CreateICmpUGT(magnitude, splat(64, 0x7FF0000000000000ull));
-    llvm::Value *rounded =
-        b.CreateBitCast(b.CreateFPTrunc(b.CreateSelect(nan, x, r), f32), g.vec(b.getInt32Ty()));
-    llvm::Value *out = flushed(rounded);
-    llvm::Value *isNaN = b.CreateICmpUGT(b.CreateAnd(out, splat(32, 0x7FFFFFFFu)), splat(32, 0x7F800000u));
-    def(0, b.CreateSelect(isNaN, splat(32, 0x7FFFFFFFu), out));
-    return true;
+    return b.CreateSelect(b.CreateICmpUGT(magnitude, splat(64, 0x7FF0000000000000ull)), x, r);
+  }
+
+  /// emu::vecmath::log2, its special cases as values an f32 result rounds
+  /// to the same bits from (any NaN: the result is made canonical).
+  llvm::Value *log2(llvm::Value *x) {
+    llvm::Value *xb = b.CreateBitCast(x, i64());
+    llvm::Value *mantissa = b.CreateAnd(xb, splat(64, 0x000FFFFFFFFFFFFFull));
+    llvm::Value *high = b.CreateICmpUGT(mantissa, splat(64, 0x6A09E667F3BCDull));
+    llvm::Value *m =
+        b.CreateBitCast(b.CreateOr(mantissa, b.CreateSelect(high, splat(64, 0x3FE0000000000000ull),
+                                                            splat(64, 0x3FF0000000000000ull))),
+                        f64());
+    llvm::Value *biased = b.CreateAdd(b.CreateAnd(b.CreateLShr(xb, splat(64, 52)), splat(64, 0x7FF)),
+                                      b.CreateZExt(high, i64()));
+    llvm::Value *e = b.CreateFSub(
+        b.CreateFSub(b.CreateBitCast(b.CreateOr(biased, splat(64, 0x4330000000000000ull)), f64()),
+                     real(4503599627370496.0)),
+        real(1023.0));
+    llvm::Value *s = b.CreateFDiv(b.CreateFSub(m, real(1.0)), b.CreateFAdd(m, real(1.0)));
+    llvm::Value *p = horner(b.CreateFMul(s, s), emu::vecmath::kAtanhOverS);
+    llvm::Value *r = b.CreateFAdd(
+        e, b.CreateFMul(b.CreateFMul(b.CreateFMul(real(2.0), s), p), real(1.4426950408889634074)));
+    llvm::Value *magnitude = b.CreateAnd(xb, splat(64, 0x7FFFFFFFFFFFFFFFull));
+    llvm::Value *negative =
+        b.CreateAnd(b.CreateICmpSLT(xb, splat(64, 0)), b.CreateICmpNE(magnitude, splat(64, 0)));
+    llvm::Value *nan = b.CreateOr(b.CreateICmpUGT(magnitude, splat(64, 0x7FF0000000000000ull)), negative);
+    r = b.CreateSelect(b.CreateICmpEQ(magnitude, splat(64, 0x7FF0000000000000ull)), x, r);
+    r = b.CreateSelect(b.CreateICmpEQ(magnitude, splat(64, 0)), real(-HUGE_VAL), r);
+    return b.CreateSelect(nan, real(std::numeric_limits<double>::quiet_NaN()), r);
   }
 
   /// abs and neg of f32/f64 (F<T>::abs, neg): the sign bit, after .ftz has

@@ -338,10 +338,11 @@ TEST(Lowering, CopiesOfReloadedRegistersAreWrittenBackAtABarrier) {
 
 } // namespace
 
-// ex2.approx.f32 is compiled (Lowering::exp2Approx, emu::vecmath::exp2 step
-// for step): both engines give the same bits, with and without .ftz, over a
-// sweep from underflow to overflow, inputs near zero, and random bit
-// patterns (NaNs, infinities, subnormals).
+// ex2.approx.f32 and lg2.approx.f32 are compiled (Lowering::approxF32,
+// emu::vecmath's exp2 and log2 step for step): both engines give the same
+// bits, with and without .ftz, over a sweep from underflow to overflow (and
+// its magnitudes), inputs near zero, and random bit patterns (NaNs,
+// infinities, subnormals, negatives).
 constexpr const char *kExp2Kernel = R"(
 .visible .entry ex2(.param .u64 out)
 {
@@ -373,11 +374,22 @@ constexpr const char *kExp2Kernel = R"(
   st.global.v4.f32 [%d3], {%f10, %f11, %f12, %f13};
   st.global.v4.f32 [%d3+16], {%f14, %f15, %f16, %f17};
   st.global.v4.f32 [%d3+32], {%f2, %f3, %f4, %f5};
+  abs.f32 %f6, %f2;
+  lg2.approx.f32 %f10, %f6;
+  lg2.approx.ftz.f32 %f11, %f6;
+  lg2.approx.f32 %f12, %f3;
+  lg2.approx.ftz.f32 %f13, %f3;
+  lg2.approx.f32 %f14, %f4;
+  lg2.approx.ftz.f32 %f15, %f4;
+  lg2.approx.f32 %f16, %f5;
+  lg2.approx.ftz.f32 %f17, %f5;
+  st.global.v4.f32 [%d3+48], {%f10, %f11, %f12, %f13};
+  st.global.v4.f32 [%d3+64], {%f14, %f15, %f16, %f17};
   ret;
 }
 )";
 
-TEST(Lowering, Exp2ApproxGivesTheInterpretersBits) {
+TEST(Lowering, Exp2AndLog2ApproxGiveTheInterpretersBits) {
   ptx::DiagnosticList diags;
   auto m = ptx::parseModule(ptxvm::test::ptxModule(kExp2Kernel), "ex2.ptx", diags);
   ASSERT_TRUE(m && !diags.hasErrors()) << diags.renderText();
@@ -393,4 +405,7 @@ TEST(Lowering, Exp2ApproxGivesTheInterpretersBits) {
   EXPECT_GT(word(1500, 0), 0u); // 2^-140: a subnormal
   EXPECT_LT(word(1500, 0), 0x00800000u);
   EXPECT_EQ(word(1500, 1), 0u); // flushed
+  // log2 of |-170|, and of +0.
+  EXPECT_EQ(word(0, 12) >> 16, 0x40EDu) << "log2 170 = 7.41";
+  EXPECT_EQ(word(0, 14), 0xFF800000u) << "the random bits of thread 0 are +0: log2 is -inf";
 }
