@@ -37,10 +37,11 @@ constexpr double kRoundShift = 6755399441055744.0; // 1.5 * 2^52
 /// `shifted` (a kRoundShift sum).
 inline double powerOfTwo(uint64_t shifted) { return fromBits((shifted - toBits(kRoundShift) + 1023) << 52); }
 
-/// c[0] + x (c[1] + x (c[2] + ...)): Horner's rule over a constant table,
-/// in fused steps (what compiled code emits too, translator/Lowering.cpp's
-/// exp2: both engines' results are the same bits), unrolled at compile time (a loop left for the optimizer to unroll stays a
-/// loop past 16 terms, and then the lane loop around it does not vectorize).
+/// c[0] + x (c[1] + x (c[2] + ...)): Horner's rule over a constant table in
+/// fused steps (as compiled code computes exp2 and log2, translator/
+/// Lowering.cpp: both engines give the same bits), unrolled at compile time
+/// (a loop left for the optimizer to unroll stays a loop past 16 terms, and
+/// then the lane loop around it does not vectorize).
 template <size_t N, size_t... I>
 [[gnu::always_inline]] inline double hornerSteps(double x, const std::array<double, N> &c,
                                                  std::index_sequence<I...>) {
