@@ -61,15 +61,18 @@ constexpr PatternInfo kPatterns[] = {
     {Pattern::Broadcast, "broadcast", "mov.u32 %r2, 7;"},
     // Half-warp patterns (16-wide blocks): rows of 16 and one point per half.
     {Pattern::SameRowTwice, "same_row_twice", "and.b32 %r2, %r1, 15;"},
-    {Pattern::TwoRows, "two_rows", "and.b32 %r2, %r1, 15; setp.ge.u32 %p2, %r1, 16; @%p2 add.u32 %r2, %r2, 40;"},
+    {Pattern::TwoRows, "two_rows",
+     "and.b32 %r2, %r1, 15; setp.ge.u32 %p2, %r1, 16; @%p2 add.u32 %r2, %r2, 40;"},
     {Pattern::OverlappingRows, "overlapping_rows",
      "and.b32 %r2, %r1, 15; setp.ge.u32 %p2, %r1, 16; @%p2 add.u32 %r2, %r2, 5;"},
     {Pattern::SecondRowOneOff, "second_row_one_off",
-     "and.b32 %r2, %r1, 15; setp.ge.u32 %p2, %r1, 16; @%p2 add.u32 %r2, %r2, 40; setp.eq.u32 %p3, %r1, 20; @%p3 "
+     "and.b32 %r2, %r1, 15; setp.ge.u32 %p2, %r1, 16; @%p2 add.u32 %r2, %r2, 40; setp.eq.u32 %p3, %r1, 20; "
+     "@%p3 "
      "add.u32 %r2, %r2, 1;"},
     {Pattern::TwoPoints, "two_points", "shr.u32 %r2, %r1, 4; mul.lo.u32 %r2, %r2, 9; add.u32 %r2, %r2, 3;"},
     {Pattern::TwoPointsOneOff, "two_points_one_off",
-     "shr.u32 %r2, %r1, 4; mul.lo.u32 %r2, %r2, 9; add.u32 %r2, %r2, 3; setp.eq.u32 %p3, %r1, 31; @%p3 add.u32 "
+     "shr.u32 %r2, %r1, 4; mul.lo.u32 %r2, %r2, 9; add.u32 %r2, %r2, 3; setp.eq.u32 %p3, %r1, 31; @%p3 "
+     "add.u32 "
      "%r2, %r2, 1;"},
 };
 
