@@ -108,6 +108,17 @@ constexpr Space kSpaces[] = {
     {"shared_generic", ".shared .align 16 .b8 win[512];", "cvta.shared.u64 %rd3, win;", ""},
 };
 
+/// PTX in which lane 0 copies `bytes` bytes from `from` (in space
+/// `fromSpace`) to `to`, a byte at a time (the other lanes skip it).
+std::string byteCopy(const std::string &label, const std::string &from, const std::string &fromSpace,
+                     const std::string &to, const std::string &toSpace, unsigned bytes) {
+  return "  setp.ne.u32 %p1, %r1, 0;\n  @%p1 bra " + label + "_DONE;\n  mov.u32 %r4, 0;\n" + label +
+         ":\n  cvt.u64.u32 %rd12, %r4;\n  add.u64 %rd13, " + from + ", %rd12;\n  ld" + fromSpace +
+         ".u8 %r5, [%rd13];\n  add.u64 %rd13, " + to + ", %rd12;\n  st" + toSpace +
+         ".u8 [%rd13], %r5;\n  add.u32 %r4, %r4, 1;\n  setp.lt.u32 %p1, %r4, " + std::to_string(bytes) +
+         ";\n  @%p1 bra " + label + ";\n" + label + "_DONE:\n";
+}
+
 /// Each active lane (lanes whose bit is set in `active`) reads element
 /// elementOf(lane) of `in` into a register of the element's width and
 /// writes it, widened to 64 bits, to out64[lane]; then (after a barrier)
@@ -134,25 +145,8 @@ std::string kernel(const Element &e, const PatternInfo &p, const Space &s) {
   ld.param.u32 %r3, [active];
   mov.u32 %r1, %tid.x;
   )" + s.base + "\n";
-  if (window) // the window gets in's 64 elements (512 bytes max), copied as bytes by lane 0
-    body += R"(
-  setp.ne.u32 %p1, %r1, 0;
-  @%p1 bra COPIED;
-  mov.u32 %r4, 0;
-COPY:
-  cvt.u64.u32 %rd12, %r4;
-  add.u64 %rd13, %rd1, %rd12;
-  ld.global.u8 %r5, [%rd13];
-  add.u64 %rd13, %rd3, %rd12;
-  st)" + std::string(s.space) +
-            R"(.u8 [%rd13], %r5;
-  add.u32 %r4, %r4, 1;
-  setp.lt.u32 %p1, %r4, )" +
-            std::to_string(64 * e.bytes) + R"(;
-  @%p1 bra COPY;
-COPIED:
-  bar.sync 0;
-)";
+  if (window) // the window gets in's 64 elements (512 bytes max)
+    body += byteCopy("COPY", "%rd1", ".global", "%rd3", s.space, 64 * e.bytes) + "  bar.sync 0;\n";
   body += "  " + std::string(p.ptx) + R"(
   shr.u32 %r6, %r3, %r1;
   and.b32 %r6, %r6, 1;
@@ -179,25 +173,8 @@ COPIED:
           (wide ? "@%p1 st" + std::string(s.space) + ".b64 [%rd8], %rd14;"
                 : "@%p1 st" + std::string(s.space) + "." + e.type + " [%rd8], %r8;") +
           "\n";
-  if (window)
-    body += R"(
-  bar.sync 0;
-  setp.ne.u32 %p1, %r1, 0;
-  @%p1 bra DONE;
-  mov.u32 %r4, 0;
-BACK:
-  cvt.u64.u32 %rd12, %r4;
-  add.u64 %rd13, %rd3, %rd12;
-  ld)" + std::string(s.space) +
-            R"(.u8 %r5, [%rd13];
-  add.u64 %rd13, %rd9, %rd12;
-  st.global.u8 [%rd13], %r5;
-  add.u32 %r4, %r4, 1;
-  setp.lt.u32 %p1, %r4, )" +
-            std::to_string(64 * e.bytes) + R"(;
-  @%p1 bra BACK;
-DONE:
-)";
+  if (window) // and gives it back to `store`
+    body += "  bar.sync 0;\n" + byteCopy("BACK", "%rd3", s.space, "%rd9", ".global", 64 * e.bytes);
   body += "  ret;\n}\n";
   return ptxModule(body);
 }
