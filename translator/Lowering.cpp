@@ -7,12 +7,11 @@
 // under .ftz), as the interpreter's own fast loop does.
 #include "translator/Lowering.h"
 
-#include "emulator/semantics/VecMath.h"
-
 #include "emulator/Memory.h"
 #include "emulator/Semantics.h"
 #include "translator/Facts.h"
 #include "translator/Frame.h"
+#include "translator/VecMathIR.h"
 
 #include <cfloat>
 #include <cmath>
@@ -354,8 +353,11 @@ private:
     switch (in.opcode) {
     case Opcode::Abs:
     case Opcode::Neg: return signBit();
-    case Opcode::Ex2: return in.type == Type::F32 && approxF32([&](llvm::Value *x) { return exp2(x); });
-    case Opcode::Lg2: return in.type == Type::F32 && approxF32([&](llvm::Value *x) { return log2(x); });
+    case Opcode::Ex2: return in.type == Type::F32 && approxF32(&VecMathIR::exp2);
+    case Opcode::Lg2: return in.type == Type::F32 && approxF32(&VecMathIR::log2);
+    case Opcode::Tanh: return in.type == Type::F32 && approxF32(&VecMathIR::tanh);
+    case Opcode::Sin:
+    case Opcode::Cos: return in.type == Type::F32 && approxF32(nullptr, true);
     case Opcode::Sqrt:
     case Opcode::Rcp: n = 1, onlyRn = true; break;
     case Opcode::Div: n = 2, onlyRn = true; break;
@@ -411,85 +413,35 @@ private:
     return true;
   }
 
-  /// ex2.approx and lg2.approx{.ftz}.f32 (F<float>::approx<ex2D, lg2D>):
-  /// emu::vecmath's exp2 and log2 of the widened input, step for step in
-  /// <32 x double> (fused Horner steps, as there; Float.cpp fuses nothing
-  /// else), rounded to f32; .ftz flushes the input and the result; a NaN
-  /// result is the canonical NaN. Every lane in vector code: no special path.
-  template <typename Body> bool approxF32(Body body) {
+  /// ex2, lg2, tanh, sin and cos .approx{.ftz}.f32 (F<float>::approx and
+  /// F<float>::trig): emu::vecmath's functions of the widened input, step
+  /// for step in <32 x double> (VecMathIR.h), rounded to f32; .ftz flushes
+  /// the input and the result; a NaN result is the canonical NaN. Every lane
+  /// in vector code, but for sin and cos beyond the range VecMath reduces
+  /// exactly (and inf, NaN), which the handler gives libm.
+  bool approxF32(llvm::Value *(VecMathIR::*body)(llvm::Value *), bool trig = false) {
     if (in.mods || !writable(0) || !readable({1})) return false;
     auto flushed = [&](llvm::Value *bits) { // a subnormal f32 to a zero of its sign
       llvm::Value *noExponent = b.CreateICmpEQ(b.CreateAnd(bits, splat(32, 0x7F800000u)), splat(32, 0));
       return in.ftz ? b.CreateSelect(noExponent, b.CreateAnd(bits, splat(32, 0x80000000u)), bits) : bits;
     };
-    llvm::Type *f32 = g.vec(b.getFloatTy());
-    llvm::Value *x = b.CreateFPExt(b.CreateBitCast(flushed(src(1, 32)), f32), f64());
-    llvm::Value *rounded = b.CreateBitCast(b.CreateFPTrunc(body(x), f32), g.vec(b.getInt32Ty()));
-    llvm::Value *out = flushed(rounded);
-    llvm::Value *nan = b.CreateICmpUGT(b.CreateAnd(out, splat(32, 0x7FFFFFFFu)), splat(32, 0x7F800000u));
-    def(0, b.CreateSelect(nan, splat(32, 0x7FFFFFFFu), out));
-    return true;
-  }
-  llvm::Type *f64() { return g.vec(b.getDoubleTy()); }
-  llvm::Type *i64() { return g.vec(b.getInt64Ty()); }
-  llvm::Value *real(double v) { return llvm::ConstantFP::get(f64(), v); }
-  llvm::Value *bitsOf(double v) { return splat(64, emu::vecmath::toBits(v)); }
-  template <size_t N> llvm::Value *horner(llvm::Value *x, const std::array<double, N> &c) {
-    llvm::Value *p = real(c.back());
-    for (size_t i = N - 1; i-- > 0;) p = b.CreateIntrinsic(llvm::Intrinsic::fma, {f64()}, {p, x, real(c[i])});
-    return p;
-  }
-
-  /// emu::vecmath::exp2.
-  llvm::Value *exp2(llvm::Value *x) {
-    using emu::vecmath::kRoundShift;
-    llvm::Value *xb = b.CreateBitCast(x, i64());
-    llvm::Value *magnitude = b.CreateAnd(xb, splat(64, 0x7FFFFFFFFFFFFFFFull));
-    llvm::Value *big = b.CreateICmpUGT(magnitude, bitsOf(2000.0));
-    llvm::Value *clamped = b.CreateOr(b.CreateAnd(xb, splat(64, uint64_t{1} << 63)), bitsOf(2000.0));
-    llvm::Value *c = b.CreateBitCast(b.CreateSelect(big, clamped, xb), f64());
-    llvm::Value *n = b.CreateFSub(b.CreateFAdd(c, real(kRoundShift)), real(kRoundShift));
-    llvm::Value *p =
-        horner(b.CreateFMul(b.CreateFSub(c, n), real(0.6931471805599453094)), emu::vecmath::kExp);
-    llvm::Value *half = b.CreateFAdd(b.CreateFMul(n, real(0.5)), real(kRoundShift));
-    llvm::Value *first = b.CreateFSub(half, real(kRoundShift));
-    llvm::Value *rest = b.CreateFAdd(b.CreateFSub(n, first), real(kRoundShift));
-    auto powerOfTwo = [&](llvm::Value *shifted) {
-      llvm::Value *e =
-          b.CreateAdd(b.CreateSub(b.CreateBitCast(shifted, i64()), bitsOf(kRoundShift)), splat(64, 1023));
-      return b.CreateBitCast(b.CreateShl(e, splat(64, 52)), f64());
+    auto compute = [&](llvm::Value *input) {
+      VecMathIR math(b);
+      llvm::Type *f32 = g.vec(b.getFloatTy());
+      llvm::Value *x = b.CreateFPExt(b.CreateBitCast(flushed(input), f32), g.vec(b.getDoubleTy()));
+      llvm::Value *y = trig ? math.sinCos(x, in.opcode == Opcode::Cos) : (math.*body)(x);
+      llvm::Value *out = flushed(b.CreateBitCast(b.CreateFPTrunc(y, f32), g.vec(b.getInt32Ty())));
+      llvm::Value *nan = b.CreateICmpUGT(b.CreateAnd(out, splat(32, 0x7FFFFFFFu)), splat(32, 0x7F800000u));
+      def(0, b.CreateSelect(nan, splat(32, 0x7FFFFFFFu), out));
     };
-    llvm::Value *r = b.CreateFMul(b.CreateFMul(p, powerOfTwo(half)), powerOfTwo(rest));
-    return b.CreateSelect(b.CreateICmpUGT(magnitude, splat(64, 0x7FF0000000000000ull)), x, r);
-  }
-
-  /// emu::vecmath::log2, its special cases as values an f32 result rounds
-  /// to the same bits from (any NaN: the result is made canonical).
-  llvm::Value *log2(llvm::Value *x) {
-    llvm::Value *xb = b.CreateBitCast(x, i64());
-    llvm::Value *mantissa = b.CreateAnd(xb, splat(64, 0x000FFFFFFFFFFFFFull));
-    llvm::Value *high = b.CreateICmpUGT(mantissa, splat(64, 0x6A09E667F3BCDull));
-    llvm::Value *m =
-        b.CreateBitCast(b.CreateOr(mantissa, b.CreateSelect(high, splat(64, 0x3FE0000000000000ull),
-                                                            splat(64, 0x3FF0000000000000ull))),
-                        f64());
-    llvm::Value *biased = b.CreateAdd(b.CreateAnd(b.CreateLShr(xb, splat(64, 52)), splat(64, 0x7FF)),
-                                      b.CreateZExt(high, i64()));
-    llvm::Value *e = b.CreateFSub(
-        b.CreateFSub(b.CreateBitCast(b.CreateOr(biased, splat(64, 0x4330000000000000ull)), f64()),
-                     real(4503599627370496.0)),
-        real(1023.0));
-    llvm::Value *s = b.CreateFDiv(b.CreateFSub(m, real(1.0)), b.CreateFAdd(m, real(1.0)));
-    llvm::Value *p = horner(b.CreateFMul(s, s), emu::vecmath::kAtanhOverS);
-    llvm::Value *r = b.CreateFAdd(
-        e, b.CreateFMul(b.CreateFMul(b.CreateFMul(real(2.0), s), p), real(1.4426950408889634074)));
-    llvm::Value *magnitude = b.CreateAnd(xb, splat(64, 0x7FFFFFFFFFFFFFFFull));
-    llvm::Value *negative =
-        b.CreateAnd(b.CreateICmpSLT(xb, splat(64, 0)), b.CreateICmpNE(magnitude, splat(64, 0)));
-    llvm::Value *nan = b.CreateOr(b.CreateICmpUGT(magnitude, splat(64, 0x7FF0000000000000ull)), negative);
-    r = b.CreateSelect(b.CreateICmpEQ(magnitude, splat(64, 0x7FF0000000000000ull)), x, r);
-    r = b.CreateSelect(b.CreateICmpEQ(magnitude, splat(64, 0)), real(-HUGE_VAL), r);
-    return b.CreateSelect(nan, real(std::numeric_limits<double>::quiet_NaN()), r);
+    llvm::Value *input = src(1, 32);
+    if (!trig) {
+      compute(input);
+      return true;
+    }
+    llvm::Value *magnitude = b.CreateAnd(input, splat(32, 0x7FFFFFFFu));
+    unlessSpecial(b.CreateICmpUGT(magnitude, splat(32, emu::vecmath::kTrigLimitF32)), [&] { compute(input); });
+    return true;
   }
 
   /// abs and neg of f32/f64 (F<T>::abs, neg): the sign bit, after .ftz has

@@ -16,6 +16,7 @@
 #include "emulator/semantics/Fp.h"
 #include "emulator/semantics/VecMath.h"
 
+#include <bit>
 #include <cfenv>
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -338,14 +339,18 @@ template <typename T> struct F {
       });
     }
   }
-  /// sin.approx/cos.approx.f32: a vectorized loop when every lane's input
-  /// is within the range VecMath reduces exactly, libm lane by lane when not.
+  /// sin.approx/cos.approx.f32: a vectorized loop when every executing
+  /// lane's input is within the range VecMath reduces exactly, libm lane by
+  /// lane when not (decided on executing lanes only, as compiled code
+  /// decides, translator/Lowering.cpp).
   template <bool Cosine> static void trig(Exec &x, const DInstr &in) {
+    static_assert(std::is_same_v<T, float>);
     T a[32];
     gather(x, x.kernel().op(in, 1), a);
     uint32_t outside = 0;
     for (unsigned l = 0; l < 32; ++l)
-      outside |= static_cast<uint32_t>(!(std::fabs(double(a[l])) <= vecmath::kTrigLimit));
+      outside |= static_cast<uint32_t>((std::bit_cast<uint32_t>(a[l]) & 0x7FFFFFFFu) > vecmath::kTrigLimitF32) &
+                 (x.mask >> l);
     if (outside == 0)
       lanes<T, 1>(
           x, in, in.ftz, false,

@@ -148,6 +148,8 @@ constexpr std::array<double, 12> kAtanhOverS = {1.0,      1.0 / 3,  1.0 / 5,  1.
 /// Largest |x| sin and cos reduce here; beyond it (and for inf and NaN)
 /// they return NaN and the caller asks libm.
 constexpr double kTrigLimit = 1048576.0; // 2^20
+/// kTrigLimit as the bits of an f32: a larger |bits| is beyond it, inf or NaN.
+constexpr uint32_t kTrigLimitF32 = 0x49800000u;
 
 /// sin(x) or cos(x) for |x| <= kTrigLimit, NaN otherwise.
 template <bool Cosine> [[gnu::always_inline]] inline double sinCos(double x) {

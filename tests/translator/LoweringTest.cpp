@@ -409,3 +409,73 @@ TEST(Lowering, Exp2AndLog2ApproxGiveTheInterpretersBits) {
   EXPECT_EQ(word(0, 12) >> 16, 0x40EDu) << "log2 170 = 7.41";
   EXPECT_EQ(word(0, 14), 0xFF800000u) << "the random bits of thread 0 are +0: log2 is -inf";
 }
+
+/// sin, cos and tanh .approx: a sweep within the range VecMath reduces
+/// exactly; a CTA of random bits (most warps beyond it: libm); one lane
+/// beyond it in warp 0 of each CTA, executing (libm for that warp) and
+/// predicated off (VecMath for the others, as in a warp without it).
+constexpr const char *kTrigKernel = R"(
+.visible .entry trig(.param .u64 out)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<8>;
+  .reg .f32 %f<32>;
+  .reg .b64 %d<4>;
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, %ntid.x;
+  mov.u32 %r3, %tid.x;
+  mad.lo.u32 %r0, %r1, %r2, %r3;
+  cvt.rn.f32.u32 %f1, %r0;
+  fma.rn.f32 %f2, %f1, 0f3CA3D70A, 0fC32A0000;
+  mul.f32 %f7, %f2, 0f3D4CCCCD;
+  mul.lo.u32 %r4, %r0, 0x9E3779B1;
+  mov.b32 %f3, %r4;
+  and.b32 %r6, %r1, 1;
+  setp.eq.u32 %p1, %r6, 0;
+  selp.f32 %f8, %f7, %f3, %p1;
+  setp.eq.u32 %p2, %r3, 5;
+  selp.f32 %f9, 0f4B000000, %f7, %p2;
+  sin.approx.f32 %f10, %f7;
+  sin.approx.ftz.f32 %f11, %f7;
+  cos.approx.f32 %f12, %f7;
+  cos.approx.ftz.f32 %f13, %f7;
+  tanh.approx.f32 %f14, %f7;
+  tanh.approx.f32 %f15, %f2;
+  sin.approx.f32 %f16, %f8;
+  cos.approx.ftz.f32 %f17, %f8;
+  sin.approx.f32 %f18, %f9;
+  cos.approx.f32 %f19, %f9;
+  mov.f32 %f20, 0f00000000;
+  @!%p2 sin.approx.f32 %f20, %f9;
+  ld.param.u64 %d1, [out];
+  mul.wide.u32 %d2, %r0, 96;
+  add.u64 %d3, %d1, %d2;
+  st.global.v4.f32 [%d3], {%f10, %f11, %f12, %f13};
+  st.global.v4.f32 [%d3+16], {%f14, %f15, %f16, %f17};
+  st.global.v4.f32 [%d3+32], {%f18, %f19, %f20, %f7};
+  st.global.v4.f32 [%d3+48], {%f8, %f9, %f2, %f3};
+  ret;
+}
+)";
+
+TEST(Lowering, TrigAndTanhApproxGiveTheInterpretersBits) {
+  ptx::DiagnosticList diags;
+  auto m = ptx::parseModule(ptxvm::test::ptxModule(kTrigKernel), "trig.ptx", diags);
+  ASSERT_TRUE(m && !diags.hasErrors()) << diags.renderText();
+  const Outcome interpreted = launch(*m, "trig", {64, 1, 1}, {256, 1, 1}, false),
+                compiled = launch(*m, "trig", {64, 1, 1}, {256, 1, 1}, true);
+  ASSERT_TRUE(interpreted.ok) << interpreted.diagnostics;
+  expectSame(interpreted, compiled);
+  const auto word = [&](unsigned thread, unsigned i) { return compiled.words[thread * 24 + i]; };
+  EXPECT_EQ(word(0, 11), 0xC1080000u) << "the sweep starts at -8.5";
+  EXPECT_EQ(word(0, 4), 0xBF7FFFFFu) << "tanh(-8.5) rounds to just above -1";
+  EXPECT_EQ(word(0, 5), 0xBF800000u) << "tanh(-170) is -1";
+  // sin(-8.5) = -0.7985, cos(-8.5) = -0.6020.
+  EXPECT_EQ(word(0, 0) >> 12, 0xBF4C6u);
+  EXPECT_EQ(word(0, 2) >> 12, 0xBF1A1u);
+  // Lanes other than 5 of a warp whose lane 5 is predicated off take the
+  // path of a warp without the large input: the sweep's own bits.
+  for (unsigned t = 0; t < 32; ++t)
+    if (t != 5) EXPECT_EQ(word(t, 10), word(t, 0)) << "thread " << t;
+  EXPECT_EQ(word(5, 10), 0u);
+}
