@@ -440,7 +440,8 @@ private:
       return true;
     }
     llvm::Value *magnitude = b.CreateAnd(input, splat(32, 0x7FFFFFFFu));
-    unlessSpecial(b.CreateICmpUGT(magnitude, splat(32, emu::vecmath::kTrigLimitF32)), [&] { compute(input); });
+    unlessSpecial(b.CreateICmpUGT(magnitude, splat(32, emu::vecmath::kTrigLimitF32)),
+                  [&] { compute(input); });
     return true;
   }
 

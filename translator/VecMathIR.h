@@ -25,12 +25,14 @@ public:
     llvm::Value *clamped = b.CreateOr(b.CreateAnd(xb, bits(uint64_t{1} << 63)), bitsOf(2000.0));
     llvm::Value *c = b.CreateBitCast(b.CreateSelect(big, clamped, xb), f64());
     llvm::Value *n = b.CreateFSub(b.CreateFAdd(c, real(kRoundShift)), real(kRoundShift));
-    llvm::Value *p = horner(b.CreateFMul(b.CreateFSub(c, n), real(0.6931471805599453094)), emu::vecmath::kExp);
+    llvm::Value *p =
+        horner(b.CreateFMul(b.CreateFSub(c, n), real(0.6931471805599453094)), emu::vecmath::kExp);
     llvm::Value *half = b.CreateFAdd(b.CreateFMul(n, real(0.5)), real(kRoundShift));
     llvm::Value *first = b.CreateFSub(half, real(kRoundShift));
     llvm::Value *rest = b.CreateFAdd(b.CreateFSub(n, first), real(kRoundShift));
     auto powerOfTwo = [&](llvm::Value *shifted) {
-      llvm::Value *e = b.CreateAdd(b.CreateSub(b.CreateBitCast(shifted, i64()), bitsOf(kRoundShift)), bits(1023));
+      llvm::Value *e =
+          b.CreateAdd(b.CreateSub(b.CreateBitCast(shifted, i64()), bitsOf(kRoundShift)), bits(1023));
       return b.CreateBitCast(b.CreateShl(e, bits(52)), f64());
     };
     llvm::Value *r = b.CreateFMul(b.CreateFMul(p, powerOfTwo(half)), powerOfTwo(rest));
@@ -54,8 +56,8 @@ public:
                      real(1023.0));
     llvm::Value *s = b.CreateFDiv(b.CreateFSub(m, real(1.0)), b.CreateFAdd(m, real(1.0)));
     llvm::Value *p = horner(b.CreateFMul(s, s), emu::vecmath::kAtanhOverS);
-    llvm::Value *r =
-        b.CreateFAdd(e, b.CreateFMul(b.CreateFMul(b.CreateFMul(real(2.0), s), p), real(1.4426950408889634074)));
+    llvm::Value *r = b.CreateFAdd(
+        e, b.CreateFMul(b.CreateFMul(b.CreateFMul(real(2.0), s), p), real(1.4426950408889634074)));
     llvm::Value *magnitude = b.CreateAnd(xb, bits(0x7FFFFFFFFFFFFFFFull));
     llvm::Value *negative = b.CreateAnd(b.CreateICmpSLT(xb, bits(0)), b.CreateICmpNE(magnitude, bits(0)));
     llvm::Value *nan = b.CreateOr(b.CreateICmpUGT(magnitude, bits(0x7FF0000000000000ull)), negative);

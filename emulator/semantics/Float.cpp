@@ -349,8 +349,9 @@ template <typename T> struct F {
     gather(x, x.kernel().op(in, 1), a);
     uint32_t outside = 0;
     for (unsigned l = 0; l < 32; ++l)
-      outside |= static_cast<uint32_t>((std::bit_cast<uint32_t>(a[l]) & 0x7FFFFFFFu) > vecmath::kTrigLimitF32) &
-                 (x.mask >> l);
+      outside |=
+          static_cast<uint32_t>((std::bit_cast<uint32_t>(a[l]) & 0x7FFFFFFFu) > vecmath::kTrigLimitF32) &
+          (x.mask >> l);
     if (outside == 0)
       lanes<T, 1>(
           x, in, in.ftz, false,
