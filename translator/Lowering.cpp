@@ -353,14 +353,31 @@ private:
     switch (in.opcode) {
     case Opcode::Abs:
     case Opcode::Neg: return signBit();
-    case Opcode::Ex2: return in.type == Type::F32 && approxF32(&VecMathIR::exp2);
-    case Opcode::Lg2: return in.type == Type::F32 && approxF32(&VecMathIR::log2);
-    case Opcode::Tanh: return in.type == Type::F32 && approxF32(&VecMathIR::tanh);
+    case Opcode::Ex2:
+      return in.type == Type::F32 && approxF32([](VecMathIR &m, llvm::Value *x) { return m.exp2(x); });
+    case Opcode::Lg2:
+      return in.type == Type::F32 && approxF32([](VecMathIR &m, llvm::Value *x) { return m.log2(x); });
+    case Opcode::Tanh:
+      return in.type == Type::F32 && approxF32([](VecMathIR &m, llvm::Value *x) { return m.tanh(x); });
     case Opcode::Sin:
-    case Opcode::Cos: return in.type == Type::F32 && approxF32(nullptr, true);
+    case Opcode::Cos: {
+      const bool cosine = in.opcode == Opcode::Cos;
+      return in.type == Type::F32 &&
+             approxF32([&](VecMathIR &m, llvm::Value *x) { return m.sinCos(x, cosine); }, true);
+    }
     case Opcode::Sqrt:
-    case Opcode::Rcp: n = 1, onlyRn = true; break;
-    case Opcode::Div: n = 2, onlyRn = true; break;
+    case Opcode::Rcp:
+    case Opcode::Rsqrt:
+      if (in.rounding == Mod::None)
+        return in.type == Type::F32 &&
+               approxF32([&](VecMathIR &, llvm::Value *x) { return reciprocalOrRoot(x); });
+      if (in.opcode == Opcode::Rsqrt) return false;
+      n = 1, onlyRn = true;
+      break;
+    case Opcode::Div:
+      if (in.rounding == Mod::None) return in.type == Type::F32 && divApproxOrFull();
+      n = 2, onlyRn = true;
+      break;
     case Opcode::Add:
     case Opcode::Sub:
     case Opcode::Mul: n = 2; break;
@@ -413,24 +430,22 @@ private:
     return true;
   }
 
-  /// ex2, lg2, tanh, sin and cos .approx{.ftz}.f32 (F<float>::approx and
-  /// F<float>::trig): emu::vecmath's functions of the widened input, step
-  /// for step in <32 x double> (VecMathIR.h), rounded to f32; .ftz flushes
-  /// the input and the result; a NaN result is the canonical NaN. Every lane
-  /// in vector code, but for sin and cos beyond the range VecMath reduces
-  /// exactly (and inf, NaN), which the handler gives libm.
-  bool approxF32(llvm::Value *(VecMathIR::*body)(llvm::Value *), bool trig = false) {
+  /// ex2, lg2, tanh, sin, cos, rcp, sqrt and rsqrt .approx{.ftz}.f32
+  /// (F<float>::approx and F<float>::trig): the function of the widened
+  /// input in <32 x double> (emu::vecmath's step for step, VecMathIR.h),
+  /// rounded to f32; .ftz flushes the input and the result (a result of
+  /// ±FLT_MIN stays: these have no tiny-before-rounding case); a NaN result
+  /// is the canonical NaN. Every lane in vector code, but for sin and cos
+  /// beyond the range VecMath reduces exactly (and inf, NaN), which the
+  /// handler gives libm.
+  template <typename Body> bool approxF32(Body body, bool trig = false) {
     if (in.mods || !writable(0) || !readable({1})) return false;
-    auto flushed = [&](llvm::Value *bits) { // a subnormal f32 to a zero of its sign
-      llvm::Value *noExponent = b.CreateICmpEQ(b.CreateAnd(bits, splat(32, 0x7F800000u)), splat(32, 0));
-      return in.ftz ? b.CreateSelect(noExponent, b.CreateAnd(bits, splat(32, 0x80000000u)), bits) : bits;
-    };
     auto compute = [&](llvm::Value *input) {
       VecMathIR math(b);
       llvm::Type *f32 = g.vec(b.getFloatTy());
-      llvm::Value *x = b.CreateFPExt(b.CreateBitCast(flushed(input), f32), g.vec(b.getDoubleTy()));
-      llvm::Value *y = trig ? math.sinCos(x, in.opcode == Opcode::Cos) : (math.*body)(x);
-      llvm::Value *out = flushed(b.CreateBitCast(b.CreateFPTrunc(y, f32), g.vec(b.getInt32Ty())));
+      llvm::Value *x = b.CreateFPExt(b.CreateBitCast(flushedF32(input), f32), g.vec(b.getDoubleTy()));
+      llvm::Value *out =
+          flushedF32(b.CreateBitCast(b.CreateFPTrunc(body(math, x), f32), g.vec(b.getInt32Ty())));
       llvm::Value *nan = b.CreateICmpUGT(b.CreateAnd(out, splat(32, 0x7FFFFFFFu)), splat(32, 0x7F800000u));
       def(0, b.CreateSelect(nan, splat(32, 0x7FFFFFFFu), out));
     };
@@ -442,6 +457,49 @@ private:
     llvm::Value *magnitude = b.CreateAnd(input, splat(32, 0x7FFFFFFFu));
     unlessSpecial(b.CreateICmpUGT(magnitude, splat(32, emu::vecmath::kTrigLimitF32)),
                   [&] { compute(input); });
+    return true;
+  }
+  /// A subnormal f32 (as bits) to a zero of its sign under .ftz.
+  llvm::Value *flushedF32(llvm::Value *bits) {
+    if (!in.ftz) return bits;
+    llvm::Value *noExponent = b.CreateICmpEQ(b.CreateAnd(bits, splat(32, 0x7F800000u)), splat(32, 0));
+    return b.CreateSelect(noExponent, b.CreateAnd(bits, splat(32, 0x80000000u)), bits);
+  }
+  /// rcpD, sqrtD and rsqrtD of Float.cpp on <32 x double>.
+  llvm::Value *reciprocalOrRoot(llvm::Value *x) {
+    llvm::Value *one = llvm::ConstantFP::get(x->getType(), 1.0);
+    if (in.opcode == Opcode::Rcp) return b.CreateFDiv(one, x);
+    llvm::Value *root = b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x);
+    return in.opcode == Opcode::Sqrt ? root : b.CreateFDiv(one, root);
+  }
+
+  /// div.approx{.ftz}.f32 and div.full{.ftz}.f32 (F<float>::divApprox,
+  /// divFull) after lanes<float, 2>'s flushes. A NaN result, or under .ftz
+  /// one of ±FLT_MIN (tiny before rounding, perhaps), is the handler's.
+  bool divApproxOrFull() {
+    if ((in.mods & ~emu::dmod::Full) || !writable(0) || !readable({1, 2})) return false;
+    llvm::Type *f32 = g.vec(b.getFloatTy());
+    llvm::Value *x = b.CreateBitCast(flushedF32(src(1, 32)), f32);
+    llvm::Value *yBits = flushedF32(src(2, 32));
+    llvm::Value *y = b.CreateBitCast(yBits, f32);
+    llvm::Value *r = b.CreateFDiv(x, y);
+    if (!(in.mods & emu::dmod::Full)) {
+      // a * (1/b), the reciprocal flushed; a subnormal b (not flushed) gives
+      // the quotient.
+      llvm::Value *reciprocal = b.CreateFDiv(llvm::ConstantFP::get(f32, 1.0), y);
+      llvm::Value *recipBits = b.CreateBitCast(reciprocal, g.vec(b.getInt32Ty()));
+      llvm::Value *noExponent = b.CreateICmpEQ(b.CreateAnd(recipBits, splat(32, 0x7F800000u)), splat(32, 0));
+      reciprocal = b.CreateBitCast(
+          b.CreateSelect(noExponent, b.CreateAnd(recipBits, splat(32, 0x80000000u)), recipBits), f32);
+      llvm::Value *subnormalY =
+          b.CreateICmpULT(b.CreateAnd(yBits, splat(32, 0x7FFFFFFFu)), splat(32, 0x00800000u));
+      r = b.CreateSelect(subnormalY, r, b.CreateFMul(x, reciprocal));
+    }
+    llvm::Value *out = flushedF32(b.CreateBitCast(r, g.vec(b.getInt32Ty())));
+    llvm::Value *magnitude = b.CreateAnd(out, splat(32, 0x7FFFFFFFu));
+    llvm::Value *special = b.CreateICmpUGT(magnitude, splat(32, 0x7F800000u));
+    if (in.ftz) special = b.CreateOr(special, b.CreateICmpEQ(magnitude, splat(32, 0x00800000u)));
+    unlessSpecial(special, [&] { def(0, out); });
     return true;
   }
 

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -475,7 +476,104 @@ TEST(Lowering, TrigAndTanhApproxGiveTheInterpretersBits) {
   EXPECT_EQ(word(0, 2) >> 12, 0xBF1A1u);
   // Lanes other than 5 of a warp whose lane 5 is predicated off take the
   // path of a warp without the large input: the sweep's own bits.
-  for (unsigned t = 0; t < 32; ++t)
-    if (t != 5) EXPECT_EQ(word(t, 10), word(t, 0)) << "thread " << t;
+  for (unsigned t = 0; t < 32; ++t) {
+    if (t == 5) continue;
+    EXPECT_EQ(word(t, 10), word(t, 0)) << "thread " << t;
+  }
   EXPECT_EQ(word(5, 10), 0u);
+}
+
+/// rcp, sqrt, rsqrt and div .approx/.full over random bits (NaN, inf,
+/// subnormals, zeros), divisors whose reciprocal is subnormal (flushed by
+/// div.approx), and in lane 3 a quotient that rounds up to FLT_MIN from
+/// below (flushed under .ftz: the handler's tiny-before-rounding case); in
+/// lane 7 a division by a subnormal whose reciprocal is inf.
+constexpr const char *kReciprocalKernel = R"(
+.visible .entry recip(.param .u64 out)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<12>;
+  .reg .f32 %f<32>;
+  .reg .b64 %d<4>;
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, %ntid.x;
+  mov.u32 %r3, %tid.x;
+  mad.lo.u32 %r0, %r1, %r2, %r3;
+  cvt.rn.f32.u32 %f1, %r0;
+  fma.rn.f32 %f2, %f1, 0f3CA3D70A, 0fC32A0000;
+  mul.lo.u32 %r4, %r0, 0x9E3779B1;
+  xor.b32 %r5, %r4, 0x5BD1E995;
+  mov.b32 %f3, %r4;
+  mov.b32 %f4, %r5;
+  and.b32 %r6, %r5, 0x807FFFFF;
+  or.b32 %r7, %r6, 0x7E800000;
+  mov.b32 %f5, %r7;
+  and.b32 %r8, %r3, 31;
+  setp.eq.u32 %p1, %r8, 3;
+  selp.f32 %f6, 0f00FFFFFF, %f2, %p1;
+  rcp.approx.f32 %f10, %f3;
+  rcp.approx.ftz.f32 %f11, %f3;
+  sqrt.approx.f32 %f12, %f3;
+  sqrt.approx.ftz.f32 %f13, %f3;
+  rsqrt.approx.f32 %f14, %f3;
+  rsqrt.approx.ftz.f32 %f15, %f3;
+  div.approx.f32 %f16, %f3, %f4;
+  div.approx.ftz.f32 %f17, %f3, %f4;
+  div.full.f32 %f18, %f3, %f4;
+  div.full.ftz.f32 %f19, %f3, %f4;
+  div.approx.f32 %f20, %f2, %f5;
+  div.approx.ftz.f32 %f21, %f6, 0f40000000;
+  div.full.ftz.f32 %f22, %f6, 0f40000000;
+  div.full.f32 %f23, %f6, 0f40000000;
+  rcp.approx.ftz.f32 %f24, %f2;
+  sqrt.approx.f32 %f25, %f1;
+  setp.eq.u32 %p2, %r8, 7;
+  selp.f32 %f7, 0f30800000, %f2, %p2;
+  selp.f32 %f8, 0f00000003, %f4, %p2;
+  div.approx.f32 %f26, %f7, %f8;
+  ld.param.u64 %d1, [out];
+  mul.wide.u32 %d2, %r0, 96;
+  add.u64 %d3, %d1, %d2;
+  st.global.v4.f32 [%d3], {%f10, %f11, %f12, %f13};
+  st.global.v4.f32 [%d3+16], {%f14, %f15, %f16, %f17};
+  st.global.v4.f32 [%d3+32], {%f18, %f19, %f20, %f21};
+  st.global.v4.f32 [%d3+48], {%f22, %f23, %f24, %f25};
+  st.global.v4.f32 [%d3+64], {%f2, %f3, %f4, %f5};
+  st.global.v4.f32 [%d3+80], {%f26, %f7, %f8, %f1};
+  ret;
+}
+)";
+
+TEST(Lowering, ReciprocalRootAndDivisionApproxGiveTheInterpretersBits) {
+  ptx::DiagnosticList diags;
+  auto m = ptx::parseModule(ptxvm::test::ptxModule(kReciprocalKernel), "recip.ptx", diags);
+  ASSERT_TRUE(m && !diags.hasErrors()) << diags.renderText();
+  const Outcome interpreted = launch(*m, "recip", {64, 1, 1}, {256, 1, 1}, false),
+                compiled = launch(*m, "recip", {64, 1, 1}, {256, 1, 1}, true);
+  ASSERT_TRUE(interpreted.ok) << interpreted.diagnostics;
+  expectSame(interpreted, compiled);
+  const auto word = [&](unsigned thread, unsigned i) { return compiled.words[thread * 24 + i]; };
+  EXPECT_EQ(word(3, 12), 0u) << "div.full.ftz: (2 FLT_MIN - ulp) / 2 is tiny before rounding";
+  EXPECT_EQ(word(3, 11), 0u) << "div.approx.ftz: the same";
+  EXPECT_EQ(word(3, 13), 0x00800000u) << "div.full without .ftz rounds to FLT_MIN";
+  EXPECT_EQ(word(0, 14), 0xBBC0C0C1u) << "rcp.approx(-170)";
+  EXPECT_EQ(word(16, 15), 0x40800000u) << "sqrt.approx(16)";
+  unsigned flushedQuotients = 0, nans = 0;
+  for (unsigned t = 0; t < 16384; ++t) {
+    flushedQuotients += word(t, 10) == 0u || word(t, 10) == 0x80000000u;
+    nans += word(t, 2) == 0x7FFFFFFFu;
+  }
+  EXPECT_GT(flushedQuotients, 8000u) << "div.approx by |b| in [2^126, 2^127) flushes the reciprocal";
+  // div.approx by a subnormal (not flushed) is the quotient, not a * inf.
+  unsigned bySubnormal = 0;
+  for (unsigned t = 0; t < 16384; ++t) {
+    const uint32_t a = word(t, 17), b = word(t, 18);
+    if ((b & 0x7F800000u) != 0 || (b & 0x7FFFFFu) == 0 || (a & 0x7F800000u) == 0x7F800000u) continue;
+    ++bySubnormal;
+    EXPECT_EQ(word(t, 6), std::bit_cast<uint32_t>(std::bit_cast<float>(a) / std::bit_cast<float>(b))) << t;
+  }
+  EXPECT_GT(bySubnormal, 20u);
+  EXPECT_EQ(word(7, 20), std::bit_cast<uint32_t>(0x1p-30f / 0x3p-149f))
+      << "2^-30 / (3 2^-149), not 2^-30 * inf";
+  EXPECT_GT(nans, 8000u) << "sqrt.approx of the negative half of the random bits";
 }
