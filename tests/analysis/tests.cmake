@@ -22,4 +22,4 @@ add_executable(analysis_tests
 target_link_libraries(analysis_tests PRIVATE analysis GTest::gtest_main)
 target_compile_definitions(analysis_tests PRIVATE ${PTXVM_TEST_DEFINES})
 target_include_directories(analysis_tests PRIVATE ${PROJECT_SOURCE_DIR})
-gtest_discover_tests(analysis_tests DISCOVERY_TIMEOUT 60)
+ptxvm_gtest_batches(analysis_tests DISCOVERY_TIMEOUT 60)

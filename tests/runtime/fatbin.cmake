@@ -59,4 +59,4 @@ target_compile_definitions(fatbin_tests PRIVATE ${PTXVM_TEST_DEFINES}
   PTXVM_FATBIN_FIXTURES="${_fatbin_src}"
   PTXVM_FATBIN_PROGRAMS="${_fatbin_programs_dir}")
 add_dependencies(fatbin_tests fatbin_programs)
-gtest_discover_tests(fatbin_tests DISCOVERY_TIMEOUT 60)
+ptxvm_gtest_batches(fatbin_tests DISCOVERY_TIMEOUT 60)
