@@ -28,7 +28,7 @@ main_status=${PIPESTATUS[0]}
 
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/)"
 if [[ ! -f build-asan/build.ninja ]]; then
-  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPTXVM_SANITIZE=ON \
+  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPTXVM_SANITIZE=ON -DPTXVM_BENCH=OFF \
     -DPTXVM_CORPUS=OFF -DPTXVM_EXTERNAL_CORPUS_DIR="$PWD/build/corpus" >/dev/null || status=1
 fi
 # Left out under the sanitizers (they run in the main suite): ptxas checks, the
