@@ -186,16 +186,14 @@ inline bool anyNaNF64(const uint64_t (&bits)[32]) {
   return nan != 0;
 }
 
-/// d = f(a, b, ...) over the lanes, inputs flushed with .ftz.
+/// d = f(a, b, ...) over the lanes, inputs (all 32 lanes, gathered)
+/// flushed with .ftz.
 template <typename T, unsigned N, typename F>
-inline void lanes(Exec &x, const DInstr &in, bool ftz, bool sat, F f) {
-  // Gather all 32 lanes, compute branch-free, write the executing lanes:
-  // inactive lanes compute on stale values, which has no effect.
+inline void lanesOf(Exec &x, const DInstr &in, bool ftz, bool sat, const T (&a)[32], const T (&b)[32],
+                    const T (&c)[32], F f) {
+  // Compute branch-free, write the executing lanes: inactive lanes compute
+  // on stale values, which has no effect.
   const Kernel &k = x.kernel();
-  T a[32], b[32], c[32];
-  gather(x, k.op(in, 1), a);
-  if constexpr (N > 1) gather(x, k.op(in, 2), b);
-  if constexpr (N > 2) gather(x, k.op(in, 3), c);
   uint64_t out[32];
   // The fast paths compute all 32 lanes in a pure loop and then look for
   // the rare results that need more in a second, integer loop over their
@@ -262,6 +260,17 @@ inline void lanes(Exec &x, const DInstr &in, bool ftz, bool sat, F f) {
     out[l] = result<T>(r, ftz, sat);
   }
   scatter(x, k.op(in, 0), out);
+}
+
+/// d = f(a, b, ...) over the lanes, inputs flushed with .ftz.
+template <typename T, unsigned N, typename F>
+inline void lanes(Exec &x, const DInstr &in, bool ftz, bool sat, F f) {
+  const Kernel &k = x.kernel();
+  T a[32], b[32], c[32];
+  gather(x, k.op(in, 1), a);
+  if constexpr (N > 1) gather(x, k.op(in, 2), b);
+  if constexpr (N > 2) gather(x, k.op(in, 3), c);
+  lanesOf<T, N>(x, in, ftz, sat, a, b, c, f);
 }
 
 /// Which of two values min/max picks: 0 = a, 1 = b, 2 = NaN. -0.0 counts as
@@ -353,8 +362,8 @@ template <typename T> struct F {
           static_cast<uint32_t>((std::bit_cast<uint32_t>(a[l]) & 0x7FFFFFFFu) > vecmath::kTrigLimitF32) &
           (x.mask >> l);
     if (outside == 0)
-      lanes<T, 1>(
-          x, in, in.ftz, false,
+      lanesOf<T, 1>(
+          x, in, in.ftz, false, a, a, a,
           [](T v) __attribute__((always_inline)) { return T(vecmath::sinCos<Cosine>(double(v))); });
     else
       approx<Cosine ? cosD : sinD>(x, in);
