@@ -136,6 +136,7 @@ struct Coordinates {
   int32_t i[3] = {};
   bool integer = false; // .s32 coordinates: texel indices
   int64_t layer = 0;
+  int32_t offset[3] = {}; // texel offsets (tex and tld4's operand e), added before addressing
 };
 
 /// The texels and weights of a fetch along each dimension: point sampling
@@ -154,9 +155,12 @@ Footprint footprint(const TextureObject &o, const Coordinates &c, unsigned dims,
   for (unsigned d = 0; d < dims; ++d) {
     const uint64_t n = std::max<uint64_t>(extent[d], 1);
     AddressMode mode = o.sampler.address[d];
+    // Offsets move the texel indices before the address mode applies (as
+    // measured on an H200: clamp, wrap and border alike).
+    int64_t offset = c.offset[d];
     if (c.integer) {
       if (mode == AddressMode::Wrap || mode == AddressMode::Mirror) mode = AddressMode::Clamp;
-      fp.inside[d][0] = addressIndex(c.i[d], n, mode, fp.index[d][0]);
+      fp.inside[d][0] = addressIndex(int64_t{c.i[d]} + offset, n, mode, fp.index[d][0]);
       continue;
     }
     float u = c.f[d];
@@ -168,7 +172,8 @@ Footprint footprint(const TextureObject &o, const Coordinates &c, unsigned dims,
       } else if (mode == AddressMode::Mirror) {
         const float whole = std::floor(u);
         u = u - whole;
-        if (static_cast<int64_t>(whole) & 1) u = 1.0f - u;
+        // Mirrored, an offset moves the other way (mirroring is symmetric).
+        if (static_cast<int64_t>(whole) & 1) u = 1.0f - u, offset = -offset;
       }
       u *= static_cast<float>(n);
     } else if (mode == AddressMode::Wrap || mode == AddressMode::Mirror) {
@@ -177,14 +182,15 @@ Footprint footprint(const TextureObject &o, const Coordinates &c, unsigned dims,
     if (!(o.sampler.linear || gather)) {
       const float lower = std::floor(u);
       const int64_t i = std::isfinite(lower) ? static_cast<int64_t>(std::clamp(lower, -1e9f, 1e9f)) : 0;
-      fp.inside[d][0] = addressIndex(i, n, mode, fp.index[d][0]);
+      fp.inside[d][0] = addressIndex(i + offset, n, mode, fp.index[d][0]);
       continue;
     }
     // Linear: the two texels around u - 0.5, the second's weight in 9-bit
     // fixed point with 8 fraction bits.
     const float b = u - 0.5f;
     const float lower = std::floor(b);
-    const int64_t i = std::isfinite(lower) ? static_cast<int64_t>(std::clamp(lower, -1e9f, 1e9f)) : 0;
+    const int64_t i =
+        (std::isfinite(lower) ? static_cast<int64_t>(std::clamp(lower, -1e9f, 1e9f)) : 0) + offset;
     fp.weight[d] = std::round((b - lower) * 256.0f) / 256.0f;
     fp.taps[d] = 2;
     fp.inside[d][0] = addressIndex(i, n, mode, fp.index[d][0]);
@@ -239,12 +245,17 @@ float filterSum(const uint32_t *weights, const float *values, unsigned n) {
     for (unsigned t = 0; t < n; ++t) sum += static_cast<float>(weights[t]) / 256.0f * values[t];
     return sum;
   }
-  if (top == INT_MIN) return 0.0f;
+  // A zero sum is -0 when every tap is -0 (measured on an H200: a 1-D
+  // fetch between two -0 texels), +0 otherwise, as IEEE sums give it.
+  bool negativeZeros = true;
+  for (unsigned t = 0; t < n; ++t) negativeZeros &= values[t] == 0.0f && std::signbit(values[t]);
+  const float zero = negativeZeros ? -0.0f : 0.0f;
+  if (top == INT_MIN) return zero;
   constexpr int kBits = 28;
   int64_t sum = 0;
   for (unsigned t = 0; t < n; ++t)
     sum += int64_t{weights[t]} * static_cast<int64_t>(std::trunc(std::ldexp(double(values[t]), kBits - top)));
-  if (sum == 0) return 0.0f;
+  if (sum == 0) return zero;
   uint64_t magnitude = sum < 0 ? uint64_t(-sum) : uint64_t(sum);
   int exponent = top - kBits - 8; // the value is sum * 2^exponent
   const int bits = 64 - std::countl_zero(magnitude);
@@ -387,6 +398,25 @@ bool texOperands(Exec &x, const DInstr &in, TexOperands &t) {
   return true;
 }
 
+/// The operands after tex's and tld4's coordinates (and level or
+/// gradients): an optional vector of texel offsets (e), then an optional
+/// depth-compare value (f). A texture made through CUDA has no compare
+/// function, and the H200 ignores f on it (kernels/apps/texture_ptx_probe),
+/// as this does. False on anything else.
+bool extraOperands(const Kernel &k, const DInstr &in, unsigned first, const DOp *&offsets) {
+  offsets = nullptr;
+  unsigned i = first;
+  if (i < in.numOps && k.op(in, i).kind == DOp::Vec) offsets = &k.op(in, i++);
+  if (i < in.numOps && k.op(in, i).kind != DOp::Vec) ++i;
+  return i == in.numOps;
+}
+void readOffsets(Exec &x, const DOp *offsets, unsigned dims, unsigned lane, Coordinates &c) {
+  if (!offsets) return;
+  const Kernel &k = x.kernel();
+  for (unsigned d = 0; d < dims && d < offsets->count; ++d)
+    c.offset[d] = static_cast<int32_t>(readOperand(x, k.ops[offsets->reg + d], lane));
+}
+
 /// A cubemap fetch's direction (x, y, z) as a face and texel coordinates on
 /// it (the programming guide's table): the major axis picks the face
 /// (+x, -x, +y, -y, +z, -z: 0-5; ties go to z, then y), the other two
@@ -499,9 +529,11 @@ void tex(Exec &x, const DInstr &in) {
   else if (!geometry(in.shape, dims, layered))
     return unsupported(x, in, "multisample textures");
   // .level and .grad choose a mipmap level (a texture without mipmaps has
-  // only level 0). Offsets and depth compare are not served.
+  // only level 0); texel offsets and a depth-compare value may follow.
   const unsigned extra = in.op == Mod::MemLevel ? 1 : in.op == Mod::MemGrad ? 2 : 0;
-  if (in.numOps > ops.next + extra) return unsupported(x, in, "texel offsets and depth compare");
+  const DOp *offsets = nullptr;
+  if (!extraOperands(x.kernel(), in, ops.next + extra, offsets))
+    return unsupported(x, in, "unexpected operands");
   if (in.type0 == Type::F16x2 || in.vec == 2) return unsupported(x, in, "f16x2 results");
   Objects objects(x, *ops.handle, false);
   forLanes(x.mask, [&](unsigned lane) {
@@ -509,6 +541,21 @@ void tex(Exec &x, const DInstr &in) {
     const TextureObject *o = objects.of(lane);
     if (!o) return;
     Coordinates c = coordinates(x, in, *ops.coords, dims, layered, lane);
+    if (!cube) readOffsets(x, offsets, dims, lane, c);
+    unsigned sampled = dims;
+    if (dims == 1 && !layered && o->resource.kind != TextureResource::Linear &&
+        o->sampler.address[0] == AddressMode::Border) {
+      // In border mode the texture unit fetches a 1-D array as a 2-D one of
+      // one row at y = 0 (texel space): linear filtering blends the row
+      // above, the border colour, in half, and a negative offset moves y by
+      // -1 too (its sign bits reach the second offset), so such a fetch
+      // reads the border. Measured on an H200 (kernels/apps/
+      // texture_ptx_probe); in the other modes the row is clamped and 1-D
+      // filtering's weights are the H200's, where a 2-D fetch's rounded
+      // ones are not.
+      sampled = 2;
+      c.f[1] = 0.0f, c.i[1] = 0, c.offset[1] = c.offset[0] < 0 ? -1 : 0;
+    }
     Texel t;
     if (cube) {
       if (!o->resource.cubemap)
@@ -523,9 +570,10 @@ void tex(Exec &x, const DInstr &in) {
       if (!sample(x, face, c, 2, lane, t)) return;
     } else {
       if (layered) c.layer = layerIndex(c.layer, o->resource.layers);
-      const bool ok = o->resource.levels > 1
-                          ? sampleLevels(x, *o, c, dims, levelOfDetail(x, in, ops, *o, dims, lane), lane, t)
-                          : sample(x, *o, c, dims, lane, t);
+      const bool ok =
+          o->resource.levels > 1
+              ? sampleLevels(x, *o, c, sampled, levelOfDetail(x, in, ops, *o, dims, lane), lane, t)
+              : sample(x, *o, c, sampled, lane, t);
       if (!ok) return;
     }
     uint32_t bits[4];
@@ -537,13 +585,17 @@ void tex(Exec &x, const DInstr &in) {
 
 /// tld4: one channel of the four texels bilinear filtering at `c` would
 /// use, counter-clockwise from the lower left: (i, j+1), (i+1, j+1),
-/// (i+1, j), (i, j).
+/// (i+1, j), (i, j). On a cubemap, those of the face the direction picks,
+/// clamped to its edges.
 void tld4(Exec &x, const DInstr &in) {
   TexOperands ops;
   if (!texOperands(x, in, ops)) return unsupported(x, in, "unexpected operands");
-  if (in.shape != Mod::Mem2d && in.shape != Mod::MemA2d) return unsupported(x, in, "cube-map gathers");
-  if (in.numOps > ops.next) return unsupported(x, in, "texel offsets and depth compare");
-  const bool layered = in.shape == Mod::MemA2d;
+  const bool cube = in.shape == Mod::MemCube || in.shape == Mod::MemAcube;
+  if (!cube && in.shape != Mod::Mem2d && in.shape != Mod::MemA2d)
+    return unsupported(x, in, "unexpected geometry");
+  const DOp *offsets = nullptr;
+  if (!extraOperands(x.kernel(), in, ops.next, offsets)) return unsupported(x, in, "unexpected operands");
+  const bool layered = in.shape == Mod::MemA2d || in.shape == Mod::MemAcube;
   const unsigned channel = in.op == Mod::MemCompG   ? 1
                            : in.op == Mod::MemCompB ? 2
                            : in.op == Mod::MemCompA ? 3
@@ -553,8 +605,21 @@ void tld4(Exec &x, const DInstr &in) {
     if (x.cta.failed) return;
     const TextureObject *o = objects.of(lane);
     if (!o) return;
-    Coordinates c = coordinates(x, in, *ops.coords, 2, layered, lane);
-    if (layered) c.layer = layerIndex(c.layer, o->resource.layers);
+    Coordinates c = coordinates(x, in, *ops.coords, cube ? 3 : 2, layered, lane);
+    TextureObject face;
+    if (cube) {
+      if (!o->resource.cubemap)
+        return objects.fail(lane, "a cubemap gather from a texture that is not a cubemap");
+      c.layer = layered ? layerIndex(c.layer, o->resource.layers / 6) : 0;
+      cubeFace(c, o->resource.width);
+      face = *o;
+      face.sampler.normalizedCoords = false;
+      for (AddressMode &m : face.sampler.address) m = AddressMode::Clamp;
+      o = &face;
+    } else {
+      if (layered) c.layer = layerIndex(c.layer, o->resource.layers);
+      readOffsets(x, offsets, 2, lane, c);
+    }
     const Footprint fp = footprint(*o, c, 2, true);
     static constexpr unsigned kOrder[4][2] = {{0, 1}, {1, 1}, {1, 0}, {0, 0}};
     Texel four[4];
