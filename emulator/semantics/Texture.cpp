@@ -440,6 +440,19 @@ void cubeFace(Coordinates &c, uint64_t size) {
   c.layer = c.layer * 6 + face;
 }
 
+/// A cubemap fetch's face as a 2-D fetch: `c` moved onto the face the
+/// direction picks (cubeFace), and the object's sampler for it, unnormalized
+/// and clamped to the face's edges (seamless filtering across faces is not
+/// served; cubemap gathers at edges and corners match the H200 so).
+TextureObject onCubeFace(const TextureObject &o, bool layered, Coordinates &c) {
+  c.layer = layered ? layerIndex(c.layer, o.resource.layers / 6) : 0;
+  cubeFace(c, o.resource.width);
+  TextureObject face = o;
+  face.sampler.normalizedCoords = false;
+  for (AddressMode &m : face.sampler.address) m = AddressMode::Clamp;
+  return face;
+}
+
 /// Level `l` of a mipmapped texture as a texture of its own.
 TextureObject atLevel(const TextureObject &o, unsigned l) {
   TextureObject at = o;
@@ -560,13 +573,7 @@ void tex(Exec &x, const DInstr &in) {
     if (cube) {
       if (!o->resource.cubemap)
         return objects.fail(lane, "a cubemap fetch from a texture that is not a cubemap");
-      // The face's texel coordinates, clamped (seamless filtering across
-      // faces is not served).
-      c.layer = layered ? layerIndex(c.layer, o->resource.layers / 6) : 0;
-      cubeFace(c, o->resource.width);
-      TextureObject face = *o;
-      face.sampler.normalizedCoords = false;
-      for (AddressMode &m : face.sampler.address) m = AddressMode::Clamp;
+      const TextureObject face = onCubeFace(*o, layered, c);
       if (!sample(x, face, c, 2, lane, t)) return;
     } else {
       if (layered) c.layer = layerIndex(c.layer, o->resource.layers);
@@ -610,11 +617,7 @@ void tld4(Exec &x, const DInstr &in) {
     if (cube) {
       if (!o->resource.cubemap)
         return objects.fail(lane, "a cubemap gather from a texture that is not a cubemap");
-      c.layer = layered ? layerIndex(c.layer, o->resource.layers / 6) : 0;
-      cubeFace(c, o->resource.width);
-      face = *o;
-      face.sampler.normalizedCoords = false;
-      for (AddressMode &m : face.sampler.address) m = AddressMode::Clamp;
+      face = onCubeFace(*o, layered, c);
       o = &face;
     } else {
       if (layered) c.layer = layerIndex(c.layer, o->resource.layers);

@@ -119,6 +119,21 @@ void expectSame(const Outcome &interpreted, const Outcome &compiled) {
     ASSERT_EQ(interpreted.words[i], compiled.words[i]) << "thread " << i / 24 << ", word " << i % 24;
 }
 
+/// Kernel `name`, the only one of `ptx`, on 64 CTAs of 256 threads, 24
+/// words out per thread: both engines, which must agree. The words (empty
+/// when it did not run).
+std::vector<uint32_t> wordsOnBothEngines(const char *ptx, const char *name) {
+  ptx::DiagnosticList diags;
+  auto m = ptx::parseModule(ptxvm::test::ptxModule(ptx), std::string(name) + ".ptx", diags);
+  EXPECT_TRUE(m && !diags.hasErrors()) << diags.renderText();
+  if (!m || diags.hasErrors()) return {};
+  const Outcome interpreted = launch(*m, name, {64, 1, 1}, {256, 1, 1}, false),
+                compiled = launch(*m, name, {64, 1, 1}, {256, 1, 1}, true);
+  EXPECT_TRUE(interpreted.ok) << interpreted.diagnostics;
+  expectSame(interpreted, compiled);
+  return interpreted.ok ? compiled.words : std::vector<uint32_t>{};
+}
+
 TEST(Lowering, SpecialRegistersAndCvtaReadAsOnTheInterpreter) {
   ptx::DiagnosticList diags;
   auto m = ptx::parseModule(ptxvm::test::ptxModule(kKernel), "sreg.ptx", diags);
@@ -391,16 +406,11 @@ constexpr const char *kExp2Kernel = R"(
 )";
 
 TEST(Lowering, Exp2AndLog2ApproxGiveTheInterpretersBits) {
-  ptx::DiagnosticList diags;
-  auto m = ptx::parseModule(ptxvm::test::ptxModule(kExp2Kernel), "ex2.ptx", diags);
-  ASSERT_TRUE(m && !diags.hasErrors()) << diags.renderText();
-  const Outcome interpreted = launch(*m, "ex2", {64, 1, 1}, {256, 1, 1}, false),
-                compiled = launch(*m, "ex2", {64, 1, 1}, {256, 1, 1}, true);
-  ASSERT_TRUE(interpreted.ok) << interpreted.diagnostics;
-  expectSame(interpreted, compiled);
+  const std::vector<uint32_t> words = wordsOnBothEngines(kExp2Kernel, "ex2");
+  ASSERT_EQ(words.size(), 16384u * 24);
   // The sweep reaches both ends: +inf above 128, zero (or a subnormal
   // without .ftz) below -126, and 2^-170 is flushed with .ftz.
-  const auto word = [&](unsigned thread, unsigned i) { return compiled.words[thread * 24 + i]; };
+  const auto word = [&](unsigned thread, unsigned i) { return words[thread * 24 + i]; };
   EXPECT_EQ(word(16383, 0), 0x7F800000u);
   EXPECT_EQ(word(0, 0), 0u);    // 2^-170 is below f32's subnormals
   EXPECT_GT(word(1500, 0), 0u); // 2^-140: a subnormal
@@ -460,14 +470,9 @@ constexpr const char *kTrigKernel = R"(
 )";
 
 TEST(Lowering, TrigAndTanhApproxGiveTheInterpretersBits) {
-  ptx::DiagnosticList diags;
-  auto m = ptx::parseModule(ptxvm::test::ptxModule(kTrigKernel), "trig.ptx", diags);
-  ASSERT_TRUE(m && !diags.hasErrors()) << diags.renderText();
-  const Outcome interpreted = launch(*m, "trig", {64, 1, 1}, {256, 1, 1}, false),
-                compiled = launch(*m, "trig", {64, 1, 1}, {256, 1, 1}, true);
-  ASSERT_TRUE(interpreted.ok) << interpreted.diagnostics;
-  expectSame(interpreted, compiled);
-  const auto word = [&](unsigned thread, unsigned i) { return compiled.words[thread * 24 + i]; };
+  const std::vector<uint32_t> words = wordsOnBothEngines(kTrigKernel, "trig");
+  ASSERT_EQ(words.size(), 16384u * 24);
+  const auto word = [&](unsigned thread, unsigned i) { return words[thread * 24 + i]; };
   EXPECT_EQ(word(0, 11), 0xC1080000u) << "the sweep starts at -8.5";
   EXPECT_EQ(word(0, 4), 0xBF7FFFFFu) << "tanh(-8.5) rounds to just above -1";
   EXPECT_EQ(word(0, 5), 0xBF800000u) << "tanh(-170) is -1";
@@ -545,14 +550,9 @@ constexpr const char *kReciprocalKernel = R"(
 )";
 
 TEST(Lowering, ReciprocalRootAndDivisionApproxGiveTheInterpretersBits) {
-  ptx::DiagnosticList diags;
-  auto m = ptx::parseModule(ptxvm::test::ptxModule(kReciprocalKernel), "recip.ptx", diags);
-  ASSERT_TRUE(m && !diags.hasErrors()) << diags.renderText();
-  const Outcome interpreted = launch(*m, "recip", {64, 1, 1}, {256, 1, 1}, false),
-                compiled = launch(*m, "recip", {64, 1, 1}, {256, 1, 1}, true);
-  ASSERT_TRUE(interpreted.ok) << interpreted.diagnostics;
-  expectSame(interpreted, compiled);
-  const auto word = [&](unsigned thread, unsigned i) { return compiled.words[thread * 24 + i]; };
+  const std::vector<uint32_t> words = wordsOnBothEngines(kReciprocalKernel, "recip");
+  ASSERT_EQ(words.size(), 16384u * 24);
+  const auto word = [&](unsigned thread, unsigned i) { return words[thread * 24 + i]; };
   EXPECT_EQ(word(3, 12), 0u) << "div.full.ftz: (2 FLT_MIN - ulp) / 2 is tiny before rounding";
   EXPECT_EQ(word(3, 11), 0u) << "div.approx.ftz: the same";
   EXPECT_EQ(word(3, 13), 0x00800000u) << "div.full without .ftz rounds to FLT_MIN";
