@@ -697,6 +697,9 @@ private:
   bool convert() {
     const Kind d = kindOf(in.type0), a = kindOf(in.type);
     if ((!d.integer && !d.floating) || (!a.integer && !a.floating)) return false;
+    const bool integralRounding = in.rounding == Mod::Rni || in.rounding == Mod::Rzi ||
+                                  in.rounding == Mod::Rmi || in.rounding == Mod::Rpi;
+    if (in.type0 == Type::F32 && in.type == Type::F32 && !integralRounding) return convertF32ToF32();
     if (in.sat || in.ftz || in.mods || in.numOps != 2 || !writable(0) || !readable({1})) return false;
     llvm::Value *x = src(1, a.bits);
     auto intResult = [&](llvm::Value *v) { return ext(v, 64, d.sign); };
@@ -742,6 +745,22 @@ private:
       return false; // f32 to f32 (rounding to integral values): the handler's
     }
     unlessSpecial(b.CreateFCmpUNO(f, f), [&] { def(0, result); });
+    return true;
+  }
+
+  /// cvt{.rnd}{.ftz}{.sat}.f32.f32 (cvtF32ToF32): the value is exact in
+  /// its own format, so only the bits change: flushed under .ftz, a NaN
+  /// made canonical, and under .sat NaN and every value with the sign bit
+  /// +0, positive ones capped at 1.0 (they order as their bits).
+  bool convertF32ToF32() {
+    if (in.mods || in.numOps != 2 || !writable(0) || !readable({1})) return false;
+    llvm::Value *v = flushedF32(src(1, 32));
+    llvm::Value *nan = b.CreateICmpUGT(b.CreateAnd(v, splat(32, 0x7FFFFFFFu)), splat(32, 0x7F800000u));
+    v = b.CreateSelect(nan, splat(32, 0x7FFFFFFFu), v);
+    if (in.sat)
+      v = b.CreateSelect(b.CreateICmpUGT(v, splat(32, 0x7F800000u)), splat(32, 0),
+                         b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, v, splat(32, 0x3F800000u)));
+    def(0, v);
     return true;
   }
 };
