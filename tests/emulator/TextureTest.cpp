@@ -13,6 +13,7 @@
 #include <bit>
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -52,6 +53,12 @@ std::string kernels() {
                "{%r3, %r9}, {%r4, %r9}") +
          fetch("texcube", "tex.cube.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%d0, {%r1, %r2, %r3, %r3}]") +
          fetch("tld4g", "tld4.g.2d.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%d0, {%r1, %r2}]") +
+         // Texel offsets (r3, r4), a depth-compare value (r3), gathers on cubemaps.
+         fetch("tex2doff", "tex.2d.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%d0, {%r1, %r2}], {%r3, %r4}") +
+         fetch("tex1doff", "tex.1d.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%d0, {%r1}], {%r3}") +
+         fetch("tex2dcmp", "tex.2d.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%d0, {%r1, %r2}], %r3") +
+         fetch("tld4roff", "tld4.r.2d.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%d0, {%r1, %r2}], {%r3, %r4}") +
+         fetch("tld4cube", "tld4.r.cube.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%d0, {%r1, %r2, %r3, %r3}]") +
          fetch("txq", "txq.width.b32 %r5, [%d0];\n  txq.height.b32 %r6, [%d0];\n  txq.filter_mode.b32 %r7, "
                       "[%d0];\n  txq.addr_mode_0.b32 %r8, [%d0]") +
          // Surfaces: read the int at (x bytes = r1, y = r2), write it plus r3 back.
@@ -416,6 +423,75 @@ TEST(Texture, CubemapFacesByMajorAxis) {
   // A cubemap fetch of a plain texture is an error.
   r = t.run("texcube", t.device.textures.create(t.array2d(emu::AddressMode::Clamp)), {b(1.0f), 0, 0, 0});
   EXPECT_FALSE(r.ok);
+}
+
+/// Texel offsets, the depth-compare operand and cubemap gathers, as an H200
+/// gives them (kernels/apps/texture_ptx_probe records many more).
+TEST(Texture, TexelOffsetsMoveTheIndicesBeforeAddressing) {
+  Fixture t;
+  auto withOffsets = [](std::initializer_list<std::tuple<float, float, int32_t, int32_t>> points) {
+    std::vector<uint32_t> c;
+    for (auto [x, y, ox, oy] : points)
+      c.insert(c.end(), {b(x), b(y), static_cast<uint32_t>(ox), static_cast<uint32_t>(oy)});
+    return c;
+  };
+  const uint64_t clamp = t.device.textures.create(t.array2d(emu::AddressMode::Clamp));
+  auto r =
+      t.run("tex2doff", clamp, withOffsets({{2.5f, 1.5f, 1, 2}, {2.5f, 1.5f, -8, 0}, {6.2f, 0.5f, 7, -3}}));
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(f(r.out[0]), 33.0f);
+  EXPECT_EQ(f(r.out[4]), 10.0f) << "x = 2 - 8 clamps to 0";
+  EXPECT_EQ(f(r.out[8]), 7.0f) << "x = 13 and y = -3 clamp to (7, 0)";
+
+  emu::TextureObject border = t.array2d(emu::AddressMode::Border);
+  border.sampler.border[0] = -1;
+  r = t.run("tex2doff", t.device.textures.create(border),
+            withOffsets({{7.5f, 0.5f, 1, 0}, {7.5f, 0.5f, -1, 3}}));
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(f(r.out[0]), -1.0f) << "x = 8 is past the last texel";
+  EXPECT_EQ(f(r.out[4]), 36.0f);
+
+  emu::TextureObject wrap = t.array2d(emu::AddressMode::Wrap, false, true);
+  r = t.run("tex2doff", t.device.textures.create(wrap), withOffsets({{0.9f, 0.1f, 2, -1}}));
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(f(r.out[0]), 31.0f) << "(7 + 2, 0 - 1) wraps to (1, 3)";
+
+  // tld4 moves its footprint: around (1.5, 1.5) + (1, -1).
+  r = t.run("tld4roff", clamp, withOffsets({{2.0f, 2.0f, 1, -1}}));
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(r.out, (std::vector<uint32_t>{b(12), b(13), b(3), b(2)}));
+
+  // The depth-compare value is ignored: CUDA's textures have no compare
+  // function, and the H200 returns the texel.
+  r = t.run("tex2dcmp", clamp, {b(2.5f), b(1.5f), b(1e9f), 0});
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(f(r.out[0]), 12.0f);
+
+  // A 1-D array in border mode reads the border for any negative offset
+  // (its sign reaches the row offset of the 2-D fetch the unit makes).
+  emu::TextureObject line = border;
+  line.resource.dimensions = 1, line.resource.height = 1;
+  r = t.run("tex1doff", t.device.textures.create(line), withOffsets({{3.5f, 0, -1, 0}, {3.5f, 0, 1, 0}}));
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(f(r.out[0]), -1.0f);
+  EXPECT_EQ(f(r.out[4]), 4.0f);
+}
+
+TEST(Texture, Tld4GathersFromTheCubemapFaceTheDirectionPicks) {
+  Fixture t;
+  // Six 2x2 faces: texel (x, y) of face f holds 10f + 2y + x.
+  std::vector<float> faces(6 * 4);
+  for (unsigned i = 0; i < faces.size(); ++i) faces[i] = static_cast<float>(i / 4 * 10 + i % 4);
+  const uint64_t at = t.device.global.allocate(faces.size() * 4);
+  t.device.global.write(at, faces.data(), faces.size() * 4);
+  emu::TextureObject o = t.array2d(emu::AddressMode::Clamp);
+  o.resource.address = at;
+  o.resource.width = o.resource.height = 2, o.resource.rowPitch = 8, o.resource.slicePitch = 16;
+  o.resource.layers = 6, o.resource.cubemap = true;
+  // Face centres: the whole 2x2 face, counter-clockwise from the lower left.
+  auto r = t.run("tld4cube", t.device.textures.create(o), {b(1.0f), 0, 0, 0, 0, 0, b(-1.0f), 0});
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(r.out, (std::vector<uint32_t>{b(2), b(3), b(1), b(0), b(52), b(53), b(51), b(50)}));
 }
 
 TEST(Texture, TxqReadsTheObject) {
