@@ -195,6 +195,10 @@ Footprint footprint(const TextureObject &o, const Coordinates &c, unsigned dims,
     fp.taps[d] = 2;
     fp.inside[d][0] = addressIndex(i, n, mode, fp.index[d][0]);
     fp.inside[d][1] = addressIndex(i + 1, n, mode, fp.index[d][1]);
+    // Two taps on one texel (clamped at an edge) are one tap of weight 1:
+    // the rounding of the tap weights below then differs (measured on an
+    // H200, 3-D fetches clamped in x).
+    if (fp.index[d][0] == fp.index[d][1] && fp.inside[d][0] == fp.inside[d][1]) fp.weight[d] = 0;
   }
   return fp;
 }
@@ -224,12 +228,12 @@ bool tap(Exec &x, const TextureObject &o, const Footprint &fp, const Coordinates
                    lane, t);
 }
 
-/// The weighted sum of `n` texel values (weights in 1/256) as the texture
-/// unit forms it (measured on an H200): the values aligned to the largest
-/// exponent among them and truncated to 28 bits there, the sum exact, then
-/// rounded to a float once, ties away from zero. Non-finite values take the
-/// plain float sum.
-float filterSum(const uint32_t *weights, const float *values, unsigned n) {
+/// The weighted sum of `n` texel values (weights in units of 2^-weightBits)
+/// as the texture unit forms it (measured on an H200): the values aligned to
+/// the largest exponent among them and truncated to 28 bits there, the sum
+/// exact, then rounded to a float once, ties away from zero. Non-finite
+/// values take the plain float sum.
+float filterSum(const uint32_t *weights, const float *values, unsigned n, int weightBits) {
   int top = INT_MIN;
   bool finite = true;
   for (unsigned t = 0; t < n; ++t) {
@@ -242,22 +246,24 @@ float filterSum(const uint32_t *weights, const float *values, unsigned n) {
   }
   if (!finite) {
     float sum = 0;
-    for (unsigned t = 0; t < n; ++t) sum += static_cast<float>(weights[t]) / 256.0f * values[t];
+    for (unsigned t = 0; t < n; ++t) sum += std::ldexp(static_cast<float>(weights[t]), -weightBits) * values[t];
     return sum;
   }
   // A zero sum is -0 when every tap is -0 (measured on an H200: a 1-D
   // fetch between two -0 texels), +0 otherwise, as IEEE sums give it.
-  bool negativeZeros = true;
-  for (unsigned t = 0; t < n; ++t) negativeZeros &= values[t] == 0.0f && std::signbit(values[t]);
-  const float zero = negativeZeros ? -0.0f : 0.0f;
-  if (top == INT_MIN) return zero;
+  auto zero = [&] {
+    bool negativeZeros = true;
+    for (unsigned t = 0; t < n; ++t) negativeZeros &= values[t] == 0.0f && std::signbit(values[t]);
+    return negativeZeros ? -0.0f : 0.0f;
+  };
+  if (top == INT_MIN) return zero();
   constexpr int kBits = 28;
   int64_t sum = 0;
   for (unsigned t = 0; t < n; ++t)
     sum += int64_t{weights[t]} * static_cast<int64_t>(std::trunc(std::ldexp(double(values[t]), kBits - top)));
-  if (sum == 0) return zero;
+  if (sum == 0) return zero();
   uint64_t magnitude = sum < 0 ? uint64_t(-sum) : uint64_t(sum);
-  int exponent = top - kBits - 8; // the value is sum * 2^exponent
+  int exponent = top - kBits - weightBits; // the value is sum * 2^exponent
   const int bits = 64 - std::countl_zero(magnitude);
   if (bits > 24) {
     const int shift = bits - 24;
@@ -282,23 +288,28 @@ bool sample(Exec &x, const TextureObject &o, const Coordinates &c, unsigned dims
   const Footprint fp = footprint(o, c, dims, false);
   if (fp.taps[0] == 1 && fp.taps[1] == 1 && fp.taps[2] == 1)
     return tap(x, o, fp, c, dims, 0, 0, 0, lane, out);
-  // Each tap's weight: the product of its axes' weights (8 fraction bits
-  // each) rounded to 8 fraction bits, ties to even. A tap of weight 0 takes
-  // no part (an infinity there does not make the result NaN).
+  // Each tap's weight (measured on an H200: every linear 1-D, 2-D and 3-D
+  // fetch of tests/gpu/apps' probes): its x weight times its z weight, then
+  // that times its y weight, each product rounded to 8 fraction bits, ties
+  // to odd. A tap of weight 0 takes no part (an infinity there does not make
+  // the result NaN).
   unsigned axis[3][2] = {{256, 0}, {256, 0}, {256, 0}};
   for (unsigned d = 0; d < dims; ++d) {
     const unsigned second = static_cast<unsigned>(fp.weight[d] * 256.0f);
     axis[d][0] = fp.taps[d] == 2 ? 256 - second : 256, axis[d][1] = second;
   }
+  auto times = [](uint32_t a, uint32_t b) { // a * b in 1/256, rounded ties to odd
+    const uint32_t product = a * b, whole = product >> 8, rest = product & 0xFF;
+    return whole + (rest > 0x80 || (rest == 0x80 && !(whole & 1)));
+  };
+  constexpr int weightBits = 8;
   uint32_t weights[8];
   Texel texels[8];
   unsigned n = 0;
   for (unsigned k = 0; k < fp.taps[2]; ++k)
     for (unsigned b = 0; b < fp.taps[1]; ++b)
       for (unsigned a = 0; a < fp.taps[0]; ++a) {
-        uint64_t product = uint64_t{axis[0][a]} * axis[1][b] * axis[2][k]; // in 1/256^3
-        const uint64_t whole = product >> 16, rest = product & 0xFFFF;
-        const uint32_t w = static_cast<uint32_t>(whole + (rest > 0x8000 || (rest == 0x8000 && (whole & 1))));
+        const uint32_t w = times(times(axis[0][a], axis[2][k]), axis[1][b]);
         if (w == 0) continue;
         if (!tap(x, o, fp, c, dims, a, b, k, lane, texels[n])) return false;
         weights[n++] = w;
@@ -316,9 +327,9 @@ bool sample(Exec &x, const TextureObject &o, const Coordinates &c, unsigned dims
       // the sum rounded (half up) to 16 bits, then scaled to [0, 1].
       uint64_t sum = 0;
       for (unsigned t = 0; t < n; ++t) sum += uint64_t{weights[t]} * (texels[t].raw[ch] & 0xFF) * 257;
-      v = static_cast<float>((sum + 128) >> 8) / 65535.0f;
+      v = static_cast<float>((sum + (uint64_t{1} << (weightBits - 1))) >> weightBits) / 65535.0f;
     } else {
-      v = filterSum(weights, values, n);
+      v = filterSum(weights, values, n, weightBits);
     }
     if (half && ch < r.format.channels)
       v = static_cast<float>(fp::toDouble(fp::fromDouble(v, fp::kF16, fp::Round::Nearest), fp::kF16));

@@ -232,6 +232,27 @@ TEST(Texture, LinearFilteringWeighsWithEightFractionBits) {
   EXPECT_EQ(f(r.out[12]), 0.0f);
 }
 
+TEST(Texture, TapWeightsRoundTiesToOddAndClampedTapsMerge) {
+  Fixture t;
+  // (2.0, 1.7): x weights 128/128, y weights 205/51; the tap weights
+  // 102.5 and 25.5 (in 1/256) round to odd, 103 and 25 (ties to even would
+  // give 13.53125, exact weights 13.4921875).
+  auto r = t.run("tex2d", t.device.textures.create(t.array2d(emu::AddressMode::Clamp, true)),
+                 Fixture::at({{2.0f, 1.7f}}));
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(f(r.out[0]), (103 * (11 + 12) + 25 * (21 + 22)) / 256.0f);
+  // 3-D at (7.9, 1.7, 0.6): both x taps clamp onto texel 7, which then takes
+  // weight 1, the y/z taps 184, 46, 21 and 5 (x weights 154 and 102 kept
+  // apart would round to 29.109375). Measured on an H200: the weight of
+  // x and z rounded, then times y, rounded again.
+  emu::TextureObject o = t.array2d(emu::AddressMode::Clamp, true);
+  o.resource.dimensions = 3;
+  o.resource.depth = t.d;
+  r = t.run("tex3d", t.device.textures.create(o), {b(7.9f), b(1.7f), b(0.6f), 0});
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(f(r.out[0]), (184 * 17 + 46 * 27 + 21 * 117 + 5 * 127) / 256.0f);
+}
+
 TEST(Texture, LinearFilteringArithmeticAsMeasuredOnAnH200) {
   Fixture t;
   // A row of texel pairs; each fetch lies between the two of a pair.
