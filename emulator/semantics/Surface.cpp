@@ -1,7 +1,9 @@
-// Surface instructions (suld.b, sust.b, sured.b) on the device's texture
-// table (emulator/Texture.h): x in bytes, y and z in rows and slices, each
-// access checked like a load or store of global memory, `.trap`/`.clamp`/
-// `.zero` for coordinates outside the surface.
+// Surface instructions (suld.b, sust.b, sured.b, sust.p, sured.p) on the
+// device's texture table (emulator/Texture.h): y and z in rows and slices, x
+// in bytes (.b), samples (sust.p) or 32-bit words (sured.p), each access
+// checked like a load or store of global memory, `.trap`/`.clamp`/`.zero`
+// for coordinates outside the surface.
+#include "emulator/semantics/Fp.h"
 #include "emulator/semantics/TextureObjects.h"
 
 #include <algorithm>
@@ -20,8 +22,9 @@ using ptx::Type;
 /// The byte offset of lane `lane`'s surface access of `size` bytes, its
 /// clamping applied; nullopt when it reads zeros or stores nothing
 /// (.zero outside) or after a reported fault (.trap outside, misaligned).
+/// x counts units of `unit` bytes (1 for the .b forms).
 std::optional<uint64_t> surfaceOffset(Exec &x, const DInstr &in, const TextureObject &o, const DOp &coords,
-                                      unsigned size, unsigned lane) {
+                                      unsigned size, unsigned lane, unsigned unit = 1) {
   unsigned dims = 0;
   bool layered = false;
   geometry(in.shape, dims, layered);
@@ -34,6 +37,7 @@ std::optional<uint64_t> surfaceOffset(Exec &x, const DInstr &in, const TextureOb
   int64_t layer = layered ? static_cast<int32_t>(readOperand(x, element(e++), lane)) : 0;
   int64_t c[3] = {};
   for (unsigned d = 0; d < dims; ++d) c[d] = static_cast<int32_t>(readOperand(x, element(e++), lane));
+  c[0] *= unit;
   const int64_t limit[3] = {static_cast<int64_t>(r.width * r.format.bytes()) - size,
                             static_cast<int64_t>(r.height) - 1, static_cast<int64_t>(r.depth) - 1};
   const Mod mode = in.opcode == Opcode::Sured ? in.op2 : in.op;
@@ -109,8 +113,68 @@ void surfaceAccess(Exec &x, const DInstr &in) {
   });
 }
 
+/// One channel of a formatted store (measured on an H200,
+/// kernels/apps/surface_ptx_probe): 32-bit channels take the word as it is;
+/// 16-bit floats the word as an f32 rounded toward zero (so finite values
+/// past the range give the largest half, infinities stay, subnormal halves
+/// are kept), a NaN keeping the top of its payload; 8- and 16-bit integers
+/// the word as a u32 or s32, saturated to the channel's range.
+uint32_t formattedChannel(uint32_t word, const TexelFormat &f) {
+  if (f.bits == 32) return word;
+  if (f.kind == ChannelKind::Float) {
+    const uint32_t sign = (word >> 16) & 0x8000u, magnitude = word & 0x7FFFFFFFu;
+    if (magnitude > 0x7F800000u) {
+      // Unmeasured: a payload with none of its top ten bits set stays a NaN.
+      const uint32_t payload = (magnitude & 0x7FFFFFu) >> 13;
+      return sign | 0x7C00u | (payload ? payload : 0x200u);
+    }
+    return static_cast<uint32_t>(fp::fromDouble(std::bit_cast<float>(word), fp::kF16, fp::Round::Zero));
+  }
+  const uint32_t mask = (1u << f.bits) - 1;
+  if (f.kind == ChannelKind::Unsigned) return std::min(word, mask);
+  const int32_t high = static_cast<int32_t>(mask >> 1);
+  return static_cast<uint32_t>(std::clamp(static_cast<int32_t>(word), -high - 1, high)) & mask;
+}
+
+/// sust.p: a vector of 32-bit words stored as one sample of the surface's
+/// format at (x in samples, y, z); words past the format's channels are
+/// ignored, channels past the vector get 0 (the ISA leaves them
+/// unpredictable).
+void formattedStore(Exec &x, const DInstr &in) {
+  const Kernel &k = x.kernel();
+  const DOp &addr = k.op(in, 0), &data = k.op(in, 1);
+  if (addr.kind != DOp::Vec || addr.count < 2) return unsupported(x, in, "unexpected operands");
+  unsigned dims = 0;
+  bool layered = false;
+  if (!geometry(in.shape, dims, layered)) return unsupported(x, in, "this surface geometry");
+  const unsigned count = data.kind == DOp::Vec ? data.count : 1;
+  Objects objects(x, k.ops[addr.reg], true);
+  forLanes(x.mask, [&](unsigned lane) {
+    if (x.cta.failed) return;
+    const TextureObject *o = objects.of(lane);
+    if (!o) return;
+    const TexelFormat &f = o->resource.format;
+    const unsigned sample = f.bytes();
+    const std::optional<uint64_t> off = surfaceOffset(x, in, *o, k.ops[addr.reg + 1], sample, lane, sample);
+    if (!off) return;
+    uint8_t bytes[16] = {};
+    for (unsigned c = 0; c < f.channels; ++c) {
+      const uint32_t word = c < count ? static_cast<uint32_t>(readOperand(
+                                            x, data.kind == DOp::Vec ? k.ops[data.reg + c] : data, lane))
+                                      : 0;
+      const uint32_t v = formattedChannel(word, f);
+      std::memcpy(bytes + c * f.bits / 8, &v, f.bits / 8);
+    }
+    storeBytes(x, Space::Global, o->resource.address + *off, sample, lane, bytes, 1);
+  });
+}
+
 /// sured.b: an atomic reduction of the source into the surface's bytes at
-/// (x in bytes, y, z), clamped as suld and sust are.
+/// (x in bytes, y, z), clamped as suld and sust are. sured.p (measured on
+/// an H200, kernels/apps/surface_ptx_probe): a reduction on the 32-bit word
+/// at x * 4 bytes whatever the format, min and max signed on surfaces of
+/// signed integers and unsigned on the others (floats included: their bits
+/// compare and add as integers).
 void surfaceReduce(Exec &x, const DInstr &in) {
   const Kernel &k = x.kernel();
   const DOp &addr = k.op(in, 0), &src = k.op(in, 1);
@@ -119,13 +183,16 @@ void surfaceReduce(Exec &x, const DInstr &in) {
   bool layered = false;
   if (!geometry(in.shape, dims, layered)) return unsupported(x, in, "this surface geometry");
   const unsigned size = byteSize(in.type);
-  const bool sign = in.type == Type::S32 || in.type == Type::S64;
+  const bool formatted = in.mods & dmod::Formatted;
   Objects objects(x, k.ops[addr.reg], true);
   forLanes(x.mask, [&](unsigned lane) {
     if (x.cta.failed) return;
     const TextureObject *o = objects.of(lane);
     if (!o) return;
-    const std::optional<uint64_t> off = surfaceOffset(x, in, *o, k.ops[addr.reg + 1], size, lane);
+    const bool sign = formatted ? o->resource.format.kind == ChannelKind::Signed
+                                : in.type == Type::S32 || in.type == Type::S64;
+    const std::optional<uint64_t> off =
+        surfaceOffset(x, in, *o, k.ops[addr.reg + 1], size, lane, formatted ? size : 1);
     if (!off) return;
     uint8_t *p = accessBytes(x, Space::Global, o->resource.address + *off, size, lane, true, true);
     if (!p) return;
@@ -151,19 +218,14 @@ void surfaceReduce(Exec &x, const DInstr &in) {
 }
 
 Handler pickSurface(const DInstr &in) {
-  // sust.p (formatted stores) converts to the surface's format: not served.
-  return in.mods & dmod::Formatted ? nullptr : surfaceAccess;
-}
-
-Handler pickReduce(const DInstr &in) {
-  // sured.p reduces formatted texels: not served.
-  return in.mods & dmod::Formatted ? nullptr : surfaceReduce;
+  if (!(in.mods & dmod::Formatted)) return surfaceAccess;
+  return in.opcode == Opcode::Sust ? formattedStore : nullptr;
 }
 
 constexpr HandlerRow kRows[] = {
     row(Opcode::Suld, tclass::All, pickSurface),
     row(Opcode::Sust, tclass::All, pickSurface),
-    row(Opcode::Sured, tclass::All, pickReduce),
+    row(Opcode::Sured, tclass::All, surfaceReduce),
 };
 
 } // namespace

@@ -246,7 +246,8 @@ float filterSum(const uint32_t *weights, const float *values, unsigned n, int we
   }
   if (!finite) {
     float sum = 0;
-    for (unsigned t = 0; t < n; ++t) sum += std::ldexp(static_cast<float>(weights[t]), -weightBits) * values[t];
+    for (unsigned t = 0; t < n; ++t)
+      sum += std::ldexp(static_cast<float>(weights[t]), -weightBits) * values[t];
     return sum;
   }
   // A zero sum is -0 when every tap is -0 (measured on an H200: a 1-D

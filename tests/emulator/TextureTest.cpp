@@ -73,6 +73,12 @@ std::string kernels() {
          fetch("surf_min",
                "sured.b.min.2d.s32.clamp [%d0, {%r1, %r2}], %r3;\n  mov.b32 %r5, 0;\n  mov.b32 %r6, "
                "0;\n  mov.b32 %r7, 0;\n  mov.b32 %r8, 0") +
+         // Formatted: store (r3, r4, r3, r4) at sample (r1, r2); reduce the minimum with r3.
+         fetch("surf_p",
+               "sust.p.2d.v4.b32.clamp [%d0, {%r1, %r2}], {%r3, %r4, %r3, %r4};\n  mov.b32 %r5, 0;\n  "
+               "mov.b32 %r6, 0;\n  mov.b32 %r7, 0;\n  mov.b32 %r8, 0") +
+         fetch("surf_p_min", "sured.p.min.2d.b32.zero [%d0, {%r1, %r2}], %r3;\n  mov.b32 %r5, 0;\n  mov.b32 "
+                             "%r6, 0;\n  mov.b32 %r7, 0;\n  mov.b32 %r8, 0") +
          fetch("surf_zero", "suld.b.2d.b32.zero {%r5}, [%d0, {%r1, %r2}];\n  sust.b.2d.b32.zero [%d0, {%r1, "
                             "%r2}], {%r3};\n  mov.b32 %r6, 0;\n  mov.b32 %r7, 0;\n  mov.b32 %r8, 0");
 }
@@ -109,6 +115,20 @@ struct Fixture {
     s.resource.format = {1, 32, emu::ChannelKind::Signed};
     s.resource.dimensions = 2;
     s.resource.width = width, s.resource.height = height, s.resource.rowPitch = width * 4;
+    return device.textures.create(s);
+  }
+
+  /// A `width` x `height` surface of `format` over `bytes`.
+  uint64_t surfaceOf(const std::vector<uint8_t> &bytes, emu::TexelFormat format, uint64_t width,
+                     uint64_t height, uint64_t &at) {
+    at = device.global.allocate(bytes.size());
+    device.global.write(at, bytes.data(), bytes.size());
+    emu::TextureObject s;
+    s.surface = true;
+    s.resource.address = at;
+    s.resource.format = format;
+    s.resource.dimensions = 2;
+    s.resource.width = width, s.resource.height = height, s.resource.rowPitch = width * format.bytes();
     return device.textures.create(s);
   }
 
@@ -581,6 +601,46 @@ TEST(Texture, SurfaceReductionsAreAtomic) {
   ASSERT_TRUE(r.ok) << r.diagnostics;
   t.device.global.read(at, now.data(), 16);
   EXPECT_EQ(now, (std::vector<int32_t>{5, -5 + static_cast<int32_t>(added), -3, -9}));
+}
+
+TEST(Texture, FormattedStoresConvertToTheFormatAndReductionsTakeWords) {
+  Fixture t;
+  auto bytesAt = [&](uint64_t at, size_t n) {
+    std::vector<uint8_t> v(n);
+    t.device.global.read(at, v.data(), n);
+    return v;
+  };
+  // sust.p: x counts samples. 8-bit unsigned channels saturate the word as
+  // a u32; x = 100 clamps to the last sample.
+  uint64_t at = 0;
+  uint64_t h = t.surfaceOf(std::vector<uint8_t>(16), {4, 8, emu::ChannelKind::Unsigned}, 4, 1, at);
+  auto r = t.run("surf_p", h, {1, 0, 300, 7, 100, 0, 0xffffffffu, 0x80});
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(bytesAt(at, 16),
+            (std::vector<uint8_t>{0, 0, 0, 0, 0xff, 7, 0xff, 7, 0, 0, 0, 0, 0xff, 0x80, 0xff, 0x80}));
+  // Signed 8-bit channels saturate the word as an s32 (-129 -> -128, 200 ->
+  // 127); halves round the f32 toward zero (0.99804676 -> 0x3bfb, 65520 ->
+  // the largest half, not infinity).
+  h = t.surfaceOf(std::vector<uint8_t>(2), {1, 8, emu::ChannelKind::Signed}, 2, 1, at);
+  r = t.run("surf_p", h, {0, 0, 0xffffff7fu, 0, 1, 0, 200, 0});
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(bytesAt(at, 2), (std::vector<uint8_t>{0x80, 0x7f}));
+  h = t.surfaceOf(std::vector<uint8_t>(4), {2, 16, emu::ChannelKind::Float}, 1, 1, at);
+  r = t.run("surf_p", h, {0, 0, 0x3f7f7f7fu, 0x477ff000u});
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(bytesAt(at, 4), (std::vector<uint8_t>{0xfb, 0x3b, 0xff, 0x7b}));
+  // sured.p: the 32-bit word at x * 4 bytes whatever the format, compared
+  // signed on a signed format and unsigned otherwise. Halves 5, -2 make the
+  // word 0xfffe0005: negative, below 3; unsigned, above it.
+  const std::vector<uint8_t> halves = {5, 0, 0xfe, 0xff, 0, 0, 0, 0};
+  h = t.surfaceOf(halves, {1, 16, emu::ChannelKind::Signed}, 4, 1, at);
+  r = t.run("surf_p_min", h, {0, 0, 3, 0, 1, 0, 7, 0, 2, 0, 1, 0});
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(bytesAt(at, 8), (std::vector<uint8_t>{5, 0, 0xfe, 0xff, 0, 0, 0, 0})) << "x = 2 words is outside";
+  h = t.surfaceOf(halves, {1, 16, emu::ChannelKind::Unsigned}, 4, 1, at);
+  r = t.run("surf_p_min", h, {0, 0, 3, 0});
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_EQ(bytesAt(at, 4), (std::vector<uint8_t>{3, 0, 0, 0}));
 }
 
 TEST(Texture, HandlesThatNameNothingFailTheLaunch) {

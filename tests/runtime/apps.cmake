@@ -76,15 +76,6 @@ if(TARGET ptxvm AND TARGET apps AND PTXVM_EXEC_READY)
                      --expected "${PROJECT_SOURCE_DIR}/kernels/apps/expected/texture_probe_filtering.stdout")
     set_tests_properties(app.texture_probe.filtering PROPERTIES LABELS "apps" TIMEOUT 200)
   endif()
-  # Texel offsets, depth compare and cubemap gathers (inline PTX) against the H200's fetches:
-  # every line bit-exact (1-D, 2-D and 3-D filters, offsets into the border among them).
-  if("texture_ptx_probe" IN_LIST _apps_names)
-    add_test(NAME app.texture_ptx_probe.fetches
-             COMMAND "${PTXVM_PYTHON3}" "${PROJECT_SOURCE_DIR}/tests/gpu/apps/filtering.py" --ptxvm $<TARGET_FILE:ptxvm>
-                     --binary "${_apps_dir}/texture_ptx_probe" --args --min-exact 2341 --bound 0
-                     --expected "${PROJECT_SOURCE_DIR}/kernels/apps/expected/texture_ptx_probe.stdout")
-    set_tests_properties(app.texture_ptx_probe.fetches PROPERTIES LABELS "apps" TIMEOUT 200)
-  endif()
 elseif(TARGET apps)
   message(STATUS "kernels/apps: programs built; their ptxvm exec tests wait for PTXVM_EXEC_READY")
 endif()
