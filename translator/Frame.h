@@ -74,6 +74,10 @@ struct JitFrame {
   struct Window {
     uint64_t lo = 1, end = 0, delta = 0;
   } windows[8];
+  /// The warp's CC.CF (emu::Warp::carry, one bit per lane): add.cc, addc,
+  /// sub.cc, subc, mad.cc and madc in compiled code read and write it where
+  /// their handlers do.
+  uint32_t *carry = nullptr;
   /// The CTA's executed warp instructions when the engine called: the services set
   /// Cta::executed from it as they set the warp's count, so that observers stamping events with
   /// it (the timeline's steps) see the interpreter's numbers.
@@ -102,6 +106,7 @@ constexpr uint64_t kNctaid = offsetof(JitFrame, nctaid);
 constexpr uint64_t kWarpIndex = offsetof(JitFrame, warpIndex);
 constexpr uint64_t kWarps = offsetof(JitFrame, warps);
 constexpr uint64_t kLinearBlock = offsetof(JitFrame, linearBlock);
+constexpr uint64_t kCarry = offsetof(JitFrame, carry);
 constexpr uint64_t kWindowBytes = sizeof(JitFrame::Window);
 constexpr unsigned kSharedWindow = 0;
 constexpr unsigned kFirstGlobalWindow = 1, kGlobalWindows = 4;

@@ -113,6 +113,7 @@ public:
     if (group == "Convert" && in.opcode == Opcode::Cvt) return convert();
     if (group == "Float" && cls == emu::tclass::Float && in.type0 == in.type) return floating();
     if (group == "Memory") return lowerMemory(g, pc, mask, maskBits);
+    if (group == "Extended") return cls == emu::tclass::Int && lowerCarry(g, pc, mask, maskBits);
     if (group == "Warp") return warp();
     return false;
   }
@@ -264,6 +265,25 @@ private:
       } else {
         def(0, b.CreateAdd(b.CreateMul(src(1, bits), src(2, bits)), src(3, bits)));
       }
+      return true;
+    }
+    case Opcode::Div:
+    case Opcode::Rem: {
+      // The handler's answers where LLVM's division is undefined: all ones
+      // by zero; INT_MIN / -1 wraps and x % -1 is 0 (divided by 1 instead).
+      if (!readable({1, 2})) return false;
+      llvm::Value *x = src(1, bits), *y = src(2, bits);
+      llvm::Value *byZero = b.CreateICmpEQ(y, splat(bits, 0)), *one = splat(bits, 1), *byOne = byZero;
+      if (sign) {
+        llvm::Value *minusOne = b.CreateICmpEQ(y, splat(bits, ~0ull));
+        byOne = b.CreateOr(byOne, in.opcode == Opcode::Rem
+                                      ? minusOne
+                                      : b.CreateAnd(minusOne, b.CreateICmpEQ(x, splat(bits, 1ull << (bits - 1)))));
+      }
+      llvm::Value *d = b.CreateSelect(byOne, one, y);
+      llvm::Value *q = in.opcode == Opcode::Div ? (sign ? b.CreateSDiv(x, d) : b.CreateUDiv(x, d))
+                                                : (sign ? b.CreateSRem(x, d) : b.CreateURem(x, d));
+      def(0, b.CreateSelect(byZero, splat(bits, ~0ull), q));
       return true;
     }
     case Opcode::Min:

@@ -117,5 +117,8 @@ protected:
 
 /// Lowers ld, ldu, st and cvta (LoweringMemory.cpp); false when it does not.
 bool lowerMemory(Gen &g, uint32_t pc, llvm::Value *mask, llvm::Value *maskBits);
+/// add.cc, addc, sub.cc, subc, mad.cc and madc (LoweringCarry.cpp); false
+/// for a form left to the handler.
+bool lowerCarry(Gen &g, uint32_t pc, llvm::Value *mask, llvm::Value *maskBits);
 
 } // namespace translator

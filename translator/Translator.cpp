@@ -572,6 +572,7 @@ uint64_t CompiledEngine::run(emu::Cta &cta, emu::Warp &w, emu::SimtEntry &top, u
   f.regs = w.regs.data();
   f.cta = &cta;
   f.warp = &w;
+  f.carry = &w.carry;
   f.kernel = state_->kernel;
   f.budget = budget;
   f.threadInstructions = 0;
