@@ -75,14 +75,21 @@ std::optional<uint64_t> surfaceOffset(Exec &x, const DInstr &in, const TextureOb
   return off;
 }
 
+/// Whether `addr` is a surface instruction's [handle, coordinates] operand
+/// and its geometry one the surfaces have; reports it unsupported if not.
+bool surfaceOperands(Exec &x, const DInstr &in, const DOp &addr) {
+  unsigned dims = 0;
+  bool layered = false;
+  if (addr.kind != DOp::Vec || addr.count < 2) return unsupported(x, in, "unexpected operands"), false;
+  if (!geometry(in.shape, dims, layered)) return unsupported(x, in, "this surface geometry"), false;
+  return true;
+}
+
 void surfaceAccess(Exec &x, const DInstr &in) {
   const Kernel &k = x.kernel();
   const bool load = in.opcode == Opcode::Suld;
   const DOp &data = k.op(in, load ? 0 : 1), &addr = k.op(in, load ? 1 : 0);
-  if (addr.kind != DOp::Vec || addr.count < 2) return unsupported(x, in, "unexpected operands");
-  unsigned dims = 0;
-  bool layered = false;
-  if (!geometry(in.shape, dims, layered)) return unsupported(x, in, "this surface geometry");
+  if (!surfaceOperands(x, in, addr)) return;
   const unsigned elementBytes = byteSize(in.type);
   const unsigned count = data.kind == DOp::Vec ? data.count : 1;
   const unsigned size = elementBytes * count;
@@ -143,10 +150,7 @@ uint32_t formattedChannel(uint32_t word, const TexelFormat &f) {
 void formattedStore(Exec &x, const DInstr &in) {
   const Kernel &k = x.kernel();
   const DOp &addr = k.op(in, 0), &data = k.op(in, 1);
-  if (addr.kind != DOp::Vec || addr.count < 2) return unsupported(x, in, "unexpected operands");
-  unsigned dims = 0;
-  bool layered = false;
-  if (!geometry(in.shape, dims, layered)) return unsupported(x, in, "this surface geometry");
+  if (!surfaceOperands(x, in, addr)) return;
   const unsigned count = data.kind == DOp::Vec ? data.count : 1;
   Objects objects(x, k.ops[addr.reg], true);
   forLanes(x.mask, [&](unsigned lane) {
@@ -178,10 +182,7 @@ void formattedStore(Exec &x, const DInstr &in) {
 void surfaceReduce(Exec &x, const DInstr &in) {
   const Kernel &k = x.kernel();
   const DOp &addr = k.op(in, 0), &src = k.op(in, 1);
-  if (addr.kind != DOp::Vec || addr.count < 2) return unsupported(x, in, "unexpected operands");
-  unsigned dims = 0;
-  bool layered = false;
-  if (!geometry(in.shape, dims, layered)) return unsupported(x, in, "this surface geometry");
+  if (!surfaceOperands(x, in, addr)) return;
   const unsigned size = byteSize(in.type);
   const bool formatted = in.mods & dmod::Formatted;
   Objects objects(x, k.ops[addr.reg], true);

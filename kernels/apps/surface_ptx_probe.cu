@@ -182,37 +182,26 @@ int sampleUnit(const Format &f) {
   return samples ? 1 : f.bytes;
 }
 
-void storeExperiment(const Format &f) {
-  const int unit = sampleUnit(f);
-  Surface s = makeSurface(f, 8, 2, 0);
-  store<<<1, 8>>>(s.object, k2D, 8, unit, 4);
+/// One launch of `store` on a fresh surface of `f`, then its bytes.
+void storeAndPrint(const char *form, const Format &f, Geometry geometry, int width, int height, int depth,
+                   int words) {
+  Surface s = makeSurface(f, width, height, depth);
+  store<<<1, 8>>>(s.object, geometry, width, sampleUnit(f), words);
   CHECK_LAUNCH();
-  printAndFree(std::string("sust.p.2d.v4 ") + f.name, s, 8, 2, 0);
+  printAndFree(std::string(form) + " " + f.name, s, width, height, depth);
 }
+
+void storeExperiment(const Format &f) { storeAndPrint("sust.p.2d.v4", f, k2D, 8, 2, 0, 4); }
 
 void narrowExperiment() {
   // As many words as the format has channels: one into f32x1, two into u16x2.
-  const Format &f1 = format("f32x1"), &f2 = format("u16x2");
-  Surface a = makeSurface(f1, 8, 2, 0);
-  store<<<1, 8>>>(a.object, k2D, 8, sampleUnit(f1), 1);
-  CHECK_LAUNCH();
-  printAndFree(std::string("sust.p.2d ") + f1.name, a, 8, 2, 0);
-  Surface b = makeSurface(f2, 8, 2, 0);
-  store<<<1, 8>>>(b.object, k2D, 8, sampleUnit(f2), 2);
-  CHECK_LAUNCH();
-  printAndFree(std::string("sust.p.2d.v2 ") + f2.name, b, 8, 2, 0);
+  storeAndPrint("sust.p.2d", format("f32x1"), k2D, 8, 2, 0, 1);
+  storeAndPrint("sust.p.2d.v2", format("u16x2"), k2D, 8, 2, 0, 2);
 }
 
 void geometryExperiment() {
-  const Format &u8x4 = format("u8x4"), &f16x4 = format("f16x4");
-  Surface a = makeSurface(u8x4, 8, 0, 0);
-  store<<<1, 8>>>(a.object, k1D, 8, sampleUnit(u8x4), 4);
-  CHECK_LAUNCH();
-  printAndFree(std::string("sust.p.1d.v4 ") + u8x4.name, a, 8, 0, 0);
-  Surface b = makeSurface(f16x4, 4, 2, 2);
-  store<<<1, 8>>>(b.object, k3D, 4, sampleUnit(f16x4), 4);
-  CHECK_LAUNCH();
-  printAndFree(std::string("sust.p.3d.v4 ") + f16x4.name, b, 4, 2, 2);
+  storeAndPrint("sust.p.1d.v4", format("u8x4"), k1D, 8, 0, 0, 4);
+  storeAndPrint("sust.p.3d.v4", format("f16x4"), k3D, 4, 2, 2, 4);
 }
 
 void reduceExperiment(const Format &f, Op op) {
