@@ -228,12 +228,12 @@ bool tap(Exec &x, const TextureObject &o, const Footprint &fp, const Coordinates
                    lane, t);
 }
 
-/// The weighted sum of `n` texel values (weights in units of 2^-weightBits)
-/// as the texture unit forms it (measured on an H200): the values aligned to
-/// the largest exponent among them and truncated to 28 bits there, the sum
-/// exact, then rounded to a float once, ties away from zero. Non-finite
-/// values take the plain float sum.
-float filterSum(const uint32_t *weights, const float *values, unsigned n, int weightBits) {
+/// The weighted sum of `n` texel values (weights in 1/256) as the texture
+/// unit forms it (measured on an H200): the values aligned to the largest
+/// exponent among them and truncated to 28 bits there, the sum exact, then
+/// rounded to a float once, ties away from zero. Non-finite values take the
+/// plain float sum.
+float filterSum(const uint32_t *weights, const float *values, unsigned n) {
   int top = INT_MIN;
   bool finite = true;
   for (unsigned t = 0; t < n; ++t) {
@@ -246,8 +246,7 @@ float filterSum(const uint32_t *weights, const float *values, unsigned n, int we
   }
   if (!finite) {
     float sum = 0;
-    for (unsigned t = 0; t < n; ++t)
-      sum += std::ldexp(static_cast<float>(weights[t]), -weightBits) * values[t];
+    for (unsigned t = 0; t < n; ++t) sum += static_cast<float>(weights[t]) / 256.0f * values[t];
     return sum;
   }
   // A zero sum is -0 when every tap is -0 (measured on an H200: a 1-D
@@ -264,7 +263,7 @@ float filterSum(const uint32_t *weights, const float *values, unsigned n, int we
     sum += int64_t{weights[t]} * static_cast<int64_t>(std::trunc(std::ldexp(double(values[t]), kBits - top)));
   if (sum == 0) return zero();
   uint64_t magnitude = sum < 0 ? uint64_t(-sum) : uint64_t(sum);
-  int exponent = top - kBits - weightBits; // the value is sum * 2^exponent
+  int exponent = top - kBits - 8; // the value is sum * 2^exponent
   const int bits = 64 - std::countl_zero(magnitude);
   if (bits > 24) {
     const int shift = bits - 24;
@@ -303,7 +302,6 @@ bool sample(Exec &x, const TextureObject &o, const Coordinates &c, unsigned dims
     const uint32_t product = a * b, whole = product >> 8, rest = product & 0xFF;
     return whole + (rest > 0x80 || (rest == 0x80 && !(whole & 1)));
   };
-  constexpr int weightBits = 8;
   uint32_t weights[8];
   Texel texels[8];
   unsigned n = 0;
@@ -328,9 +326,9 @@ bool sample(Exec &x, const TextureObject &o, const Coordinates &c, unsigned dims
       // the sum rounded (half up) to 16 bits, then scaled to [0, 1].
       uint64_t sum = 0;
       for (unsigned t = 0; t < n; ++t) sum += uint64_t{weights[t]} * (texels[t].raw[ch] & 0xFF) * 257;
-      v = static_cast<float>((sum + (uint64_t{1} << (weightBits - 1))) >> weightBits) / 65535.0f;
+      v = static_cast<float>((sum + 128) >> 8) / 65535.0f;
     } else {
-      v = filterSum(weights, values, n, weightBits);
+      v = filterSum(weights, values, n);
     }
     if (half && ch < r.format.channels)
       v = static_cast<float>(fp::toDouble(fp::fromDouble(v, fp::kF16, fp::Round::Nearest), fp::kF16));
