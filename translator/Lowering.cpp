@@ -243,8 +243,7 @@ private:
         def(0, b.CreateMul(ext(src(1, bits), 64, sign), ext(src(2, bits), 64, sign)));
       } else if (in.hi) {
         if (bits > 32) return false;
-        llvm::Value *p = b.CreateMul(ext(src(1, bits), 2 * bits, sign), ext(src(2, bits), 2 * bits, sign));
-        def(0, b.CreateTrunc(b.CreateLShr(p, splat(2 * bits, bits)), g.vec(g.intTy(bits))));
+        def(0, productHalf(bits, sign, true));
       } else {
         def(0, b.CreateMul(src(1, bits), src(2, bits)));
       }
@@ -259,9 +258,7 @@ private:
         def(0, b.CreateAdd(p, src(3, 64)));
       } else if (in.hi) {
         if (in.sat || bits > 32) return false;
-        llvm::Value *p = b.CreateMul(ext(src(1, bits), 2 * bits, sign), ext(src(2, bits), 2 * bits, sign));
-        llvm::Value *h = b.CreateTrunc(b.CreateLShr(p, splat(2 * bits, bits)), g.vec(g.intTy(bits)));
-        def(0, b.CreateAdd(h, src(3, bits)));
+        def(0, b.CreateAdd(productHalf(bits, sign, true), src(3, bits)));
       } else {
         def(0, b.CreateAdd(b.CreateMul(src(1, bits), src(2, bits)), src(3, bits)));
       }
@@ -276,9 +273,10 @@ private:
       llvm::Value *byZero = b.CreateICmpEQ(y, splat(bits, 0)), *one = splat(bits, 1), *byOne = byZero;
       if (sign) {
         llvm::Value *minusOne = b.CreateICmpEQ(y, splat(bits, ~0ull));
-        byOne = b.CreateOr(byOne, in.opcode == Opcode::Rem
-                                      ? minusOne
-                                      : b.CreateAnd(minusOne, b.CreateICmpEQ(x, splat(bits, 1ull << (bits - 1)))));
+        byOne = b.CreateOr(byOne,
+                           in.opcode == Opcode::Rem
+                               ? minusOne
+                               : b.CreateAnd(minusOne, b.CreateICmpEQ(x, splat(bits, 1ull << (bits - 1)))));
       }
       llvm::Value *d = b.CreateSelect(byOne, one, y);
       llvm::Value *q = in.opcode == Opcode::Div ? (sign ? b.CreateSDiv(x, d) : b.CreateUDiv(x, d))

@@ -40,6 +40,13 @@ protected:
   llvm::Value *ext(llvm::Value *v, unsigned bits, bool sign) {
     return sign ? b.CreateSExt(v, g.vec(g.intTy(bits))) : b.CreateZExt(v, g.vec(g.intTy(bits)));
   }
+  /// The high or low half of operands 1 times 2, formed in twice their width
+  /// (mul.hi, mad.hi, mad.cc, madc).
+  llvm::Value *productHalf(unsigned bits, bool sign, bool high) {
+    llvm::Value *p = b.CreateMul(ext(src(1, bits), 2 * bits, sign), ext(src(2, bits), 2 * bits, sign));
+    if (high) p = b.CreateLShr(p, splat(2 * bits, bits));
+    return b.CreateTrunc(p, g.vec(g.intTy(bits)));
+  }
 
   /// The vector code `fast` (which defines the destination) unless an
   /// executing lane is `special` (<32 x i1>): then the instruction's

@@ -43,15 +43,11 @@ public:
       cin = carryIn ? flagLanes() : splat(bits, 1);
       break;
     case Opcode::Mad:
-    case Opcode::Madc: {
-      const bool sign = ptx::typeClass(in.type) == ptx::TypeClass::Signed;
-      llvm::Value *product = b.CreateMul(ext(src(1, bits), 2 * bits, sign), ext(src(2, bits), 2 * bits, sign));
-      first = in.hi ? b.CreateTrunc(b.CreateLShr(product, splat(2 * bits, bits)), lanesTy)
-                    : b.CreateTrunc(product, lanesTy);
+    case Opcode::Madc:
+      first = productHalf(bits, ptx::typeClass(in.type) == ptx::TypeClass::Signed, in.hi);
       second = src(3, bits);
       cin = carryIn ? flagLanes() : splat(bits, 0);
       break;
-    }
     default: return false;
     }
     llvm::Value *sum = b.CreateAdd(first, second), *result = b.CreateAdd(sum, cin);
