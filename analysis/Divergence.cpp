@@ -65,8 +65,17 @@ Uniformity DivergenceResult::branch(const ptx::Function &fn, uint32_t instr) con
 
 class ModuleDivergenceSolver {
 public:
-  ModuleDivergenceSolver(AnalysisManager &am, const DivergenceOptions &options)
-      : am_(am), m_(am.module()), options_(options) {}
+  using WholeWarps = std::unordered_map<const ptx::Function *, std::vector<char>>;
+  ModuleDivergenceSolver(AnalysisManager &am, const DivergenceOptions &options,
+                         const WholeWarps *wholeWarps = nullptr)
+      : am_(am), m_(am.module()), options_(options), wholeWarps_(wholeWarps) {}
+
+  /// From a finished solve: for each function with butterfly shuffles, the
+  /// blocks every lane of every warp runs together (CTAs of a known shape
+  /// made of full warps, blocks no divergent branch or exit splits). A
+  /// second solve given them proves the reductions warp-uniform; it only
+  /// proves more, so the blocks stay whole in it.
+  static WholeWarps wholeWarpBlocks(const ptx::Module &m, const DivergenceResult &r);
 
   DivergenceResult run(std::span<const ptx::Function *const> kernels);
   static void keepAlive(DivergenceResult &r, std::shared_ptr<AnalysisManager> am) {
@@ -108,6 +117,7 @@ private:
   AnalysisManager &am_;
   const ptx::Module &m_;
   DivergenceOptions options_;
+  const WholeWarps *wholeWarps_;
   std::vector<State> states_;
   std::unordered_map<const ptx::Function *, size_t> index_;
   std::set<const ptx::Function *> addressTaken_;
@@ -122,6 +132,8 @@ size_t ModuleDivergenceSolver::stateOf(const ptx::Function &fn) {
     const DefUse &du = st.gated->ssa().defUse();
     st.ctx.entry.assign(du.numVars(), Uniformity::CtaUniform);
     st.ctx.callResults.assign(du.totalDefs(), Uniformity::Divergent);
+    if (wholeWarps_)
+      if (auto w = wholeWarps_->find(&fn); w != wholeWarps_->end()) st.ctx.wholeWarps = w->second;
     states_.push_back(std::move(st));
   }
   return it->second;
@@ -480,9 +492,33 @@ DivergenceResult ModuleDivergenceSolver::run(std::span<const ptx::Function *cons
   return result;
 }
 
+ModuleDivergenceSolver::WholeWarps ModuleDivergenceSolver::wholeWarpBlocks(const ptx::Module &m,
+                                                                           const DivergenceResult &r) {
+  WholeWarps out;
+  for (const auto &f : r.functions()) {
+    if (!f) continue;
+    const LaunchShape &shape = f->shape();
+    const uint64_t threads = uint64_t{shape.x} * shape.y * shape.z;
+    if (shape.kind != LaunchShape::Kind::Exact || threads == 0 || threads % 32 != 0) continue;
+    const ptx::Function &fn = f->function();
+    bool butterflies = false;
+    for (const ptx::Instruction &in : fn.instrs)
+      butterflies |= in.opcode == ptx::Opcode::ShflSync && m.desc(in).has(ptx::Mod::Bfly);
+    if (!butterflies) continue;
+    const Cfg &cfg = f->gated().cfg();
+    std::vector<char> whole(cfg.size(), 0);
+    for (uint32_t b = 0; b < cfg.numBlocks(); ++b) whole[b] = cfg.reachable(b) && !f->partialWarp(b);
+    out.emplace(&fn, std::move(whole));
+  }
+  return out;
+}
+
 DivergenceResult analyzeDivergence(AnalysisManager &am, std::span<const ptx::Function *const> kernels,
                                    const DivergenceOptions &options) {
-  return ModuleDivergenceSolver(am, options).run(kernels);
+  DivergenceResult first = ModuleDivergenceSolver(am, options).run(kernels);
+  auto whole = ModuleDivergenceSolver::wholeWarpBlocks(am.module(), first);
+  if (whole.empty()) return first;
+  return ModuleDivergenceSolver(am, options, &whole).run(kernels);
 }
 
 DivergenceResult analyzeDivergence(const ptx::Module &m, const ptx::Function &kernel,

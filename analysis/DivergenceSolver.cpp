@@ -57,6 +57,16 @@ DivergenceSolver::DivergenceSolver(const ptx::Module &m, const GatedSSA &gated, 
   }
   descFacts_.resize(m.descs.size());
   descKnown_.assign(m.descs.size(), 0);
+  if (!ctx_.wholeWarps.empty()) {
+    // Optimistic where butterflies can run (and only rising from there);
+    // parameters and everything else symmetric only when uniform.
+    laneSymmetry_.assign(ssa_.values().size(), 0);
+    for (ValueId v = 0; v < ssa_.values().size(); ++v) {
+      const Value &val = ssa_.value(v);
+      if (val.kind != ValueKind::Entry && val.block < ctx_.wholeWarps.size() && ctx_.wholeWarps[val.block])
+        laneSymmetry_[v] = kAllLaneBits;
+    }
+  }
 }
 
 const InstrFacts &DivergenceSolver::facts(uint32_t i) {
@@ -544,13 +554,17 @@ void DivergenceSolver::processInstr(uint32_t i) {
   for (uint32_t k = 0; k < defs.size(); ++k) {
     auto [level, form] = transfer(i, k);
     if (form.known()) level = meet(level, levelOf(form, space_));
+    const ValueId v = ssa_.defValues(i)[k];
+    // A butterfly reduction is the same in every lane whatever its inputs.
+    const bool symmetryChanged = !laneSymmetry_.empty() && lowerLaneSymmetry(v, laneSymmetryOfDef(i, k));
+    const bool butterfly = !laneSymmetry_.empty() && laneSymmetry_[v] == kAllLaneBits;
     // A value of the thread id alone is what its numbers say, at every
     // execution.
-    const ValueId v = ssa_.defValues(i)[k];
     if (ThreadValues::Vector numbers = threads_.active() ? threads_.find(v) : nullptr) {
       const ThreadSet &reaching = threadsReaching(b);
       const Uniformity among = threads_.level(numbers, &reaching);
-      if (update(v, meet(meet(level, among), fewThreads(b)), form, &reaching)) pushValueUsers(v);
+      if (update(v, meet(meet(level, among), fewThreads(b)), form, &reaching) || symmetryChanged)
+        pushValueUsers(v);
       continue;
     }
     // A partial write keeps the old value where the guard is false.
@@ -567,11 +581,127 @@ void DivergenceSolver::processInstr(uint32_t i) {
     if (!form.allConst()) level = join(level, floor_[b]);
     form = raise(form, floor_[b]);
     if (threads_.active()) level = meet(level, fewThreads(b));
+    if (butterfly) level = meet(level, Uniformity::WarpUniform);
     // Only the threads that can reach this block compute the value: a
     // thread-id term that is the same in all of them (`ctaid * 16 + tid.x`
     // under `if (tid.x == 0)`) makes no difference.
-    if (update(v, level, form, threads_.active() ? &threadsReaching(b) : nullptr)) pushValueUsers(v);
+    if (update(v, level, form, threads_.active() ? &threadsReaching(b) : nullptr) || symmetryChanged)
+      pushValueUsers(v);
   }
+}
+
+// ---- Butterfly reductions -----------------------------------------------------------
+
+uint8_t DivergenceSolver::laneSymmetry(ValueId v) const {
+  if (out_.levels_[v] != Uniformity::Divergent) return kAllLaneBits;
+  return laneSymmetry_.empty() ? 0 : laneSymmetry_[v];
+}
+
+bool DivergenceSolver::lowerLaneSymmetry(ValueId v, uint8_t bits) {
+  if (laneSymmetry_.empty() || (laneSymmetry_[v] & bits) == laneSymmetry_[v]) return false;
+  laneSymmetry_[v] &= bits;
+  return true;
+}
+
+ValueId DivergenceSolver::copiedFrom(ValueId v) const {
+  for (int depth = 0; depth < 8; ++depth) {
+    const Value &val = ssa_.value(v);
+    if (val.kind != ValueKind::Def || val.slot != 0) break;
+    const ptx::Instruction &in = fn_.instrs[val.index];
+    auto ops = fn_.operandsOf(in);
+    if (in.opcode != ptx::Opcode::Mov || in.hasGuard || ops.size() != 2 ||
+        ops[1].kind != ptx::OperandKind::Register || ops[1].selector != ptx::Selector::None ||
+        ops[0].selector != ptx::Selector::None ||
+        ptx::bitWidth(fn_.registerType(ops[0].id)) != ptx::bitWidth(fn_.registerType(ops[1].id)))
+      break;
+    auto values = ssa_.useValues(val.index);
+    if (values.size() != 1 || values[0] == kNoValue) break;
+    v = values[0];
+  }
+  return v;
+}
+
+uint32_t DivergenceSolver::butterflyDistance(uint32_t i) {
+  const ptx::Instruction &in = fn_.instrs[i];
+  if (in.opcode != ptx::Opcode::ShflSync || !m_.desc(in).has(ptx::Mod::Bfly) || in.numOperands != 5) return 0;
+  // shfl.sync.bfly d|p, a, b, c, membermask: every lane of the warp takes
+  // part (PTX leaves a lane named in the mask that does not execute the
+  // shuffle undefined; wholeWarps says none is missing), and with
+  // c = 0x1f every lane reads lane ^ b.
+  auto b = constantOf(operand(i, 2, 32).form), c = constantOf(operand(i, 3, 32).form),
+       mask = constantOf(operand(i, 4, 32).form);
+  if (!b || !c || !mask || (*c & 0x1f1f) != 0x1f ||
+      (static_cast<uint64_t>(*mask) & 0xffffffffu) != 0xffffffffu)
+    return 0;
+  return static_cast<uint32_t>(*b) & kAllLaneBits;
+}
+
+uint8_t DivergenceSolver::laneSymmetryOfDef(uint32_t i, uint32_t slot) {
+  const uint32_t b = cfg_.blockOf(i);
+  if (ctx_.wholeWarps.empty() || b >= ctx_.wholeWarps.size() || !ctx_.wholeWarps[b]) return 0;
+  const ptx::Instruction &in = fn_.instrs[i];
+  const Def &def = du_.defs(i)[slot];
+  if (def.registerIndex == Def::kNotRegister) return 0;
+  for (const ptx::Operand &op : fn_.operandsOf(in))
+    if (op.kind == ptx::OperandKind::SpecialReg &&
+        operand(i, static_cast<uint32_t>(&op - fn_.operandsOf(in).data()), 32).level == Uniformity::Divergent)
+      return 0;
+  auto uses = du_.uses(i);
+  auto values = ssa_.useValues(i);
+  // What every operand (guard, carry and old value included) is symmetric
+  // under, leaving out the uses of one register.
+  auto operandsExcept = [&](ValueId skip1, ValueId skip2) {
+    uint8_t bits = kAllLaneBits;
+    for (size_t u = 0; u < uses.size(); ++u)
+      if (values[u] == kNoValue || (values[u] != skip1 && values[u] != skip2))
+        bits &= values[u] == kNoValue ? 0 : laneSymmetry(values[u]);
+    for (ValueId old : ssa_.oldValues(i))
+      if (old != kNoValue) bits &= laneSymmetry(old);
+    return bits;
+  };
+  const InstrFacts &f = facts(i);
+  if (f.rule == ResultRule::Shuffle) {
+    // d = a from lane ^ k: symmetric wherever a is. The in-range predicate
+    // is uniform by transfer().
+    const uint32_t k = butterflyDistance(i);
+    if (!k || fn_.registerType(def.var) == ptx::Type::Pred) return 0;
+    return operandsExcept(kNoValue, kNoValue);
+  }
+  if (f.rule != ResultRule::Data) return 0;
+  // x op shfl.bfly(x, k) for a commutative op: lane and lane ^ k compute
+  // op(x_lane, x_partner) and op(x_partner, x_lane).
+  auto ops = fn_.operandsOf(in);
+  const bool commutative = in.opcode == ptx::Opcode::Add || in.opcode == ptx::Opcode::Mul ||
+                           in.opcode == ptx::Opcode::Min || in.opcode == ptx::Opcode::Max ||
+                           in.opcode == ptx::Opcode::And || in.opcode == ptx::Opcode::Or ||
+                           in.opcode == ptx::Opcode::Xor;
+  if (commutative && ops.size() == 3 && ops[1].kind == ptx::OperandKind::Register &&
+      ops[2].kind == ptx::OperandKind::Register && ops[1].selector == ptx::Selector::None &&
+      ops[2].selector == ptx::Selector::None) {
+    ValueId x = kNoValue, y = kNoValue;
+    for (size_t u = 0; u < uses.size(); ++u) {
+      if (uses[u].role == UseRole::Guard) continue;
+      if (uses[u].operand == 1) x = values[u];
+      if (uses[u].operand == 2) y = values[u];
+    }
+    for (int side = 0; side < 2 && x != kNoValue && y != kNoValue; ++side, std::swap(x, y)) {
+      // y is x from lane ^ k, through bit-for-bit copies (a float shuffles
+      // as mov.b32 to an integer register and back).
+      const Value &yv = ssa_.value(copiedFrom(y));
+      if (yv.kind != ValueKind::Def || yv.slot != 0) continue;
+      const uint32_t k = butterflyDistance(yv.index);
+      if (!k || (k & (k - 1)) != 0) continue; // one bit: partner of the partner is the lane
+      auto shflUses = du_.uses(yv.index);
+      auto shflValues = ssa_.useValues(yv.index);
+      bool ofX = false;
+      for (size_t u = 0; u < shflUses.size(); ++u)
+        if (shflUses[u].operand == 1 && shflUses[u].role != UseRole::Guard)
+          ofX = shflValues[u] != kNoValue && copiedFrom(shflValues[u]) == copiedFrom(x);
+      if (!ofX || fn_.instrs[yv.index].hasGuard) continue;
+      return static_cast<uint8_t>((laneSymmetry(x) | k) & operandsExcept(x, y));
+    }
+  }
+  return operandsExcept(kNoValue, kNoValue);
 }
 
 // ---- φ-nodes and branches ----------------------------------------------------------------
@@ -622,7 +752,15 @@ void DivergenceSolver::processPhi(uint32_t p) {
   if (!form.allConst()) level = join(level, floor_[j]);
   form = raise(form, floor_[j]);
   if (threads_.active()) level = meet(level, fewThreads(j));
-  if (update(phi.value, level, form)) pushValueUsers(phi.value);
+  // Lane symmetry passes through a join that whole warps take one way.
+  bool symmetryChanged = false;
+  if (!laneSymmetry_.empty()) {
+    uint8_t bits = gate == Uniformity::Divergent || floor_[j] == Uniformity::Divergent ? 0 : kAllLaneBits;
+    for (ValueId v : in) bits &= v == kNoValue ? 0 : laneSymmetry(v);
+    symmetryChanged = lowerLaneSymmetry(phi.value, bits);
+    if (laneSymmetry_[phi.value] == kAllLaneBits) level = meet(level, Uniformity::WarpUniform);
+  }
+  if (update(phi.value, level, form) || symmetryChanged) pushValueUsers(phi.value);
 }
 
 void DivergenceSolver::checkBarrierAlignment(uint32_t br) {

@@ -21,6 +21,11 @@ struct FunctionContext {
   std::vector<Uniformity> entry;
   /// Per write (flat DefUse def index): uniformity of a call's results.
   std::vector<Uniformity> callResults;
+  /// Per block: every lane of every warp runs it together (all warps of the
+  /// CTA are full, and no divergent branch or early exit splits them), as an
+  /// earlier solve found; empty when nothing is known. Butterfly reductions
+  /// over shfl.sync.bfly are warp-uniform there.
+  std::vector<char> wholeWarps;
 };
 
 class DivergenceSolver {
@@ -63,6 +68,21 @@ private:
   Affine formOf(ValueId v, unsigned width) const;
   Uniformity useLevel(uint32_t i, UseRole role) const;
   const InstrFacts &facts(uint32_t i);
+  /// Butterfly reductions (wholeWarps blocks only): the lane-xor distances
+  /// (bits 1..16) under which every lane of a warp computes the same value
+  /// as its partner: x op shfl.bfly(x, k) is symmetric under k, and a value
+  /// symmetric under all five bits is warp-uniform.
+  static constexpr uint8_t kAllLaneBits = 31;
+  uint8_t laneSymmetry(ValueId v) const;
+  uint8_t laneSymmetryOfDef(uint32_t i, uint32_t slot);
+  /// When instruction i is shfl.sync.bfly over the whole warp (full member
+  /// mask, c = 0x1f) by a constant distance: the distance; else 0.
+  uint32_t butterflyDistance(uint32_t i);
+  /// v, or the value it is a bit-for-bit copy of (mov between registers of
+  /// one width).
+  ValueId copiedFrom(ValueId v) const;
+  /// Applies `bits` to v's lane symmetry; true when it changed.
+  bool lowerLaneSymmetry(ValueId v, uint8_t bits);
   /// The per-thread numbers of the register instruction i writes, when the
   /// block shape is known and it computes from the thread id alone.
   void evaluateForThreads(uint32_t i);
@@ -109,6 +129,7 @@ private:
   std::vector<uint8_t> fewThreads_; // per block: 0 unknown, else 1 + Uniformity
   std::vector<ThreadSet> reaching_; // per block, where reachingKnown_
   std::vector<char> reachingKnown_;
+  std::vector<uint8_t> laneSymmetry_; // per value, when ctx_.wholeWarps is known
   std::vector<InstrFacts> descFacts_;
   std::vector<char> descKnown_;
 };

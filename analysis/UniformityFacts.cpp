@@ -49,6 +49,15 @@ constexpr std::pair<ptx::SpecialReg, Uniformity> kUniformSpecialRegs[] = {
     {ptx::SpecialReg::CtaId, Uniformity::CtaUniform},
     {ptx::SpecialReg::NCtaId, Uniformity::CtaUniform},
     {ptx::SpecialReg::SmId, Uniformity::WarpUniform},
+    // Counters and timers are sampled once per issue: the lanes of a warp
+    // that read one together read one value (and measure intervals with it,
+    // as in a spin loop with a timeout).
+    {ptx::SpecialReg::Clock, Uniformity::WarpUniform},
+    {ptx::SpecialReg::ClockHi, Uniformity::WarpUniform},
+    {ptx::SpecialReg::Clock64, Uniformity::WarpUniform},
+    {ptx::SpecialReg::GlobalTimer, Uniformity::WarpUniform},
+    {ptx::SpecialReg::GlobalTimerLo, Uniformity::WarpUniform},
+    {ptx::SpecialReg::GlobalTimerHi, Uniformity::WarpUniform},
     {ptx::SpecialReg::NSmId, Uniformity::CtaUniform},
     {ptx::SpecialReg::GridId, Uniformity::CtaUniform},
     {ptx::SpecialReg::IsExplicitCluster, Uniformity::CtaUniform},

@@ -32,6 +32,7 @@ TEST(Divergence, SourcesOfDivergenceAndUniformSpecialRegisters) {
   add.u32 %r11, %r2, %r8;
   add.u32 %r12, %r11, %r1;
   mov.u32 %r13, %nctaid.x;
+  mov.u64 %rd3, %globaltimer;
   ret;
 }
 )");
@@ -40,7 +41,10 @@ TEST(Divergence, SourcesOfDivergenceAndUniformSpecialRegisters) {
   EXPECT_EQ(k.at("%r3, %ntid.x"), U::CtaUniform);
   EXPECT_EQ(k.at("%r4, %laneid"), U::Divergent);
   EXPECT_EQ(k.at("%r5, %warpid"), U::WarpUniform);
-  EXPECT_EQ(k.at("%r6, %clock"), U::Divergent);
+  // Sampled once per issue: one value in the lanes that read together,
+  // another in other warps.
+  EXPECT_EQ(k.at("%r6, %clock"), U::WarpUniform);
+  EXPECT_EQ(k.at("%rd3, %globaltimer"), U::WarpUniform);
   EXPECT_EQ(k.at("%r7, %lanemask_lt"), U::Divergent);
   EXPECT_EQ(k.at("ld.param.u32 %r8"), U::CtaUniform);
   EXPECT_EQ(k.at("ld.local.u32"), U::Divergent);
@@ -341,7 +345,7 @@ TEST(Divergence, ShuffleInRangePredicates) {
   EXPECT_EQ(k.at("shfl.sync.bfly.b32 %r3", 1), U::CtaUniform);
   EXPECT_EQ(k.at("shfl.sync.down.b32 %r4", 1), U::Divergent);
   EXPECT_EQ(k.at("shfl.sync.up.b32 %r5", 1), U::Divergent);
-  EXPECT_EQ(k.at("shfl.sync.bfly.b32 %r6", 1), U::Divergent); // 8-lane segments
+  EXPECT_EQ(k.at("shfl.sync.bfly.b32 %r6", 1), U::Divergent);  // 8-lane segments
   EXPECT_EQ(k.at("shfl.sync.idx.b32 %r7", 1), U::WarpUniform); // lane 3 <= 30 in every lane
 }
 
