@@ -54,7 +54,7 @@ for t in "${targets[@]}"; do
 done
 
 if [[ ! -f build-fuzz/build.ninja ]]; then
-  CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPTXVM_FUZZ=ON \
+  CC=clang-19 CXX=clang++-19 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPTXVM_FUZZ=ON \
     -DPTXVM_ANTLR=OFF -DPTXVM_CORPUS=OFF -DPTXVM_CPU_DEVICE=OFF >/dev/null || exit 1
 fi
 ninja -C build-fuzz -j"$(nproc 2>/dev/null || echo 2)" "${targets[@]}" || exit 1
@@ -70,6 +70,8 @@ for t in "${targets[@]}"; do
   echo "== $t: ${hours} h, $jobs jobs, corpus $corpus/ ($(find "$corpus" -type f | wc -l) inputs), log $log"
   # -fork runs the jobs as child processes and goes on past a crash, hang or leak (each input
   # is kept in $findings/); new inputs that add coverage go to the first folder, $corpus.
+  # clang links libFuzzer's C++ runtime ahead of the shared sanitizer runtime: preloaded, it comes first.
+  LD_PRELOAD=$(clang++-19 -print-file-name=libclang_rt.asan-x86_64.so) \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 build-fuzz/bin/"$t" -fork="$jobs" \
     -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 -max_total_time="$seconds" \
     -timeout="${hang[$t]}" -rss_limit_mb=4096 -max_len="${max_len[$t]}" -print_final_stats=1 \

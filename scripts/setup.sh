@@ -10,9 +10,9 @@ tests=false
 
 packages=(
   build-essential cmake ninja-build pkg-config git python3
-  clang clang-format libclang-rt-14-dev
+  clang-format
   antlr4 libantlr4-runtime-dev uuid-dev
-  llvm-19-dev llvm-19-tools clang-19
+  llvm-19-dev llvm-19-tools clang-19 libclang-rt-19-dev
   libzstd-dev liblz4-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libboost1.81-dev libboost-json1.81-dev libcli11-dev libfmt-dev

@@ -27,9 +27,13 @@ echo "== tests (build/)"
 main_status=${PIPESTATUS[0]}
 
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/)"
+# One clang build serves the sanitizer suite and the fuzzers (PTXVM_FUZZ adds
+# libFuzzer's coverage instrumentation and the fuzz targets): CI compiles the
+# instrumented code once.
 if [[ ! -f build-asan/build.ninja ]]; then
-  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPTXVM_SANITIZE=ON -DPTXVM_BENCH=OFF \
-    -DPTXVM_CORPUS=OFF -DPTXVM_EXTERNAL_CORPUS_DIR="$PWD/build/corpus" >/dev/null || status=1
+  CC=clang-19 CXX=clang++-19 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPTXVM_SANITIZE=ON \
+    -DPTXVM_FUZZ=ON -DPTXVM_BENCH=OFF -DPTXVM_CORPUS=OFF -DPTXVM_EXTERNAL_CORPUS_DIR="$PWD/build/corpus" \
+    >/dev/null || status=1
 fi
 # Left out under the sanitizers (they run in the main suite): ptxas checks and
 # the emulator suites repeated on compiled code (cpu:*, 44% of the sanitizer
@@ -44,28 +48,26 @@ else
   status=1
 fi
 
-if [[ ! -f build-fuzz/build.ninja ]]; then
-  CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPTXVM_FUZZ=ON \
-    -DPTXVM_ANTLR=OFF -DPTXVM_CORPUS=OFF -DPTXVM_CPU_DEVICE=OFF >/dev/null || status=1
-fi
-
-# fuzz TARGET WHAT SECONDS MAX_LEN TIMEOUT REGRESSIONS_DIR SEED_FILES...: builds build-fuzz/bin/TARGET
+# fuzz TARGET WHAT SECONDS MAX_LEN TIMEOUT REGRESSIONS_DIR SEED_FILES...: builds build-asan/bin/TARGET
 # and runs it from the seeds (and the regression inputs) for SECONDS; a crash, hang, leak or
-# undefined behaviour fails the run and leaves its input in build-fuzz/findings-TARGET/.
+# undefined behaviour fails the run and leaves its input in build-asan/findings-TARGET/.
+asan_runtime=$(clang++-19 -print-file-name=libclang_rt.asan-x86_64.so)
 fuzz() {
   local target=$1 what=$2 seconds=$3 max_len=$4 timeout=$5 regressions=$6
   shift 6
-  echo "== fuzzing $what for ${seconds}s (build-fuzz/)"
-  if ! ninja -C build-fuzz -j"$jobs" "$target"; then
+  echo "== fuzzing $what for ${seconds}s (build-asan/)"
+  if ! ninja -C build-asan -j"$jobs" "$target"; then
     status=1
     return
   fi
-  local seeds findings=build-fuzz/findings-$target log=build-fuzz/$target.log
+  local seeds findings=build-asan/findings-$target log=build-asan/$target.log
   seeds=$(mktemp -d)
   cp "$@" "$seeds"/ 2>/dev/null
   find "$regressions" -type f ! -name '*.py' -exec cp {} "$seeds"/ \; 2>/dev/null
   mkdir -p "$findings"
-  if UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 build-fuzz/bin/"$target" -max_total_time="$seconds" \
+  # clang links libFuzzer's C++ runtime ahead of the shared sanitizer runtime: preloaded, it comes first.
+  if LD_PRELOAD="$asan_runtime" UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+      build-asan/bin/"$target" -max_total_time="$seconds" \
       -timeout="$timeout" -rss_limit_mb=4096 -max_len="$max_len" -print_final_stats=1 \
       -artifact_prefix="$findings"/ "$seeds" 2>"$log"; then
     grep -E "stat::number_of_executed_units|Done" "$log" | tail -n 2

@@ -40,6 +40,9 @@ template <typename T> T saturate(int64_t v) {
 
 template <typename T> struct Ops {
   using U = std::make_unsigned_t<T>;
+  // Products wrap in at least unsigned int: 16-bit operands would be
+  // promoted to (signed) int, where 0xffff * 0xffff overflows.
+  using Wrap = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;
   static constexpr unsigned kBits = sizeof(T) * 8;
 
   static void add(Exec &x, const DInstr &in) {
@@ -77,7 +80,7 @@ template <typename T> struct Ops {
     else if (in.hi)
       for (unsigned l = 0; l < 32; ++l) r[l] = bitsOf<T>(mulHigh(a[l], b[l]));
     else
-      for (unsigned l = 0; l < 32; ++l) r[l] = bitsOf<T>(T(U(a[l]) * U(b[l])));
+      for (unsigned l = 0; l < 32; ++l) r[l] = bitsOf<T>(T(Wrap(U(a[l])) * Wrap(U(b[l]))));
     scatter(x, k.op(in, 0), r);
   }
   static void mad(Exec &x, const DInstr &in) {
@@ -95,7 +98,7 @@ template <typename T> struct Ops {
       else if (in.hi)
         r[l] = bitsOf<T>(T(U(mulHigh(a[l], b[l])) + U(as<T>(c[l]))));
       else
-        r[l] = bitsOf<T>(T(U(a[l]) * U(b[l]) + U(as<T>(c[l]))));
+        r[l] = bitsOf<T>(T(Wrap(U(a[l])) * Wrap(U(b[l])) + Wrap(U(as<T>(c[l])))));
     }
     scatter(x, k.op(in, 0), r);
   }
@@ -357,11 +360,11 @@ template <typename T> Handler setpFor(const DInstr &in) {
     PTXVM_CMP(Ne)
     PTXVM_CMP(Lt)
     PTXVM_CMP(Lo)
-    PTXVM_CMP(Le) PTXVM_CMP(Ls) PTXVM_CMP(Gt) PTXVM_CMP(Hi) PTXVM_CMP(Ge) PTXVM_CMP(Hs) PTXVM_CMP(Equ)
-        PTXVM_CMP(Neu) PTXVM_CMP(Ltu) PTXVM_CMP(Leu) PTXVM_CMP(Gtu) PTXVM_CMP(Geu) PTXVM_CMP(Num)
-            PTXVM_CMP(Nan)
+    PTXVM_CMP(Le)
+    PTXVM_CMP(Ls) PTXVM_CMP(Gt) PTXVM_CMP(Hi) PTXVM_CMP(Ge) PTXVM_CMP(Hs) PTXVM_CMP(Equ) PTXVM_CMP(Neu)
+        PTXVM_CMP(Ltu) PTXVM_CMP(Leu) PTXVM_CMP(Gtu) PTXVM_CMP(Geu) PTXVM_CMP(Num) PTXVM_CMP(Nan)
 #undef PTXVM_CMP
-                default : return &setp<T>;
+            default : return &setp<T>;
   }
 }
 

@@ -40,7 +40,12 @@ add_library(cuda_shim SHARED ${_shim_src}/CudaShim.cpp ${_shim_src}/KernelTiming
 target_include_directories(cuda_shim PRIVATE ${_shim_gen} ${PROJECT_SOURCE_DIR})
 target_link_libraries(cuda_shim PRIVATE regalloc analysis fatbin ptx ptx_version ${CMAKE_DL_LIBS})
 # Only the driver's names leave the library (the project's own code stays hidden).
-target_link_options(cuda_shim PRIVATE -Wl,--version-script=${_shim_src}/exports.map -Wl,--no-undefined)
+target_link_options(cuda_shim PRIVATE -Wl,--version-script=${_shim_src}/exports.map)
+if(NOT PTXVM_SANITIZE AND NOT PTXVM_FUZZ)
+  # Every symbol the library needs is in it or in a system library (clang's
+  # sanitizer runtime comes from the executable or a preload instead).
+  target_link_options(cuda_shim PRIVATE -Wl,--no-undefined)
+endif()
 set_target_properties(cuda_shim PROPERTIES
   OUTPUT_NAME cuda
   SOVERSION 1

@@ -107,8 +107,15 @@ endforeach()
 add_custom_target(cudart_programs ALL DEPENDS ${_cudart_programs})
 
 set(_cudart_asan_runtime "")
-if(PTXVM_SANITIZE)
-  execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libasan.so
+if(PTXVM_SANITIZE OR PTXVM_FUZZ)
+  # nvcc's programs are not instrumented: the sanitizer runtime the
+  # instrumented libcudart.so.13 needs is preloaded.
+  if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    set(_asan_so libclang_rt.asan-x86_64.so)
+  else()
+    set(_asan_so libasan.so)
+  endif()
+  execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=${_asan_so}
                   OUTPUT_VARIABLE _cudart_asan_runtime OUTPUT_STRIP_TRAILING_WHITESPACE)
 endif()
 configure_file(runtime/programs/lit.site.cfg.py.in ${CMAKE_CURRENT_BINARY_DIR}/runtime-programs/lit.site.cfg.py
