@@ -610,8 +610,8 @@ ValueId DivergenceSolver::copiedFrom(ValueId v) const {
     const ptx::Instruction &in = fn_.instrs[val.index];
     auto ops = fn_.operandsOf(in);
     if (in.opcode != ptx::Opcode::Mov || in.hasGuard || ops.size() != 2 ||
-        ops[1].kind != ptx::OperandKind::Register || ops[1].selector != ptx::Selector::None ||
-        ops[0].selector != ptx::Selector::None ||
+        ops[0].kind != ptx::OperandKind::Register || ops[1].kind != ptx::OperandKind::Register ||
+        ops[0].selector != ptx::Selector::None || ops[1].selector != ptx::Selector::None ||
         ptx::bitWidth(fn_.registerType(ops[0].id)) != ptx::bitWidth(fn_.registerType(ops[1].id)))
       break;
     auto values = ssa_.useValues(val.index);
@@ -619,6 +619,55 @@ ValueId DivergenceSolver::copiedFrom(ValueId v) const {
     v = values[0];
   }
   return v;
+}
+
+uint32_t DivergenceSolver::butterflyPartner(ValueId y, ValueId x) {
+  // The single-bit distance of a whole-warp bfly shuffle defining v (through
+  // copies), and the value it shuffles.
+  auto shuffled = [&](ValueId v, ValueId &source) -> uint32_t {
+    const Value &val = ssa_.value(copiedFrom(v));
+    if (val.kind != ValueKind::Def || val.slot != 0 || fn_.instrs[val.index].hasGuard) return 0;
+    const uint32_t k = butterflyDistance(val.index);
+    if (!k || (k & (k - 1)) != 0) return 0; // one bit: the partner's partner is the lane
+    auto uses = du_.uses(val.index);
+    auto values = ssa_.useValues(val.index);
+    source = kNoValue;
+    for (size_t u = 0; u < uses.size(); ++u)
+      if (uses[u].operand == 1 && uses[u].role != UseRole::Guard) source = values[u];
+    return source == kNoValue ? 0 : k;
+  };
+  ValueId source = kNoValue;
+  const ValueId root = copiedFrom(x);
+  if (const uint32_t k = shuffled(y, source)) return copiedFrom(source) == root ? k : 0;
+  // A value wider than 32 bits shuffles in 32-bit parts: mov.b64 {lo, hi},
+  // x; each part shuffled by k; mov.b64 y, {lo', hi'}.
+  const Value &packed = ssa_.value(copiedFrom(y));
+  if (packed.kind != ValueKind::Def || packed.slot != 0) return 0;
+  const ptx::Instruction &pack = fn_.instrs[packed.index];
+  auto packOps = fn_.operandsOf(pack);
+  if (pack.opcode != ptx::Opcode::Mov || pack.hasGuard || packOps.size() != 2 ||
+      packOps[1].kind != ptx::OperandKind::Vector)
+    return 0;
+  auto packValues = ssa_.useValues(packed.index);
+  uint32_t distance = 0, unpack = UINT32_MAX;
+  for (uint32_t j = 0; j < packValues.size(); ++j) {
+    if (packValues[j] == kNoValue) return 0;
+    const uint32_t k = shuffled(packValues[j], source);
+    if (!k || (distance && k != distance)) return 0;
+    // Part j of the shuffle is part j of one unpacking, by one distance.
+    const Value &part = ssa_.value(copiedFrom(source));
+    if (part.kind != ValueKind::Def || part.slot != j || (unpack != UINT32_MAX && part.index != unpack))
+      return 0;
+    distance = k, unpack = part.index;
+  }
+  if (unpack == UINT32_MAX || du_.defs(unpack).size() != packValues.size()) return 0;
+  const ptx::Instruction &split = fn_.instrs[unpack];
+  auto splitOps = fn_.operandsOf(split);
+  auto splitValues = ssa_.useValues(unpack);
+  if (split.opcode != ptx::Opcode::Mov || split.hasGuard || splitOps.size() != 2 ||
+      splitOps[0].kind != ptx::OperandKind::Vector || splitValues.size() != 1 || splitValues[0] == kNoValue)
+    return 0;
+  return copiedFrom(splitValues[0]) == root ? distance : 0;
 }
 
 uint32_t DivergenceSolver::butterflyDistance(uint32_t i) {
@@ -684,22 +733,9 @@ uint8_t DivergenceSolver::laneSymmetryOfDef(uint32_t i, uint32_t slot) {
       if (uses[u].operand == 1) x = values[u];
       if (uses[u].operand == 2) y = values[u];
     }
-    for (int side = 0; side < 2 && x != kNoValue && y != kNoValue; ++side, std::swap(x, y)) {
-      // y is x from lane ^ k, through bit-for-bit copies (a float shuffles
-      // as mov.b32 to an integer register and back).
-      const Value &yv = ssa_.value(copiedFrom(y));
-      if (yv.kind != ValueKind::Def || yv.slot != 0) continue;
-      const uint32_t k = butterflyDistance(yv.index);
-      if (!k || (k & (k - 1)) != 0) continue; // one bit: partner of the partner is the lane
-      auto shflUses = du_.uses(yv.index);
-      auto shflValues = ssa_.useValues(yv.index);
-      bool ofX = false;
-      for (size_t u = 0; u < shflUses.size(); ++u)
-        if (shflUses[u].operand == 1 && shflUses[u].role != UseRole::Guard)
-          ofX = shflValues[u] != kNoValue && copiedFrom(shflValues[u]) == copiedFrom(x);
-      if (!ofX || fn_.instrs[yv.index].hasGuard) continue;
-      return static_cast<uint8_t>((laneSymmetry(x) | k) & operandsExcept(x, y));
-    }
+    for (int side = 0; side < 2 && x != kNoValue && y != kNoValue; ++side, std::swap(x, y))
+      if (const uint32_t k = butterflyPartner(y, x))
+        return static_cast<uint8_t>((laneSymmetry(x) | k) & operandsExcept(x, y));
   }
   return operandsExcept(kNoValue, kNoValue);
 }

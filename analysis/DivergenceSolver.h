@@ -78,6 +78,10 @@ private:
   /// When instruction i is shfl.sync.bfly over the whole warp (full member
   /// mask, c = 0x1f) by a constant distance: the distance; else 0.
   uint32_t butterflyDistance(uint32_t i);
+  /// The lane-xor distance k (one bit) when y holds x from lane ^ k: a
+  /// whole-warp bfly shuffle of x (through copies), or of x's 32-bit parts
+  /// put back together; else 0.
+  uint32_t butterflyPartner(ValueId y, ValueId x);
   /// v, or the value it is a bit-for-bit copy of (mov between registers of
   /// one width).
   ValueId copiedFrom(ValueId v) const;
