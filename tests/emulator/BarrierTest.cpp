@@ -530,7 +530,7 @@ TEST(WarpSpecialized, CudaDmaSingleBufferRegisters) {
       const uint32_t n = 4;
       expectCompletes(tiled(
           "dma_single_reg.ptx", "dma_single_reg", block, n,
-          [n, firstId](std::vector<uint32_t> in, uint32_t) {
+          [firstId](std::vector<uint32_t> in, uint32_t) {
             std::vector<Arg> a = tileArgs(in, n);
             a.push_back(Arg::scalar(firstId));
             return a;

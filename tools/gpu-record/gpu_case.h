@@ -411,11 +411,11 @@ inline Case parseCase(const std::string &path) {
       if (w.size() != 1) fail("cooperative takes no argument");
       c.cooperative = true;
     } else if (k == "shared") {
-      int64_t v;
+      int64_t v = 0;
       if (w.size() != 2 || !parseInt(w[1], v) || v < 0) fail("shared takes a byte count");
       c.shared = (unsigned)v;
     } else if (k == "timeout") {
-      double v;
+      double v = 0;
       if (w.size() != 2 || !parseReal(w[1], v) || v <= 0) fail("timeout takes seconds");
       c.timeout = v;
     } else if (k == "expect") {
@@ -437,7 +437,7 @@ inline Case parseCase(const std::string &path) {
     } else if (k == "ignore" || k == "tolerate") {
       // ignore|tolerate BUFFER STRIDE OFFSET...
       Ignore g;
-      int64_t v;
+      int64_t v = 0;
       if (w.size() < 4 || !parseInt(w[2], v) || v < 1) fail(k + " BUFFER STRIDE OFFSET...");
       g.buffer = w[1];
       g.stride = (uint64_t)v;
