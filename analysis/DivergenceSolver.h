@@ -28,6 +28,9 @@ struct FunctionContext {
   std::vector<char> wholeWarps;
 };
 
+/// The constant an affine form stands for, when it is one.
+std::optional<int64_t> constantOf(const Affine &a);
+
 class DivergenceSolver {
 public:
   DivergenceSolver(const ptx::Module &m, const GatedSSA &gated, const LaunchShape &shape,
