@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 constexpr int kN = 4096;
@@ -114,12 +115,15 @@ int main() {
   verdict.expect(type == cudaGraphNodeTypeGraph, "child node type %d", static_cast<int>(type));
   CHECK(cudaGraphNodeGetType(fill, &type));
   verdict.expect(type == cudaGraphNodeTypeMemset, "memset node type %d", static_cast<int>(type));
-  char dot[] = "/tmp/ptxvm-graphs-app.dot";
+  // One file per process: the suite runs this program under several engines at once.
+  char dot[64];
+  std::snprintf(dot, sizeof dot, "/tmp/ptxvm-graphs-app-%d.dot", static_cast<int>(getpid()));
   CHECK(cudaGraphDebugDotPrint(graph, dot, 0));
   if (FILE *f = std::fopen(dot, "r")) {
     char head[16] = {};
     verdict.expect(std::fread(head, 1, 7, f) == 7 && std::string(head) == "digraph", "DOT file: %s", head);
     std::fclose(f);
+    std::remove(dot);
   } else {
     verdict.expect(false, "no DOT file");
   }
