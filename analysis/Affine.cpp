@@ -413,6 +413,32 @@ Uniformity refineDivRem(const Affine &a, uint64_t divisor, bool remainder, bool 
   return remainder ? refineAnd(a, divisor - 1, space) : refineShiftRight(a, k, false, space);
 }
 
+Affine maskedForm(const Affine &a, uint64_t mask, Uniformity level, const ThreadSpace &space) {
+  const unsigned w = a.width();
+  if (w == 0) return Affine::top();
+  mask &= maskOf(w);
+  if (mask == 0) return Affine::constant(0, w);
+  // a & mask is a multiple of 2^zeros; and the bits a never has may join
+  // the mask: `(2·tid) & 62` is `(2·tid) & 63`.
+  const unsigned never = std::min(knownAlignment(a), w);
+  const unsigned zeros = std::max(never, static_cast<unsigned>(std::countr_zero(mask)));
+  mask |= maskOf(never);
+  if (mask == maskOf(w)) return a;
+  if (a.known() && std::has_single_bit(mask + 1)) {
+    const unsigned j = static_cast<unsigned>(std::countr_one(mask));
+    const Uniformity high = refineAnd(a, ~mask & maskOf(w), space);
+    if (high != Uniformity::Divergent) return sub(a, Affine::unknown(high, w, j));
+  }
+  return Affine::unknown(level, w, zeros);
+}
+
+unsigned knownAlignment(const Affine &a) {
+  if (!a.known()) return 0;
+  unsigned j = a.width();
+  for (unsigned i = 0; i < 4; ++i) j = std::min(j, alignOf(a.coef(i), a.width()));
+  return j;
+}
+
 std::optional<bool> compareIntegers(ptx::Mod cmp, uint64_t x, uint64_t y, unsigned width, bool isSigned) {
   using ptx::Mod;
   const bool unsignedOrder =
@@ -437,13 +463,78 @@ std::optional<bool> compareIntegers(ptx::Mod cmp, uint64_t x, uint64_t y, unsign
   }
 }
 
+namespace {
+
+/// The comparison with its operands swapped: a < b is b > a.
+ptx::Mod mirrored(ptx::Mod cmp) {
+  using ptx::Mod;
+  switch (cmp) {
+  case Mod::Lt: return Mod::Gt;
+  case Mod::Gt: return Mod::Lt;
+  case Mod::Le: return Mod::Ge;
+  case Mod::Ge: return Mod::Le;
+  case Mod::Lo: return Mod::Hi;
+  case Mod::Hi: return Mod::Lo;
+  case Mod::Ls: return Mod::Hs;
+  case Mod::Hs: return Mod::Ls;
+  default: return cmp; // eq, ne
+  }
+}
+
+/// `U + v(t)  cmp  k` where U is a uniform unknown multiple of 2^align, v
+/// the thread terms and k a constant. Split at any s <= align: U + v =
+/// (U/2^s + v/2^s)·2^s + v mod 2^s without a carry between the parts, and
+/// so is k. The comparison (signed too: the sign bit is in the high part,
+/// s < w) is then a function of the high part of U + v, uniform up to
+/// v/2^s, and of where v mod 2^s lies against k mod 2^s — only whether it is
+/// below for <, >=; not above for <=, >; equal for ==, !=. The loop
+/// `for (i = tid; i < 256; i += blockDim.x)` at 128 threads: i = U·128 +
+/// tid, and at s = 7 the high part of tid is 0 and k's low part is 0.
+Uniformity compareAlignedUnknown(const Affine &a, uint64_t k, ptx::Mod cmp, const ThreadSpace &space) {
+  using ptx::Mod;
+  const unsigned w = a.width();
+  const Coef &u = a.coef(0);
+  const unsigned align = std::min<unsigned>(u.align, w - 1);
+  Uniformity best = Uniformity::Divergent;
+  for (unsigned s = 0; s <= align && best != Uniformity::CtaUniform; ++s) {
+    const uint64_t low = maskOf(s), kLow = k & low;
+    const Uniformity level = space.classify([&](uint32_t t) {
+      const uint64_t v = threadTerms(a, space.tid(t));
+      const uint64_t l = v & low;
+      bool side = false;
+      switch (cmp) {
+      case Mod::Lt:
+      case Mod::Lo:
+      case Mod::Ge:
+      case Mod::Hs: side = l < kLow; break;
+      case Mod::Le:
+      case Mod::Ls:
+      case Mod::Gt:
+      case Mod::Hi: side = l <= kLow; break;
+      default: side = l == kLow; break;
+      }
+      return std::pair(v >> s, side);
+    });
+    if (level != Uniformity::Divergent && (best == Uniformity::Divergent || level == Uniformity::CtaUniform))
+      best = level;
+  }
+  return best == Uniformity::Divergent ? best : join(best, u.level);
+}
+
+} // namespace
+
 Uniformity refineCompare(const Affine &a, const Affine &b, ptx::Mod cmp, bool isSigned,
                          const ThreadSpace &space) {
   if (!a.known() || !b.known() || a.width() != b.width()) return Uniformity::Divergent;
   if (hasUniformThreadTerm(a) || hasUniformThreadTerm(b)) return Uniformity::Divergent;
-  if (!a.coef(0).isConst() || !b.coef(0).isConst()) return Uniformity::Divergent;
   const unsigned w = a.width();
   if (!compareIntegers(cmp, 0, 0, w, isSigned)) return Uniformity::Divergent; // not an integer comparison
+  // An unknown multiple of a power of two against a constant, either side.
+  if (!a.coef(0).isConst() && b.allConst() && b.threadInvariant())
+    return compareAlignedUnknown(a, static_cast<uint64_t>(b.coef(0).value) & maskOf(w), cmp, space);
+  if (!b.coef(0).isConst() && a.allConst() && a.threadInvariant())
+    return compareAlignedUnknown(b, static_cast<uint64_t>(a.coef(0).value) & maskOf(w), mirrored(cmp), space);
+  if (!a.coef(0).isConst() || !b.coef(0).isConst()) return Uniformity::Divergent;
   return space.classify([&](uint32_t t) {
     auto tid = space.tid(t);
     uint64_t x = static_cast<uint64_t>(a.coef(0).value) + threadTerms(a, tid);

@@ -166,6 +166,17 @@ Uniformity refineDivRem(const Affine &a, uint64_t divisor, bool remainder, bool 
 Uniformity refineCompare(const Affine &a, const Affine &b, ptx::Mod cmp, bool isSigned,
                          const ThreadSpace &space);
 
+/// The form of a & mask, given the uniformity `level` of the result: for a
+/// low mask 2^j - 1 whose complement leaves a uniform part (at the shape of
+/// `space`), a minus that part — a multiple of 2^j (`tid.x & 31` is
+/// tid.x - 32·warp in a one-dimensional block); otherwise an unknown
+/// multiple of 2^(trailing zeros of mask), top when divergent.
+Affine maskedForm(const Affine &a, uint64_t mask, Uniformity level, const ThreadSpace &space);
+/// The largest j such that every value of form a is a multiple of 2^j
+/// (its width for 0); a value below 2^j then shares no bit with it, and
+/// `or` adds the two.
+unsigned knownAlignment(const Affine &a);
+
 /// setp's integer comparison `cmp` of two `width`-bit numbers; nullopt for
 /// a comparison integers do not have (the unordered float ones).
 std::optional<bool> compareIntegers(ptx::Mod cmp, uint64_t x, uint64_t y, unsigned width, bool isSigned);

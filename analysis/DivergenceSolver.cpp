@@ -13,6 +13,8 @@ namespace analysis {
 
 namespace {
 
+uint64_t widthMask(unsigned width) { return width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1; }
+
 bool isIntegerType(ptx::Type t) {
   ptx::TypeClass c = ptx::typeClass(t);
   return (c == ptx::TypeClass::Signed || c == ptx::TypeClass::Unsigned || c == ptx::TypeClass::Bits) &&
@@ -469,6 +471,7 @@ std::pair<Uniformity, Affine> DivergenceSolver::transfer(uint32_t i, uint32_t sl
   if (f.refine != RefineOp::None) {
     Operand a = operand(i, 1, width), b = operand(i, 2, width);
     Uniformity refined = Uniformity::Divergent;
+    std::optional<uint64_t> andMask;
     switch (f.refine) {
     case RefineOp::ShiftRight:
       if (auto k = constantOf(b.form))
@@ -476,10 +479,13 @@ std::pair<Uniformity, Affine> DivergenceSolver::transfer(uint32_t i, uint32_t sl
                                    ptx::typeClass(type) == ptx::TypeClass::Signed, space_);
       break;
     case RefineOp::And:
-      if (auto k = constantOf(b.form))
-        refined = refineAnd(a.form, static_cast<uint64_t>(*k), space_);
-      else if (auto k2 = constantOf(a.form))
-        refined = refineAnd(b.form, static_cast<uint64_t>(*k2), space_);
+      if (auto k = constantOf(b.form)) {
+        andMask = static_cast<uint64_t>(*k);
+      } else if (auto k2 = constantOf(a.form)) {
+        andMask = static_cast<uint64_t>(*k2);
+        std::swap(a, b);
+      }
+      if (andMask) refined = refineAnd(a.form, *andMask, space_);
       break;
     case RefineOp::Div:
     case RefineOp::Rem:
@@ -497,7 +503,9 @@ std::pair<Uniformity, Affine> DivergenceSolver::transfer(uint32_t i, uint32_t sl
     default: break;
     }
     Uniformity level = meet(data, refined);
-    return {level, predicate ? Affine::top() : Affine::unknown(level, width)};
+    if (predicate) return {level, Affine::top()};
+    if (andMask) return {level, maskedForm(a.form, *andMask, level, space_)};
+    return {level, Affine::unknown(level, width)};
   }
 
   Affine form = Affine::top();
@@ -527,6 +535,9 @@ std::pair<Uniformity, Affine> DivergenceSolver::transfer(uint32_t i, uint32_t sl
                                                 : scale(operand(i, 1, width).form, int64_t{1} << *k);
     break;
   case AffineOp::Neg: form = neg(operand(i, 1, width).form); break;
+  case AffineOp::Or:
+    if (!predicate) form = orForm(i, width);
+    break;
   case AffineOp::Convert: {
     ptx::Type from = desc.type(1);
     if (isIntegerType(desc.type(0)) && isIntegerType(from) &&
@@ -540,6 +551,46 @@ std::pair<Uniformity, Affine> DivergenceSolver::transfer(uint32_t i, uint32_t sl
   const unsigned resultWidth =
       f.affine == AffineOp::MulWide || f.affine == AffineOp::MadWide ? 2 * width : width;
   return {data, form.isBottom() || form.known() ? form : Affine::unknown(data, resultWidth)};
+}
+
+Affine DivergenceSolver::orForm(uint32_t i, unsigned width) {
+  Operand a = operand(i, 1, width), b = operand(i, 2, width);
+  // a | c with c every bit from j up (`lane | -32`): the low bits of a,
+  // plus c.
+  for (int side = 0; side < 2; ++side, std::swap(a, b))
+    if (auto c = constantOf(b.form)) {
+      const uint64_t bits = static_cast<uint64_t>(*c) & widthMask(width);
+      const uint64_t low = ~bits & widthMask(width);
+      if (bits != 0 && std::has_single_bit(low + 1)) {
+        const Uniformity lowLevel = meet(a.level, refineAnd(a.form, low, space_));
+        return add(maskedForm(a.form, low, lowLevel, space_), b.form);
+      }
+    }
+  // Operands without a common bit: one a multiple of 2^j, the other below
+  // 2^j in every thread (`(k << 9) | lane`).
+  for (int side = 0; side < 2; ++side, std::swap(a, b)) {
+    const unsigned j = knownAlignment(a.form);
+    if (j == 0 || !b.form.known()) continue;
+    if (std::optional<uint64_t> most = largestInThreads(i, side == 0 ? 2 : 1, b.form))
+      if (j >= 64 || *most < (uint64_t{1} << j)) return add(a.form, b.form);
+  }
+  return Affine::top();
+}
+
+std::optional<uint64_t> DivergenceSolver::largestInThreads(uint32_t i, uint32_t position,
+                                                           const Affine &form) {
+  if (auto c = constantOf(form)) return static_cast<uint64_t>(*c) & widthMask(form.width());
+  if (!threads_.active()) return std::nullopt;
+  auto uses = du_.uses(i);
+  auto values = ssa_.useValues(i);
+  for (size_t u = 0; u < uses.size(); ++u)
+    if (uses[u].operand == position && uses[u].role == UseRole::Source && values[u] != kNoValue)
+      if (ThreadValues::Vector numbers = threads_.find(values[u])) {
+        uint64_t most = 0;
+        for (uint32_t t = 0; t < threads_.space().size(); ++t) most = std::max(most, numbers[t]);
+        return most;
+      }
+  return std::nullopt;
 }
 
 void DivergenceSolver::processInstr(uint32_t i) {

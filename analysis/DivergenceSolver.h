@@ -69,6 +69,11 @@ private:
   ptx::Mod spaceOf(ValueId v);
   Operand operand(uint32_t i, uint32_t position, unsigned width);
   Affine formOf(ValueId v, unsigned width) const;
+  /// The form of `or` (instruction i) when it is an addition in disguise.
+  Affine orForm(uint32_t i, unsigned width);
+  /// The largest value operand `position` of instruction i (of `form`)
+  /// takes in any thread: a constant, or the numbers of a thread-id value.
+  std::optional<uint64_t> largestInThreads(uint32_t i, uint32_t position, const Affine &form);
   Uniformity useLevel(uint32_t i, UseRole role) const;
   const InstrFacts &facts(uint32_t i);
   /// Butterfly reductions (wholeWarps blocks only): the lane-xor distances

@@ -33,6 +33,7 @@ constexpr Row kAffineRows[] = {
     {Opcode::Neg, Mod::None, {ResultRule::Data, AffineOp::Neg, RefineOp::None}},
     {Opcode::Cvt, Mod::Sat, {ResultRule::Data, AffineOp::None, RefineOp::None}}, // clamps, does not wrap
     {Opcode::Cvt, Mod::None, {ResultRule::Data, AffineOp::Convert, RefineOp::None}},
+    {Opcode::Or, Mod::None, {ResultRule::Data, AffineOp::Or, RefineOp::None}},
     // Operations that can still be uniform on an affine operand.
     {Opcode::Shr, Mod::None, {ResultRule::Data, AffineOp::None, RefineOp::ShiftRight}},
     {Opcode::And, Mod::None, {ResultRule::Data, AffineOp::None, RefineOp::And}},

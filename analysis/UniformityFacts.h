@@ -22,7 +22,20 @@ enum class ResultRule : uint8_t {
 };
 
 /// How an instruction maps affine operands to an affine result.
-enum class AffineOp : uint8_t { None, Copy, Add, Sub, Mul, Mad, MulWide, MadWide, Shl, Neg, Convert };
+enum class AffineOp : uint8_t {
+  None,
+  Copy,
+  Add,
+  Sub,
+  Mul,
+  Mad,
+  MulWide,
+  MadWide,
+  Shl,
+  Neg,
+  Convert,
+  Or, // an addition when the operands share no bit, or with a mask of every bit from some j up
+};
 /// Operations whose result is not affine but may still be uniform when the
 /// operand is affine in the thread id and the block shape is known.
 enum class RefineOp : uint8_t { None, ShiftRight, And, Div, Rem, Compare };

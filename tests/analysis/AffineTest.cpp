@@ -185,5 +185,112 @@ LOOP:
   EXPECT_EQ(k.formAt("add.u32 %r2"), "128*W + tid.x");
 }
 
+// Every claim of refineCompare and maskedForm about U·2^A + c·tid.x (an
+// unknown multiple of 2^A) checked against every value of U, at 8 and 12 bits
+// where the values wrap within a block, over block shapes whose warps split
+// rows: whatever U is, the lanes of a warp (the threads of a CTA) agree.
+namespace {
+
+struct Brute {
+  ThreadSpace space;
+  unsigned width;
+  uint64_t mask() const { return (uint64_t{1} << width) - 1; }
+  uint64_t value(uint64_t u, int64_t c, uint32_t t) const {
+    return (u + static_cast<uint64_t>(c) * space.tid(t)[0]) & mask();
+  }
+  /// Whether key(u, thread) agrees within each warp (or the whole CTA) for every u.
+  template <class Key> bool holds(unsigned align, Uniformity level, Key key) const {
+    for (uint64_t u = 0; u <= mask(); u += uint64_t{1} << align)
+      for (uint32_t w = 0; w < space.size(); w += 32)
+        for (uint32_t t = w; t < w + 32 && t < space.size(); ++t) {
+          const uint32_t lead = level == Uniformity::CtaUniform ? 0 : w;
+          if (key(u, t) != key(u, lead)) return false;
+        }
+    return true;
+  }
+};
+
+int64_t asSignedBits(uint64_t v, unsigned w) { return static_cast<int64_t>(v << (64 - w)) >> (64 - w); }
+
+} // namespace
+
+TEST(Affine, AlignedUnknownsAgainstEveryValue) {
+  const ptx::Mod cmps[] = {ptx::Mod::Eq, ptx::Mod::Ne, ptx::Mod::Lt,
+                           ptx::Mod::Le, ptx::Mod::Gt, ptx::Mod::Ge};
+  const LaunchShape shapes[] = {LaunchShape::exact(128), LaunchShape::exact(96), LaunchShape::exact(48),
+                                LaunchShape::exact(48, 2), LaunchShape::exact(16, 8)};
+  const int64_t coefs[] = {1, 2, 3, -1};
+  size_t uniformClaims = 0, forms = 0;
+  for (const LaunchShape &shape : shapes)
+    for (unsigned width : {8u, 12u}) {
+      Brute b{ThreadSpace(shape), width};
+      for (unsigned align = 0; align < width; ++align)
+        for (int64_t c : coefs) {
+          const Affine a =
+              add(Affine::unknown(U::WarpUniform, width, align), scale(Affine::threadId(1, width), c));
+          for (uint64_t k : {uint64_t{0}, uint64_t{32}, uint64_t{64}, uint64_t{100}, uint64_t{128},
+                             uint64_t{255}, b.mask() >> 1, (b.mask() >> 1) + 1, uint64_t{1} << (width - 2)})
+            for (ptx::Mod cmp : cmps)
+              for (bool isSigned : {false, true}) {
+                const Uniformity level =
+                    refineCompare(a, Affine::constant(asSignedBits(k, width), width), cmp, isSigned, b.space);
+                if (level == U::Divergent) continue;
+                ++uniformClaims;
+                ASSERT_TRUE(b.holds(align, level,
+                                    [&](uint64_t u, uint32_t t) {
+                                      return *compareIntegers(cmp, b.value(u, c, t), k, width, isSigned);
+                                    }))
+                    << shape.str() << " width " << width << " align " << align << " c " << c << " k " << k;
+                // The mirrored comparison says the same.
+                EXPECT_EQ(refineCompare(Affine::constant(asSignedBits(k, width), width), a,
+                                        cmp == ptx::Mod::Lt   ? ptx::Mod::Gt
+                                        : cmp == ptx::Mod::Gt ? ptx::Mod::Lt
+                                        : cmp == ptx::Mod::Le ? ptx::Mod::Ge
+                                        : cmp == ptx::Mod::Ge ? ptx::Mod::Le
+                                                              : cmp,
+                                        isSigned, b.space),
+                          level);
+              }
+          // a & mask = (its form's constant part: uniform as the form says,
+          // a multiple of 2^its alignment) + its thread terms.
+          for (uint64_t m :
+               {uint64_t{31}, uint64_t{63}, uint64_t{7}, uint64_t{62}, ~uint64_t{31}, uint64_t{0x60}})
+            for (Uniformity given : {refineAnd(a, m, b.space), U::Divergent}) {
+              const Affine f = maskedForm(a, m, given, b.space);
+              if (!f.known()) continue;
+              ++forms;
+              const Coef &c0 = f.coef(0);
+              const Uniformity level = c0.isConst() ? U::CtaUniform : c0.level;
+              const unsigned fAlign = c0.isConst() ? width : c0.align;
+              auto rest = [&](uint64_t u, uint32_t t) {
+                return ((b.value(u, c, t) & m) - static_cast<uint64_t>(f.coef(1).value) * b.space.tid(t)[0]) &
+                       b.mask();
+              };
+              ASSERT_TRUE(f.coef(1).isConst() && f.coef(2).isZero() && f.coef(3).isZero()) << f.str();
+              ASSERT_TRUE(b.holds(align, level, rest))
+                  << shape.str() << " " << a.str() << " & " << m << " = " << f.str();
+              if (c0.isConst()) {
+                for (uint64_t u = 0; u <= b.mask(); u += uint64_t{1} << align)
+                  ASSERT_EQ(rest(u, 0), static_cast<uint64_t>(c0.value) & b.mask()) << f.str();
+              } else if (fAlign < width) {
+                for (uint64_t u = 0; u <= b.mask(); u += uint64_t{1} << align)
+                  for (uint32_t t = 0; t < b.space.size(); ++t)
+                    ASSERT_EQ(rest(u, t) % (uint64_t{1} << fAlign), 0u) << f.str();
+              }
+            }
+        }
+    }
+  // The rules do decide something: the block-strided loop's exit, lane indices.
+  EXPECT_GT(uniformClaims, 1000u);
+  EXPECT_GT(forms, 100u);
+  ThreadSpace linear(LaunchShape::exact(128));
+  const Affine strided = add(Affine::unknown(U::WarpUniform, 32, 7), Affine::threadId(1, 32));
+  EXPECT_EQ(refineCompare(strided, Affine::constant(256, 32), ptx::Mod::Lt, true, linear), U::WarpUniform);
+  EXPECT_EQ(refineCompare(strided, Affine::constant(250, 32), ptx::Mod::Lt, true, linear), U::Divergent);
+  EXPECT_EQ(maskedForm(Affine::threadId(1, 32), 31, U::Divergent, linear).str(), "32*W + tid.x");
+  EXPECT_TRUE(
+      maskedForm(Affine::threadId(1, 32), 31, U::Divergent, ThreadSpace(LaunchShape::exact(48, 2))).isTop());
+}
+
 } // namespace
 } // namespace analysis::test
