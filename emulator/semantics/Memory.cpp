@@ -2,6 +2,11 @@
 // Atomic.cpp).
 #include "emulator/Semantics.h"
 
+#include <cstring>
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
 namespace emu {
 namespace {
 
@@ -15,6 +20,53 @@ uint64_t extend(uint64_t raw, Type t) {
   case Type::S16: return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int16_t>(raw)));
   case Type::S32: return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(raw)));
   default: return raw;
+  }
+}
+
+/// A vector access (.v2, .v4, .v8) of 4, 8 or 16 bytes in all is one access
+/// per thread, as on the GPU, where CUB's decoupled look-back writes a tile's
+/// status and value with one st.relaxed.gpu.v2.u64 and other CTAs read both
+/// with one ld: on another host thread here, element by element copies
+/// would let a reader see the new status with the old value. Aligned 16-byte
+/// SSE moves are single-copy atomic on x86-64 processors with AVX (Intel's
+/// and AMD's manuals), 8- and 4-byte ones on every x86-64.
+bool wholeVector(const DInstr &in, unsigned access) {
+  return in.vec > 1 && (access == 4 || access == 8 || access == 16);
+}
+void readWhole(uint8_t *to, const uint8_t *from, unsigned bytes) {
+  const bool aligned = (reinterpret_cast<uintptr_t>(from) & (bytes - 1)) == 0;
+#if defined(__SSE2__)
+  if (aligned && bytes == 16)
+    return _mm_storeu_si128(reinterpret_cast<__m128i *>(to),
+                            _mm_load_si128(reinterpret_cast<const __m128i *>(from)));
+#endif
+  if (aligned && bytes == 8) {
+    const uint64_t w = __atomic_load_n(reinterpret_cast<const uint64_t *>(from), __ATOMIC_RELAXED);
+    std::memcpy(to, &w, 8);
+  } else if (aligned && bytes == 4) {
+    const uint32_t w = __atomic_load_n(reinterpret_cast<const uint32_t *>(from), __ATOMIC_RELAXED);
+    std::memcpy(to, &w, 4);
+  } else {
+    std::memcpy(to, from, bytes);
+  }
+}
+void writeWhole(uint8_t *to, const uint8_t *from, unsigned bytes) {
+  const bool aligned = (reinterpret_cast<uintptr_t>(to) & (bytes - 1)) == 0;
+#if defined(__SSE2__)
+  if (aligned && bytes == 16)
+    return _mm_store_si128(reinterpret_cast<__m128i *>(to),
+                           _mm_loadu_si128(reinterpret_cast<const __m128i *>(from)));
+#endif
+  if (aligned && bytes == 8) {
+    uint64_t w;
+    std::memcpy(&w, from, 8);
+    __atomic_store_n(reinterpret_cast<uint64_t *>(to), w, __ATOMIC_RELAXED);
+  } else if (aligned && bytes == 4) {
+    uint32_t w;
+    std::memcpy(&w, from, 4);
+    __atomic_store_n(reinterpret_cast<uint32_t *>(to), w, __ATOMIC_RELAXED);
+  } else {
+    std::memcpy(to, from, bytes);
   }
 }
 
@@ -188,6 +240,22 @@ void load(Exec &x, const DInstr &in) {
     uint64_t bias = 0;
     if (const uint8_t *base = directAccess(x.cta, space, span, access, bias)) {
       if (dst.kind == DOp::Reg) return loadLanes(x, &x.warp.regs[dst.reg * 32], base, a, bias, in.type, size);
+      if (wholeVector(in, access)) {
+        uint64_t *element[8] = {};
+        for (unsigned e = 0; e < in.vec && e < 8; ++e)
+          if (const DOp &d = k.ops[dst.reg + e]; d.kind == DOp::Reg) element[e] = &x.warp.regs[d.reg * 32];
+        forLanes(x.mask, [&](unsigned l) {
+          uint8_t bytes[16];
+          readWhole(bytes, base + (a[l] - bias), access);
+          for (unsigned e = 0; e < in.vec; ++e)
+            if (element[e]) {
+              uint64_t raw = 0;
+              std::memcpy(&raw, bytes + e * size, size);
+              element[e][l] = extend(raw, in.type);
+            }
+        });
+        return;
+      }
       for (unsigned e = 0; e < in.vec; ++e) {
         const DOp &d = k.ops[dst.reg + e];
         if (d.kind != DOp::Reg) continue; // a sink
@@ -226,6 +294,18 @@ void store(Exec &x, const DInstr &in) {
       if (src.kind != DOp::Vec) {
         gather(x, src, v);
         return storeLanes(x, v, base, a, bias, size);
+      }
+      bool sink = false;
+      for (unsigned e = 0; e < in.vec; ++e) sink |= k.ops[src.reg + e].kind == DOp::Sink;
+      if (wholeVector(in, access) && !sink) {
+        uint64_t elements[8][32];
+        for (unsigned e = 0; e < in.vec && e < 8; ++e) gather(x, k.ops[src.reg + e], elements[e]);
+        forLanes(x.mask, [&](unsigned l) {
+          uint8_t bytes[16];
+          for (unsigned e = 0; e < in.vec; ++e) std::memcpy(bytes + e * size, &elements[e][l], size);
+          writeWhole(base + (a[l] - bias), bytes, access);
+        });
+        return;
       }
       for (unsigned e = 0; e < in.vec; ++e) {
         const DOp &element = k.ops[src.reg + e];

@@ -356,3 +356,60 @@ RETRY:
 }
 
 } // namespace
+
+// A vector access of at most 16 bytes is one access per thread, as on the GPU: a reader never
+// sees half of another CTA's store. CUB's decoupled look-back (Thrust's reduce_by_key, scans)
+// packs a tile's status with its value into 16 bytes, written with one st.relaxed.gpu.v2.u64
+// and read with one ld.relaxed.gpu.v2.u64 by CTAs running on other host threads. Here every
+// CTA stores {v, v} (and {w, w, w, w}) with its own v and loads the slot back, counting the
+// loads whose parts differ, while CTAs on the other host thread do the same.
+TEST(EmulatorAtomic, VectorAccessesOfSixteenBytesAreNeverTorn) {
+  const std::string ptx = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry tear(.param .u64 slots, .param .u64 out, .param .u32 n)
+{
+  .reg .pred %p<8>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [slots];
+  ld.param.u64 %rd2, [out];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, 0;
+  mov.u32 %r4, 0;
+LOOP:
+  mov.b64 %rd3, {%r3, %r2};
+  st.relaxed.gpu.global.v2.u64 [%rd1], {%rd3, %rd3};
+  xor.b32 %r5, %r3, %r2;
+  st.relaxed.gpu.global.v4.u32 [%rd1+16], {%r5, %r5, %r5, %r5};
+  ld.relaxed.gpu.global.v2.u64 {%rd4, %rd5}, [%rd1];
+  setp.ne.u64 %p1, %rd4, %rd5;
+  selp.u32 %r6, 1, 0, %p1;
+  add.u32 %r4, %r4, %r6;
+  ld.relaxed.gpu.global.v4.u32 {%r7, %r8, %r9, %r10}, [%rd1+16];
+  setp.ne.u32 %p1, %r7, %r10;
+  setp.ne.u32 %p2, %r8, %r9;
+  or.pred %p1, %p1, %p2;
+  setp.ne.u32 %p2, %r7, %r8;
+  or.pred %p1, %p1, %p2;
+  selp.u32 %r6, 1, 0, %p1;
+  add.u32 %r4, %r4, %r6;
+  add.u32 %r3, %r3, 1;
+  setp.lt.u32 %p3, %r3, %r1;
+  @%p3 bra LOOP;
+  red.global.add.u32 [%rd2], %r4;
+  red.global.add.u32 [%rd2+4], %r3;
+  ret;
+}
+)";
+  EmuRun r = runKernel(ptx, "tear", {64}, {1},
+                       {Arg::array(std::vector<uint32_t>(8)), Arg::array(std::vector<uint32_t>(2)),
+                        Arg::scalar<uint32_t>(20000)},
+                       2);
+  ASSERT_TRUE(r.result.ok) << r.diags.renderText();
+  const std::vector<uint32_t> out = r.buffer<uint32_t>(1);
+  EXPECT_EQ(out[0], 0u) << "torn reads in " << out[1] << " loops";
+  EXPECT_EQ(out[1], 64u * 20000u);
+}
