@@ -514,11 +514,22 @@ std::unique_ptr<CompiledEngine> CompiledEngine::compile(const emu::Kernel &k, co
   return std::unique_ptr<CompiledEngine>(new CompiledEngine(std::move(state)));
 }
 
+namespace {
+constexpr uint64_t kRegistersPerThresholdStep = 32;
+} // namespace
+
 std::unique_ptr<CompiledEngine> CompiledEngine::tiered(const emu::Kernel &k, const JitOptions &options) {
   auto state = std::make_shared<TierState>();
   state->options = options;
   state->kernel = &k;
-  state->threshold = options.threshold * std::max<uint64_t>(k.code.size(), 1);
+  // `threshold` warp instructions per PTX instruction, and more for a
+  // kernel with many registers: its code grows with them (each branch,
+  // reconvergence point and budget exit writes the live ones back), and so
+  // does its compile time, which a short program would wait for at exit.
+  // Measured: vector add (21 slots) 57 ms, tiled SGEMM (78) 0.8 s, CUB's
+  // radix-sort histogram kernel (605 instructions, 405 slots) 18 s.
+  state->threshold = options.threshold * std::max<uint64_t>(k.code.size(), 1) *
+                     std::max<uint64_t>(k.numRegisters / kRegistersPerThresholdStep, 1);
   // The analyses read the ptx::Module: here, on the thread that loads the
   // kernel, not on the background compiler's.
   if (options.uniformity) state->facts = addressFacts(k);

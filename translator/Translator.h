@@ -25,7 +25,8 @@ struct JitOptions {
   /// Compile when the kernel is loaded; otherwise tiered: the kernel starts
   /// on the interpreter and compiles on a background thread once its
   /// launches have run `threshold` warp instructions per PTX instruction of
-  /// its code, its warps switching to compiled code as soon as it is there.
+  /// its code (times one per 32 register slots: compile time grows with
+  /// both), its warps switching to compiled code as soon as it is there.
   bool eager = false;
   uint64_t threshold = 2000;
   /// Tiered: the warp whose slice makes the kernel hot compiles it on its
