@@ -11,8 +11,6 @@ namespace analysis {
 
 namespace {
 
-uint64_t maskOf(unsigned w) { return w >= 64 ? ~uint64_t{0} : (uint64_t{1} << w) - 1; }
-
 int64_t wrap(int64_t v, unsigned w) {
   if (w == 0 || w >= 64) return v;
   unsigned s = 64 - w;
@@ -20,7 +18,7 @@ int64_t wrap(int64_t v, unsigned w) {
 }
 
 unsigned trailingZeros(int64_t v, unsigned w) {
-  uint64_t u = static_cast<uint64_t>(v) & maskOf(w);
+  uint64_t u = static_cast<uint64_t>(v) & widthMask(w);
   return u == 0 ? w : static_cast<unsigned>(std::countr_zero(u));
 }
 
@@ -71,7 +69,7 @@ Coef mulCoef(const Coef &a, const Coef &b, unsigned w) {
 uint64_t threadTerms(const Affine &a, const std::array<uint32_t, 3> &tid) {
   uint64_t t = 0;
   for (unsigned i = 1; i <= 3; ++i) t += static_cast<uint64_t>(a.coef(i).value) * tid[i - 1];
-  return t & maskOf(a.width());
+  return t & widthMask(a.width());
 }
 
 bool hasUniformThreadTerm(const Affine &a) {
@@ -261,7 +259,7 @@ Affine convert(const Affine &a, unsigned toWidth, bool signedSource) {
   const unsigned w = a.width_;
   if (a.threadInvariant()) {
     if (!a.c_[0].isConst()) return r; // an unknown keeps its uniformity and factor
-    uint64_t bits = static_cast<uint64_t>(a.c_[0].value) & maskOf(w);
+    uint64_t bits = static_cast<uint64_t>(a.c_[0].value) & widthMask(w);
     return Affine::constant(signedSource ? asSigned(bits, w) : static_cast<int64_t>(bits), toWidth);
   }
   if (!a.allConst()) return Affine::top();
@@ -334,7 +332,7 @@ Uniformity levelOf(const Affine &a, const ThreadSpace &space, const ThreadSpace:
                            for (unsigned i = 1; i <= 3; ++i)
                              if (a.coef(i).isConst())
                                value += static_cast<uint64_t>(a.coef(i).value) * tid[i - 1];
-                           return std::pair(value & maskOf(a.width()), packed);
+                           return std::pair(value & widthMask(a.width()), packed);
                          },
                          among));
 }
@@ -353,12 +351,12 @@ Uniformity classifyValue(const Affine &a, const ThreadSpace &space, Exact exact,
   const Coef &c0 = a.coef(0);
   if (c0.isConst())
     return space.classify([&](uint32_t t) {
-      return exact((static_cast<uint64_t>(c0.value) + threadTerms(a, space.tid(t))) & maskOf(w));
+      return exact((static_cast<uint64_t>(c0.value) + threadTerms(a, space.tid(t))) & widthMask(w));
     });
   const unsigned align = std::min<unsigned>(c0.align, w);
   return join(c0.level, space.classify([&](uint32_t t) {
     uint64_t v = threadTerms(a, space.tid(t));
-    return split(align >= 64 ? 0 : v >> align, v & maskOf(align));
+    return split(align >= 64 ? 0 : v >> align, v & widthMask(align));
   }));
 }
 
@@ -378,7 +376,7 @@ Uniformity refineShiftRight(const Affine &a, unsigned k, bool arithmetic, const 
 
 Uniformity refineAnd(const Affine &a, uint64_t mask, const ThreadSpace &space) {
   const unsigned w = a.width();
-  mask &= maskOf(w);
+  mask &= widthMask(w);
   return classifyValue(
       a, space, [&](uint64_t v) { return v & mask; },
       [&](uint64_t high, uint64_t low) {
@@ -392,7 +390,7 @@ Uniformity refineAnd(const Affine &a, uint64_t mask, const ThreadSpace &space) {
 Uniformity refineDivRem(const Affine &a, uint64_t divisor, bool remainder, bool isSigned,
                         const ThreadSpace &space) {
   const unsigned w = a.width();
-  divisor &= maskOf(w);
+  divisor &= widthMask(w);
   if (divisor == 0 || !a.known()) return Uniformity::Divergent;
   if (a.coef(0).isConst()) {
     int64_t sd = asSigned(divisor, w);
@@ -416,17 +414,17 @@ Uniformity refineDivRem(const Affine &a, uint64_t divisor, bool remainder, bool 
 Affine maskedForm(const Affine &a, uint64_t mask, Uniformity level, const ThreadSpace &space) {
   const unsigned w = a.width();
   if (w == 0) return Affine::top();
-  mask &= maskOf(w);
+  mask &= widthMask(w);
   if (mask == 0) return Affine::constant(0, w);
   // a & mask is a multiple of 2^zeros; and the bits a never has may join
   // the mask: `(2·tid) & 62` is `(2·tid) & 63`.
   const unsigned never = std::min(knownAlignment(a), w);
   const unsigned zeros = std::max(never, static_cast<unsigned>(std::countr_zero(mask)));
-  mask |= maskOf(never);
-  if (mask == maskOf(w)) return a;
+  mask |= widthMask(never);
+  if (mask == widthMask(w)) return a;
   if (a.known() && std::has_single_bit(mask + 1)) {
     const unsigned j = static_cast<unsigned>(std::countr_one(mask));
-    const Uniformity high = refineAnd(a, ~mask & maskOf(w), space);
+    const Uniformity high = refineAnd(a, ~mask & widthMask(w), space);
     if (high != Uniformity::Divergent) return sub(a, Affine::unknown(high, w, j));
   }
   return Affine::unknown(level, w, zeros);
@@ -443,8 +441,8 @@ std::optional<bool> compareIntegers(ptx::Mod cmp, uint64_t x, uint64_t y, unsign
   using ptx::Mod;
   const bool unsignedOrder =
       !isSigned || cmp == Mod::Lo || cmp == Mod::Ls || cmp == Mod::Hi || cmp == Mod::Hs;
-  x &= maskOf(width);
-  y &= maskOf(width);
+  x &= widthMask(width);
+  y &= widthMask(width);
   auto less = [&](uint64_t p, uint64_t q) {
     return unsignedOrder ? p < q : asSigned(p, width) < asSigned(q, width);
   };
@@ -496,24 +494,19 @@ Uniformity compareAlignedUnknown(const Affine &a, uint64_t k, ptx::Mod cmp, cons
   const Coef &u = a.coef(0);
   const unsigned align = std::min<unsigned>(u.align, w - 1);
   Uniformity best = Uniformity::Divergent;
+  // What of the low part matters: whether it is below k's (<, >=), not
+  // above it (<=, >), or equal to it (==, !=).
+  enum class Side { Below, NotAbove, Equal };
+  const Side side = cmp == Mod::Lt || cmp == Mod::Lo || cmp == Mod::Ge || cmp == Mod::Hs   ? Side::Below
+                    : cmp == Mod::Le || cmp == Mod::Ls || cmp == Mod::Gt || cmp == Mod::Hi ? Side::NotAbove
+                                                                                           : Side::Equal;
   for (unsigned s = 0; s <= align && best != Uniformity::CtaUniform; ++s) {
-    const uint64_t low = maskOf(s), kLow = k & low;
+    const uint64_t low = widthMask(s), kLow = k & low;
     const Uniformity level = space.classify([&](uint32_t t) {
       const uint64_t v = threadTerms(a, space.tid(t));
       const uint64_t l = v & low;
-      bool side = false;
-      switch (cmp) {
-      case Mod::Lt:
-      case Mod::Lo:
-      case Mod::Ge:
-      case Mod::Hs: side = l < kLow; break;
-      case Mod::Le:
-      case Mod::Ls:
-      case Mod::Gt:
-      case Mod::Hi: side = l <= kLow; break;
-      default: side = l == kLow; break;
-      }
-      return std::pair(v >> s, side);
+      const bool where = side == Side::Below ? l < kLow : side == Side::NotAbove ? l <= kLow : l == kLow;
+      return std::pair(v >> s, where);
     });
     if (level != Uniformity::Divergent && (best == Uniformity::Divergent || level == Uniformity::CtaUniform))
       best = level;
@@ -531,9 +524,10 @@ Uniformity refineCompare(const Affine &a, const Affine &b, ptx::Mod cmp, bool is
   if (!compareIntegers(cmp, 0, 0, w, isSigned)) return Uniformity::Divergent; // not an integer comparison
   // An unknown multiple of a power of two against a constant, either side.
   if (!a.coef(0).isConst() && b.allConst() && b.threadInvariant())
-    return compareAlignedUnknown(a, static_cast<uint64_t>(b.coef(0).value) & maskOf(w), cmp, space);
+    return compareAlignedUnknown(a, static_cast<uint64_t>(b.coef(0).value) & widthMask(w), cmp, space);
   if (!b.coef(0).isConst() && a.allConst() && a.threadInvariant())
-    return compareAlignedUnknown(b, static_cast<uint64_t>(a.coef(0).value) & maskOf(w), mirrored(cmp), space);
+    return compareAlignedUnknown(b, static_cast<uint64_t>(a.coef(0).value) & widthMask(w), mirrored(cmp),
+                                 space);
   if (!a.coef(0).isConst() || !b.coef(0).isConst()) return Uniformity::Divergent;
   return space.classify([&](uint32_t t) {
     auto tid = space.tid(t);

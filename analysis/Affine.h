@@ -19,6 +19,9 @@
 
 namespace analysis {
 
+/// The low `width` bits set (all 64 from 64 up): the values of a `width`-bit integer.
+inline uint64_t widthMask(unsigned width) { return width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1; }
+
 struct LaunchShape {
   enum class Kind : uint8_t {
     Any,    // nothing known

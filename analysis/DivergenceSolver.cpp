@@ -13,8 +13,6 @@ namespace analysis {
 
 namespace {
 
-uint64_t widthMask(unsigned width) { return width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1; }
-
 bool isIntegerType(ptx::Type t) {
   ptx::TypeClass c = ptx::typeClass(t);
   return (c == ptx::TypeClass::Signed || c == ptx::TypeClass::Unsigned || c == ptx::TypeClass::Bits) &&

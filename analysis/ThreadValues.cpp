@@ -15,8 +15,6 @@ namespace {
 using ptx::Mod;
 using ptx::Opcode;
 
-uint64_t maskOf(unsigned w) { return w >= 64 ? ~uint64_t{0} : (uint64_t{1} << w) - 1; }
-
 int64_t signExtend(uint64_t v, unsigned w) {
   if (w == 0 || w >= 64) return static_cast<int64_t>(v);
   unsigned s = 64 - w;
@@ -117,7 +115,7 @@ ThreadValues::Vector ThreadValues::evaluate(const ptx::InstrDesc &desc, std::spa
   if (!isInteger(type)) return nullptr;
   const unsigned w = ptx::bitWidth(type);
   const bool isSigned = ptx::typeClass(type) == ptx::TypeClass::Signed;
-  const uint64_t mask = maskOf(w);
+  const uint64_t mask = widthMask(w);
   auto arg = [&](size_t k, uint32_t t) { return src[k][t] & mask; };
   auto sarg = [&](size_t k, uint32_t t) { return signExtend(src[k][t], w); };
   auto wide = [&](size_t k, uint32_t t) { return isSigned ? static_cast<uint64_t>(sarg(k, t)) : arg(k, t); };
@@ -129,7 +127,7 @@ ThreadValues::Vector ThreadValues::evaluate(const ptx::InstrDesc &desc, std::spa
     for (uint32_t t = 0; t < threads_; ++t) {
       std::optional<uint64_t> v = f(t);
       if (!v) return nullptr;
-      out[t] = *v & maskOf(resultWidth);
+      out[t] = *v & widthMask(resultWidth);
     }
     return out;
   };
@@ -148,7 +146,7 @@ ThreadValues::Vector ThreadValues::evaluate(const ptx::InstrDesc &desc, std::spa
     const unsigned fw = ptx::bitWidth(from);
     const bool fromSigned = ptx::typeClass(from) == ptx::TypeClass::Signed;
     return each(ptx::bitWidth(to), [&](uint32_t t) {
-      uint64_t v = src[0][t] & maskOf(fw);
+      uint64_t v = src[0][t] & widthMask(fw);
       return std::optional(fromSigned ? static_cast<uint64_t>(signExtend(v, fw)) : v);
     });
   }

@@ -2,6 +2,7 @@
 // Atomic.cpp).
 #include "emulator/Semantics.h"
 
+#include <bit>
 #include <cstring>
 #if defined(__SSE2__)
 #include <immintrin.h>
@@ -23,51 +24,97 @@ uint64_t extend(uint64_t raw, Type t) {
   }
 }
 
-/// A vector access (.v2, .v4, .v8) of 4, 8 or 16 bytes in all is one access
-/// per thread, as on the GPU, where CUB's decoupled look-back writes a tile's
-/// status and value with one st.relaxed.gpu.v2.u64 and other CTAs read both
-/// with one ld: on another host thread here, element by element copies
+/// A vector access (.v2, .v4, .v8) of 2, 4, 8 or 16 bytes in all is one
+/// access per thread, as on the GPU, where CUB's decoupled look-back writes a
+/// tile's status and value with one st.relaxed.gpu.v2.u64 and other CTAs read
+/// both with one ld: on another host thread here, element by element copies
 /// would let a reader see the new status with the old value. Aligned 16-byte
 /// SSE moves are single-copy atomic on x86-64 processors with AVX (Intel's
-/// and AMD's manuals), 8- and 4-byte ones on every x86-64.
+/// and AMD's manuals), aligned smaller ones on every x86-64.
 bool wholeVector(const DInstr &in, unsigned access) {
-  return in.vec > 1 && (access == 4 || access == 8 || access == 16);
+  return in.vec > 1 && access >= 2 && access <= 16 && std::has_single_bit(access);
 }
-void readWhole(uint8_t *to, const uint8_t *from, unsigned bytes) {
-  const bool aligned = (reinterpret_cast<uintptr_t>(from) & (bytes - 1)) == 0;
-#if defined(__SSE2__)
-  if (aligned && bytes == 16)
-    return _mm_storeu_si128(reinterpret_cast<__m128i *>(to),
-                            _mm_load_si128(reinterpret_cast<const __m128i *>(from)));
-#endif
-  if (aligned && bytes == 8) {
-    const uint64_t w = __atomic_load_n(reinterpret_cast<const uint64_t *>(from), __ATOMIC_RELAXED);
-    std::memcpy(to, &w, 8);
-  } else if (aligned && bytes == 4) {
-    const uint32_t w = __atomic_load_n(reinterpret_cast<const uint32_t *>(from), __ATOMIC_RELAXED);
-    std::memcpy(to, &w, 4);
+/// One access of `bytes` at `memory` (the emulated memory; `buffer` is the
+/// thread's own copy): a store when `Store`, else a load.
+template <bool Store> using MemoryAt = std::conditional_t<Store, uint8_t *, const uint8_t *>;
+template <class Word, bool Store> void moveWord(MemoryAt<Store> memory, uint8_t *buffer) {
+  Word w;
+  if constexpr (Store) {
+    std::memcpy(&w, buffer, sizeof w);
+    __atomic_store_n(reinterpret_cast<Word *>(memory), w, __ATOMIC_RELAXED);
   } else {
-    std::memcpy(to, from, bytes);
+    w = __atomic_load_n(reinterpret_cast<const Word *>(memory), __ATOMIC_RELAXED);
+    std::memcpy(buffer, &w, sizeof w);
   }
 }
-void writeWhole(uint8_t *to, const uint8_t *from, unsigned bytes) {
-  const bool aligned = (reinterpret_cast<uintptr_t>(to) & (bytes - 1)) == 0;
-#if defined(__SSE2__)
-  if (aligned && bytes == 16)
-    return _mm_store_si128(reinterpret_cast<__m128i *>(to),
-                           _mm_loadu_si128(reinterpret_cast<const __m128i *>(from)));
-#endif
-  if (aligned && bytes == 8) {
-    uint64_t w;
-    std::memcpy(&w, from, 8);
-    __atomic_store_n(reinterpret_cast<uint64_t *>(to), w, __ATOMIC_RELAXED);
-  } else if (aligned && bytes == 4) {
-    uint32_t w;
-    std::memcpy(&w, from, 4);
-    __atomic_store_n(reinterpret_cast<uint32_t *>(to), w, __ATOMIC_RELAXED);
+template <bool Store, unsigned Bytes> void moveWhole(MemoryAt<Store> memory, uint8_t *buffer) {
+  if ((reinterpret_cast<uintptr_t>(memory) & (Bytes - 1)) != 0) {
+    if constexpr (Store)
+      std::memcpy(memory, buffer, Bytes);
+    else
+      std::memcpy(buffer, memory, Bytes);
+  } else if constexpr (Bytes == 2) {
+    moveWord<uint16_t, Store>(memory, buffer);
+  } else if constexpr (Bytes == 4) {
+    moveWord<uint32_t, Store>(memory, buffer);
+  } else if constexpr (Bytes == 8) {
+    moveWord<uint64_t, Store>(memory, buffer);
   } else {
-    std::memcpy(to, from, bytes);
+    static_assert(Bytes == 16);
+#if defined(__SSE2__)
+    if constexpr (Store)
+      _mm_store_si128(reinterpret_cast<__m128i *>(memory),
+                      _mm_loadu_si128(reinterpret_cast<const __m128i *>(buffer)));
+    else
+      _mm_storeu_si128(reinterpret_cast<__m128i *>(buffer),
+                       _mm_load_si128(reinterpret_cast<const __m128i *>(memory)));
+#else
+    moveWord<uint64_t, Store>(memory, buffer); // two halves: no 16-byte move here
+    moveWord<uint64_t, Store>(memory + 8, buffer + 8);
+#endif
   }
+}
+/// Calls f.template operator()<Size, Access>() for a whole vector's element
+/// size and total size (at most 8 elements, as PTX vectors have), so that
+/// the lane loops copy fixed sizes.
+template <class F> void withWholeShape(unsigned size, unsigned access, F f) {
+  switch (access * 16 + size) {
+  case 2 * 16 + 1: return f.template operator()<1, 2>();
+  case 4 * 16 + 1: return f.template operator()<1, 4>();
+  case 4 * 16 + 2: return f.template operator()<2, 4>();
+  case 8 * 16 + 1: return f.template operator()<1, 8>();
+  case 8 * 16 + 2: return f.template operator()<2, 8>();
+  case 8 * 16 + 4: return f.template operator()<4, 8>();
+  case 16 * 16 + 2: return f.template operator()<2, 16>();
+  case 16 * 16 + 4: return f.template operator()<4, 16>();
+  case 16 * 16 + 8: return f.template operator()<8, 16>();
+  default: return;
+  }
+}
+/// Each executing lane's whole vector at base + a[l] - bias, into the
+/// element registers (null: a sink).
+template <unsigned Size, unsigned Access>
+void loadWholeLanes(Exec &x, uint64_t *const *element, const uint8_t *base, const uint64_t (&a)[32],
+                    uint64_t bias, Type t) {
+  forLanes(x.mask, [&](unsigned l) {
+    uint8_t bytes[Access];
+    moveWhole<false, Access>(base + (a[l] - bias), bytes);
+    for (unsigned e = 0; e < Access / Size; ++e)
+      if (element[e]) {
+        uint64_t raw = 0;
+        std::memcpy(&raw, bytes + e * Size, Size);
+        element[e][l] = extend(raw, t);
+      }
+  });
+}
+template <unsigned Size, unsigned Access>
+void storeWholeLanes(Exec &x, const uint64_t (*elements)[32], uint8_t *base, const uint64_t (&a)[32],
+                     uint64_t bias) {
+  forLanes(x.mask, [&](unsigned l) {
+    uint8_t bytes[Access];
+    for (unsigned e = 0; e < Access / Size; ++e) std::memcpy(bytes + e * Size, &elements[e][l], Size);
+    moveWhole<true, Access>(base + (a[l] - bias), bytes);
+  });
 }
 
 inline AddressSpan spanOf(const uint64_t (&a)[32], uint32_t mask) {
@@ -244,15 +291,8 @@ void load(Exec &x, const DInstr &in) {
         uint64_t *element[8] = {};
         for (unsigned e = 0; e < in.vec && e < 8; ++e)
           if (const DOp &d = k.ops[dst.reg + e]; d.kind == DOp::Reg) element[e] = &x.warp.regs[d.reg * 32];
-        forLanes(x.mask, [&](unsigned l) {
-          uint8_t bytes[16];
-          readWhole(bytes, base + (a[l] - bias), access);
-          for (unsigned e = 0; e < in.vec; ++e)
-            if (element[e]) {
-              uint64_t raw = 0;
-              std::memcpy(&raw, bytes + e * size, size);
-              element[e][l] = extend(raw, in.type);
-            }
+        withWholeShape(size, access, [&]<unsigned Size, unsigned Access>() {
+          loadWholeLanes<Size, Access>(x, element, base, a, bias, in.type);
         });
         return;
       }
@@ -295,15 +335,17 @@ void store(Exec &x, const DInstr &in) {
         gather(x, src, v);
         return storeLanes(x, v, base, a, bias, size);
       }
-      bool sink = false;
-      for (unsigned e = 0; e < in.vec; ++e) sink |= k.ops[src.reg + e].kind == DOp::Sink;
-      if (wholeVector(in, access) && !sink) {
+      // `_` elements are not written: those vectors store element by element.
+      auto noSink = [&] {
+        for (unsigned e = 0; e < in.vec; ++e)
+          if (k.ops[src.reg + e].kind == DOp::Sink) return false;
+        return true;
+      };
+      if (wholeVector(in, access) && noSink()) {
         uint64_t elements[8][32];
         for (unsigned e = 0; e < in.vec && e < 8; ++e) gather(x, k.ops[src.reg + e], elements[e]);
-        forLanes(x.mask, [&](unsigned l) {
-          uint8_t bytes[16];
-          for (unsigned e = 0; e < in.vec; ++e) std::memcpy(bytes + e * size, &elements[e][l], size);
-          writeWhole(base + (a[l] - bias), bytes, access);
+        withWholeShape(size, access, [&]<unsigned Size, unsigned Access>() {
+          storeWholeLanes<Size, Access>(x, elements, base, a, bias);
         });
         return;
       }
