@@ -4,6 +4,12 @@
 // interpreter handler (by opcode, most frequent first), left to the
 // interpreter's loop — and the compile time per 1,000 PTX instructions,
 // measured in this run, cold and from the on-disk cache.
+//
+//   bench_translator [DIR] [--kernel SUBSTRING] [--each]
+//
+// --kernel compiles only kernels whose name contains SUBSTRING; --each prints
+// a line per kernel (PTX instructions, register slots, LLVM IR instructions,
+// compile time), largest compile time last.
 #include "translator/Translator.h"
 #include "emulator/Device.h"
 #include "ptx/Parser.h"
@@ -18,7 +24,21 @@
 #include <vector>
 
 int main(int argc, char **argv) {
-  std::string dir = argc > 1 ? argv[1] : PTXVM_CORPUS_DIR;
+  std::string dir = PTXVM_CORPUS_DIR, only;
+  bool each = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--each")
+      each = true;
+    else if (arg == "--kernel" && i + 1 < argc)
+      only = argv[++i];
+    else if (!arg.starts_with("--"))
+      dir = arg;
+    else {
+      std::fprintf(stderr, "usage: bench_translator [DIR] [--kernel SUBSTRING] [--each]\n");
+      return 2;
+    }
+  }
   std::vector<std::string> files;
   std::error_code ec;
   for (const auto &e : std::filesystem::directory_iterator(dir, ec)) {
@@ -36,6 +56,14 @@ int main(int argc, char **argv) {
   const std::string cacheDir =
       (std::filesystem::temp_directory_path() / ("ptxvm-bench-cache-" + std::to_string(::getpid()))).string();
   std::map<std::string, uint64_t> handlerOpcodes;
+  struct KernelLine {
+    double seconds;
+    std::string name;
+    uint32_t instructions, slots;
+    uint64_t ir;
+  };
+  std::vector<KernelLine> lines;
+  uint64_t irInstructions = 0;
   for (const std::string &path : files) {
     std::string text;
     ptx::DiagnosticList diags;
@@ -46,6 +74,7 @@ int main(int argc, char **argv) {
     for (const ptx::Function &f : m->functions) {
       if (!f.isKernel || !f.hasBody) continue;
       ptx::DiagnosticList kd;
+      if (!only.empty() && m->str(f.name).find(only) == std::string::npos) continue;
       auto k = device.decode(*m, m->str(f.name), kd);
       if (!k) continue;
       // Cold: LLVM compiles every kernel (the object goes to a fresh disk
@@ -75,6 +104,10 @@ int main(int argc, char **argv) {
       registers += report.code.registers;
       scalarRegisters += report.code.scalarRegisters;
       seconds += report.seconds;
+      irInstructions += report.code.irInstructions;
+      if (each)
+        lines.push_back({report.seconds, k->name, report.code.instructions, report.code.registers,
+                         report.code.irInstructions});
       for (const auto &[opcode, n] : report.code.handlerOpcodes) handlerOpcodes[opcode] += n;
     }
   }
@@ -92,12 +125,19 @@ int main(int argc, char **argv) {
   std::printf("registers in SSA form: %llu, of which %llu (%.1f%%) warp-uniform and kept as one scalar\n",
               (unsigned long long)registers, (unsigned long long)scalarRegisters,
               registers ? 100.0 * scalarRegisters / registers : 0.0);
-  std::printf("compile time %.2f s: %.1f ms per 1,000 PTX instructions (one host thread)\n", seconds,
-              instructions ? 1e6 * seconds / double(instructions) : 0.0);
+  std::printf("compile time %.2f s: %.1f ms per 1,000 PTX instructions (one host thread); %.1f LLVM IR "
+              "instructions per PTX instruction\n",
+              seconds, instructions ? 1e6 * seconds / double(instructions) : 0.0,
+              instructions ? double(irInstructions) / double(instructions) : 0.0);
   std::printf("from the disk cache (%llu of %llu kernels): %.2f s, %.1fx faster than compiling\n",
               (unsigned long long)hits, (unsigned long long)kernels, hitSeconds,
               hitSeconds > 0 ? seconds / hitSeconds : 0.0);
   std::filesystem::remove_all(cacheDir, ec);
+  std::sort(lines.begin(), lines.end(),
+            [](const KernelLine &a, const KernelLine &b) { return a.seconds < b.seconds; });
+  for (const KernelLine &l : lines)
+    std::printf("  %8.3f s %6u instr %6u slots %8llu IR  %s\n", l.seconds, l.instructions, l.slots,
+                (unsigned long long)l.ir, l.name.c_str());
   std::vector<std::pair<uint64_t, std::string>> top;
   for (const auto &[opcode, n] : handlerOpcodes) top.emplace_back(n, opcode);
   std::sort(top.rbegin(), top.rend());

@@ -80,6 +80,7 @@ std::unique_ptr<llvm::Module> Gen::run(EntryMap &entries, CodegenStats &stats) {
   for (const DInstr &in : code)
     if (in.control != Control::Next && in.control != Control::Branch) ++stats_.interpreted;
   stats_.instructions = static_cast<uint32_t>(code.size());
+  for (const llvm::Function &f : *module_) stats_.irInstructions += f.getInstructionCount();
   stats = stats_;
   return std::move(module_);
 }
@@ -107,6 +108,8 @@ void Gen::beginFunction(const std::string &name, const emu::CodeRegion &region, 
   auto *scratch = b.CreateAlloca(llvm::ArrayType::get(i64, kLanes), nullptr, "scratch");
   scratch->setAlignment(llvm::Align(64));
   scratch_ = scratch;
+  divergeSlot_ = b.CreateAlloca(i32, nullptr, "diverging");
+  b.CreateStore(b.getInt32(0), divergeSlot_);
   b.CreateStore(b.CreateLoad(i64, frameField(frame::kBudget)), budgetSlot_);
   b.CreateStore(b.CreateLoad(i64, frameField(frame::kThreads)), threadsSlot_);
   live_.emplace(k_, region);
@@ -136,6 +139,7 @@ void Gen::beginFunction(const std::string &name, const emu::CodeRegion &region, 
   dispatch_ = newBlock("dispatch");
   pop_ = newBlock("pop");
   blocks_.assign(k_.code.size(), nullptr);
+  stops_.clear();
   for (uint32_t pc = first; pc < end; ++pc)
     if (entry_[pc]) blocks_[pc] = newBlock(("pc" + std::to_string(pc)).c_str());
   b.CreateBr(dispatch_);
@@ -270,14 +274,8 @@ void Gen::emitEntry(uint32_t pc) {
   while (end < code.size() && !leader_[end] && code[end].control == Control::Next) ++end;
   emitBlock(pc, end);
   if (end < code.size() && code[end].control == Control::Branch && !leader_[end]) {
-    // The branch that ends the block, unless the group reconverges there:
-    // every pc control passes to is checked, as the interpreter's loop
-    // checks it.
-    llvm::BasicBlock *branch = newBlock("branch"), *here = newBlock("atreconverge");
-    b.CreateCondBr(b.CreateICmpEQ(reconverge_, b.getInt32(end)), here, branch);
-    b.SetInsertPoint(here);
-    reconvergeAt(end);
-    b.SetInsertPoint(branch);
+    // The branch that ends the block (it checks for the group's
+    // reconvergence point, as every pc control passes to is checked).
     emitBranch(end);
   } else {
     jumpTo(end);
@@ -318,10 +316,10 @@ void Gen::emitBlock(uint32_t first, uint32_t end) {
   const uint32_t n = end - first;
   ++stats_.blocks;
   llvm::Value *budget = b.CreateLoad(b.getInt64Ty(), budgetSlot_);
-  llvm::BasicBlock *body = newBlock("body"), *tooLittle = newBlock("budget");
-  branchUnlikely(b.CreateICmpULT(budget, b.getInt64(n)), tooLittle, body);
-  b.SetInsertPoint(tooLittle);
-  leave(first);
+  llvm::BasicBlock *body = newBlock("body");
+  branchUnlikely(
+      b.CreateOr(b.CreateICmpEQ(reconverge_, b.getInt32(first)), b.CreateICmpULT(budget, b.getInt64(n))),
+      stopAt(first), body);
 
   b.SetInsertPoint(body);
   resetCaches(); // control may come from anywhere
@@ -396,10 +394,10 @@ void Gen::emitBranch(uint32_t pc) {
   ++stats_.branches;
   llvm::Type *i64 = b.getInt64Ty();
   llvm::Value *budget = b.CreateLoad(i64, budgetSlot_);
-  llvm::BasicBlock *go = newBlock("go"), *none = newBlock("nobudget");
-  branchUnlikely(b.CreateICmpEQ(budget, b.getInt64(0)), none, go);
-  b.SetInsertPoint(none);
-  leave(pc);
+  llvm::BasicBlock *go = newBlock("go");
+  branchUnlikely(
+      b.CreateOr(b.CreateICmpEQ(reconverge_, b.getInt32(pc)), b.CreateICmpEQ(budget, b.getInt64(0))),
+      stopAt(pc), go);
 
   b.SetInsertPoint(go);
   resetCaches();
@@ -432,42 +430,64 @@ void Gen::emitBranch(uint32_t pc) {
   b.SetInsertPoint(split);
   count(b.CreateZExt(b.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, taken), i64));
   b.CreateStore(b.CreateSub(budget, b.getInt64(1)), frameField(frame::kBudget));
-  // Both sides stop running here for now, and either may stand at the
-  // reconvergence point already.
-  if (promoted_) writeBack(neededAt({in.target, pc + 1, in.reconverge}));
-  b.CreateCall(divergeFn_, {frame_, b.getInt32(pc), taken});
-  b.CreateBr(dispatch_);
+  // Both sides stop running here for now (the registers live at the branch
+  // are those live at either side, which may stand at the reconvergence
+  // point already): the branch's stop block writes them back and calls the
+  // service.
+  b.CreateStore(taken, divergeSlot_);
+  b.CreateBr(stopAt(pc));
 }
 
 void Gen::jumpTo(uint32_t pc) {
-  // The group's reconvergence point pops, an entry of this function is a
-  // direct branch; the rest is the interpreter's. (Branches stay within
-  // their PTX function.)
-  llvm::BasicBlock *here = newBlock("atreconverge"), *go = newBlock("jump");
-  b.CreateCondBr(b.CreateICmpEQ(reconverge_, b.getInt32(pc)), here, go);
-  b.SetInsertPoint(here);
-  reconvergeAt(pc);
-  b.SetInsertPoint(go);
-  if (blocks_[pc])
-    b.CreateBr(blocks_[pc]);
-  else
-    leave(pc);
+  // An entry of this function is a direct branch (the entry checks for the
+  // group's reconvergence point); the rest is the interpreter's. (Branches
+  // stay within their PTX function.)
+  b.CreateBr(blocks_[pc] ? blocks_[pc] : stopAt(pc));
 }
 
-void Gen::reconvergeAt(uint32_t pc) {
-  if (promoted_) writeBack(neededAt({pc}));
+/// One block per pc, however many paths stop there: the registers' write-
+/// backs are emitted once (mem2reg gives them the values of every path
+/// through phis), not once per edge, which was three quarters of the IR of
+/// large kernels.
+llvm::BasicBlock *Gen::stopAt(uint32_t pc) {
+  auto [it, added] = stops_.try_emplace(pc, nullptr);
+  if (!added) return it->second;
+  llvm::BasicBlock *stop = it->second = newBlock(("stop" + std::to_string(pc)).c_str());
+  llvm::IRBuilderBase::InsertPointGuard keep(b);
+  b.SetInsertPoint(stop);
+  // At a branch, the group may also stop because it diverges there: then
+  // divergeSlot_ holds the lanes that take it (never 0), else 0.
+  llvm::Value *taken = nullptr;
+  if (k_.code[pc].control == Control::Branch) {
+    taken = b.CreateLoad(b.getInt32Ty(), divergeSlot_);
+    b.CreateStore(b.getInt32(0), divergeSlot_);
+  }
+  if (promoted_) {
+    // The running group's lanes, as every path here has them in the frame.
+    llvm::Value *savedMask = activeMask_;
+    activeMask_ = b.CreateBitCast(tagFrame(b.CreateLoad(b.getInt32Ty(), frameField(frame::kActive))),
+                                  vec(b.getInt1Ty()));
+    writeBack(neededAt({pc}));
+    activeMask_ = savedMask;
+  }
+  if (taken) {
+    llvm::BasicBlock *split = newBlock("divergent"), *stay = newBlock("stopped");
+    b.CreateCondBr(b.CreateICmpNE(taken, b.getInt32(0)), split, stay);
+    b.SetInsertPoint(split);
+    b.CreateCall(divergeFn_, {frame_, b.getInt32(pc), taken});
+    b.CreateBr(dispatch_);
+    b.SetInsertPoint(stay);
+  }
   tagFrame(b.CreateStore(b.getInt32(pc), frameField(frame::kPc)));
-  b.CreateBr(pop_);
+  b.CreateStore(b.getInt32(pc), pcSlot_);
+  llvm::Value *reconverge = tagFrame(b.CreateLoad(b.getInt32Ty(), frameField(frame::kReconverge)));
+  b.CreateCondBr(b.CreateICmpEQ(reconverge, b.getInt32(pc)), pop_, exit_);
+  return stop;
 }
 
 void Gen::leave(llvm::Value *pc) {
   b.CreateStore(pc, pcSlot_);
   b.CreateBr(exit_);
-}
-
-void Gen::leave(uint32_t pc) {
-  if (promoted_) writeBack(neededAt({pc}));
-  leave(b.getInt32(pc));
 }
 
 void Gen::leaveFailed(uint32_t pc) { leave(b.getInt32(pc)); }

@@ -36,6 +36,7 @@ struct CodegenStats {
   uint32_t consecutiveAddresses = 0; // ... consecutive lanes in 1-D blocks
   uint32_t registers = 0;            // register slots held in SSA form (all functions)
   uint32_t scalarRegisters = 0;      // ... of them kept as one scalar (warp-uniform)
+  uint64_t irInstructions = 0;       // LLVM IR instructions generated (before code generation)
   /// Handler calls by instruction name (with its modifiers), for reports.
   std::map<std::string, uint32_t> handlerOpcodes;
 };

@@ -65,16 +65,20 @@ private:
   void emitEntry(uint32_t pc);
   void emitBlock(uint32_t first, uint32_t end);
   void emitBranch(uint32_t pc);
-  /// Continues at `pc`: pops at the group's reconvergence point, jumps to
-  /// the block at `pc`, or leaves for the interpreter where none starts.
+  /// Continues at `pc`: jumps to the block at `pc` (which pops at the
+  /// group's reconvergence point and stops when the budget is spent), or
+  /// leaves for the interpreter where none starts.
   void jumpTo(uint32_t pc);
-  /// The group stands at its reconvergence point `pc`: pop (the service).
-  void reconvergeAt(uint32_t pc);
-  /// Leaves the function, the group going on at `pc`: the registers it
-  /// needs there written back first (a pc the caller computed belongs to a
-  /// group whose registers are in the file already).
+  /// The block where a group stops running at `pc` (its budget spent, no
+  /// compiled code there, its reconvergence point, or a divergent branch):
+  /// the registers it needs there written back, then the split (the
+  /// service) at a divergent branch, the pop (the service) when `pc` is its
+  /// reconvergence point, else the function's exit.
+  llvm::BasicBlock *stopAt(uint32_t pc);
+  std::unordered_map<uint32_t, llvm::BasicBlock *> stops_; // per pc, in the function being built
+  /// Leaves the function, the group going on at `pc`, whose registers are
+  /// in the file already.
   void leave(llvm::Value *pc);
-  void leave(uint32_t pc);
   /// Leaves after a fault: the CTA has failed, nothing reads its registers.
   void leaveFailed(uint32_t pc);
   /// The guard mask of instruction `pc` within the active lanes (i32).
@@ -193,7 +197,10 @@ public:
     i->setMetadata(kSlotMetadata, llvm::MDNode::get(ctx_, llvm::ConstantAsMetadata::get(b.getInt32(r))));
   }
   void tagMemory(llvm::Instruction *i) { i->setMetadata(llvm::LLVMContext::MD_tbaa, tbaaMem_); }
-  void tagFrame(llvm::Instruction *i) { i->setMetadata(llvm::LLVMContext::MD_tbaa, tbaaFrame_); }
+  template <typename I> I *tagFrame(I *i) {
+    i->setMetadata(llvm::LLVMContext::MD_tbaa, tbaaFrame_);
+    return i;
+  }
   llvm::BasicBlock *newBlock(const char *name) { return llvm::BasicBlock::Create(ctx_, name, fn_); }
   /// A branch to `rare` when `cond` holds, else to `usual`: weighted so that
   /// block placement keeps the rare side (checked paths, faults, running
@@ -216,6 +223,9 @@ public:
   llvm::Value *activeBits_ = nullptr, *activeMask_ = nullptr, *activeCount_ = nullptr, *reconverge_ = nullptr;
   llvm::Value *budgetSlot_ = nullptr, *threadsSlot_ = nullptr, *pcSlot_ = nullptr;
   llvm::Value *scratch_ = nullptr, *deltaSlot_ = nullptr;
+  /// The lanes taking the branch whose group diverges, from the branch to
+  /// its stop block (stopAt); 0 everywhere else.
+  llvm::Value *divergeSlot_ = nullptr;
   llvm::BasicBlock *exit_ = nullptr, *dispatch_ = nullptr, *pop_ = nullptr;
   std::vector<llvm::BasicBlock *> blocks_; // per pc of the function being built: its entry's block
   llvm::FunctionCallee handlerFn_, operandFn_, directFn_, divergeFn_, reconvergeFn_;

@@ -523,12 +523,13 @@ std::unique_ptr<CompiledEngine> CompiledEngine::tiered(const emu::Kernel &k, con
   state->options = options;
   state->kernel = &k;
   // `threshold` warp instructions per PTX instruction, and more for a
-  // kernel with many registers: its code grows with them (each branch,
-  // reconvergence point and budget exit writes the live ones back), and so
-  // does its compile time, which a short program would wait for at exit.
+  // kernel with many registers: its code grows with them (each entry reads
+  // the live ones, each place a group stops writes them back), and so does
+  // its compile time, which a short program would wait for at exit.
   // Measured (instructions, register slots, compile time): vector add 22,
   // 23, 57 ms; kernels/apps' tiled matrix multiply 120, 130, 1.2 s; CUB's
-  // radix-sort histogram kernel 605, 653, 18 s.
+  // radix-sort histogram kernel 605, 653, 7.5 s (18 s before session 27
+  // wrote registers back once per pc instead of once per edge).
   state->threshold = options.threshold * std::max<uint64_t>(k.code.size(), 1) *
                      std::max<uint64_t>(k.numRegisters / kRegistersPerThresholdStep, 1);
   // The analyses read the ptx::Module: here, on the thread that loads the
