@@ -208,12 +208,12 @@ std::vector<uint32_t> Gen::neededAt(std::initializer_list<uint32_t> pcs) const {
 /// instruction, so their speed matters less than their size (AMD's Zen 3
 /// microcodes masked stores; a blend needs a load and a select per register
 /// and made code generation slower).
-void Gen::writeBack(const std::vector<uint32_t> &slots) {
+void Gen::writeBack(const std::vector<uint32_t> &slots, llvm::Value *mask) {
   for (uint32_t r : slots) {
     if (r >= value_.size() || !value_[r]) continue;
     llvm::Value *value = b.CreateLoad(value_[r]->getAllocatedType(), value_[r]);
     value = scalar_[r] ? b.CreateVectorSplat(kLanes, b.CreateZExt(value, b.getInt64Ty())) : fit(value, 64);
-    llvm::Instruction *store = b.CreateMaskedStore(value, fileSlot(r), llvm::Align(8), activeMask_);
+    llvm::Instruction *store = b.CreateMaskedStore(value, fileSlot(r), llvm::Align(8), mask);
     tagRegister(store);
     tagSlot(store, r);
   }
@@ -373,7 +373,7 @@ void Gen::callHandler(uint32_t pc, llvm::Value *maskBits) {
     slots = live_->slotsOf(pc);
     std::sort(slots.begin(), slots.end());
     slots.erase(std::unique(slots.begin(), slots.end()), slots.end());
-    writeBack(slots);
+    writeBack(slots, activeMask_);
   }
   llvm::Value *failed = b.CreateCall(handlerFn_, {frame_, b.getInt32(pc), maskBits});
   cache_.clear();
@@ -464,11 +464,9 @@ llvm::BasicBlock *Gen::stopAt(uint32_t pc) {
   }
   if (promoted_) {
     // The running group's lanes, as every path here has them in the frame.
-    llvm::Value *savedMask = activeMask_;
-    activeMask_ = b.CreateBitCast(tagFrame(b.CreateLoad(b.getInt32Ty(), frameField(frame::kActive))),
-                                  vec(b.getInt1Ty()));
-    writeBack(neededAt({pc}));
-    activeMask_ = savedMask;
+    writeBack(neededAt({pc}),
+              b.CreateBitCast(tagFrame(b.CreateLoad(b.getInt32Ty(), frameField(frame::kActive))),
+                              vec(b.getInt1Ty())));
   }
   if (taken) {
     llvm::BasicBlock *split = newBlock("divergent"), *stay = newBlock("stopped");

@@ -54,11 +54,11 @@ private:
   /// Promoted registers (below): the block that reads the registers live
   /// at entry `pc` from the file, then runs it; the registers a group
   /// standing at `pcs` may read (live there, and the cross-lane ones);
-  /// writing the running group's lanes of `slots` to the file, and reading
-  /// them back from it.
+  /// writing the lanes `mask` (the running group's) of `slots` to the file,
+  /// and reading them back from it.
   llvm::BasicBlock *refreshBlock(uint32_t pc);
   std::vector<uint32_t> neededAt(std::initializer_list<uint32_t> pcs) const;
-  void writeBack(const std::vector<uint32_t> &slots);
+  void writeBack(const std::vector<uint32_t> &slots, llvm::Value *mask);
   /// `active`: the running group's lanes (i32), one of which a scalar
   /// register is read from.
   void reload(const std::vector<uint32_t> &slots, llvm::Value *active);
