@@ -27,11 +27,17 @@ std::unique_ptr<runtime::Device> testDevice() {
 
 std::unique_ptr<emu::Engine> compiledEngine(const emu::Kernel &k, std::string &error) {
 #if PTXVM_CPU_DEVICE
+  const translator::JitOptions environment = translator::JitOptions::fromEnvironment();
   translator::JitOptions options;
   options.eager = true;
-  options.diskCache = false;
+  // A disk cache only where the environment names its directory (ctest's
+  // cpu: suites share one in the build tree, so that a module the GPU-truth
+  // comparison compiled is not compiled again for its racecheck run); never
+  // the user's.
+  options.diskCache = environment.diskCache && !environment.cacheDirectory.empty();
+  options.cacheDirectory = environment.cacheDirectory;
   // ctest's translator.unchecked runs the differential suites unchecked.
-  options.checked = translator::JitOptions::fromEnvironment().checked;
+  options.checked = environment.checked;
   translator::CompileReport report;
   std::unique_ptr<emu::Engine> engine = translator::CompiledEngine::compile(k, options, report);
   if (!engine) error = "kernel " + k.name + " does not compile: " + report.error;
