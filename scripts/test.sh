@@ -8,10 +8,10 @@
 # (PTXVM_FATBIN_FUZZ_SECONDS, 30 s) and of the analyses and emulator
 # (PTXVM_EMU_FUZZ_SECONDS, 45 s), of the emulator at state-space edges
 # (PTXVM_EDGE_FUZZ_SECONDS, 30 s), of `ptxvm run` argument specs and of CUDA
-# runtime call sequences (PTXVM_API_FUZZ_SECONDS, 20 s each); scripts/fuzz.sh
-# runs the same targets for hours. Ends with ctest's summary line.
+# runtime call sequences (PTXVM_API_FUZZ_SECONDS, 20 s each), in two lanes side
+# by side; scripts/fuzz.sh runs the same targets for hours. Ends with ctest's summary line.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 jobs=$(nproc 2>/dev/null || echo 2)
 fuzz_seconds=${PTXVM_FUZZ_SECONDS:-60}
 status=0
@@ -48,19 +48,15 @@ else
   status=1
 fi
 
-# fuzz TARGET WHAT SECONDS MAX_LEN TIMEOUT REGRESSIONS_DIR SEED_FILES...: builds build-asan/bin/TARGET
-# and runs it from the seeds (and the regression inputs) for SECONDS; a crash, hang, leak or
-# undefined behaviour fails the run and leaves its input in build-asan/findings-TARGET/.
+# fuzz TARGET WHAT SECONDS MAX_LEN TIMEOUT REGRESSIONS_DIR SEED_FILES...: runs build-asan/bin/TARGET
+# from the seeds (and the regression inputs) for SECONDS; a crash, hang, leak or undefined
+# behaviour fails it (nonzero status) and leaves its input in build-asan/findings-TARGET/.
 asan_runtime=$(clang++-19 -print-file-name=libclang_rt.asan-x86_64.so)
 fuzz() {
   local target=$1 what=$2 seconds=$3 max_len=$4 timeout=$5 regressions=$6
   shift 6
   echo "== fuzzing $what for ${seconds}s (build-asan/)"
-  if ! ninja -C build-asan -j"$jobs" "$target"; then
-    status=1
-    return
-  fi
-  local seeds findings=build-asan/findings-$target log=build-asan/$target.log
+  local seeds findings=build-asan/findings-$target log=build-asan/$target.log failed=0
   seeds=$(mktemp -d)
   cp "$@" "$seeds"/ 2>/dev/null
   find "$regressions" -type f ! -name '*.py' -exec cp {} "$seeds"/ \; 2>/dev/null
@@ -75,21 +71,51 @@ fuzz() {
   else
     tail -n 40 "$log"
     echo "fuzzing FAILED: inputs in $findings/ (add them to $regressions/)"
-    status=1
+    failed=1
   fi
   rm -rf "$seeds"
+  return $failed
 }
 
-fuzz fuzz_front_end "the front end" "$fuzz_seconds" 65536 10 tests/fuzz/regressions \
-  kernels/ptx/*.ptx build/corpus/*.sm_80.ptx
-fuzz fuzz_fatbin "the fatbin reader" "${PTXVM_FATBIN_FUZZ_SECONDS:-30}" 16384 10 tests/fuzz/fatbin \
-  tests/runtime/fatbin/*.fatbin tests/runtime/fatbin/*.bin
-fuzz fuzz_emulator "the analyses and the emulator" "${PTXVM_EMU_FUZZ_SECONDS:-45}" 16384 20 tests/fuzz/regressions \
-  kernels/ptx/*.ptx tests/gpu/barrier-table/*.ptx $(find build/corpus -name '*.sm_80.ptx' -size -16k 2>/dev/null)
-fuzz fuzz_emulator_edges "the emulator at state-space edges" "${PTXVM_EDGE_FUZZ_SECONDS:-30}" 16384 20 \
-  tests/fuzz/regressions kernels/ptx/*.ptx tests/gpu/barrier-table/*.ptx
-fuzz fuzz_run_args "ptxvm run's argument specs" "${PTXVM_API_FUZZ_SECONDS:-20}" 4096 10 tests/fuzz/run_args
-fuzz fuzz_cudart "CUDA runtime call sequences" "${PTXVM_API_FUZZ_SECONDS:-20}" 4096 10 tests/fuzz/cudart
+# Each fuzzer runs on one core: two lanes of about equal length run side by
+# side (their reports printed in order afterwards), so the fuzzing costs half
+# its total time on CI's two cores.
+fuzz_targets=(fuzz_front_end fuzz_fatbin fuzz_emulator fuzz_emulator_edges fuzz_run_args fuzz_cudart)
+if ninja -C build-asan -j"$jobs" "${fuzz_targets[@]}"; then
+  lane_a() {
+    local failed=0
+    fuzz fuzz_front_end "the front end" "$fuzz_seconds" 65536 10 tests/fuzz/regressions \
+      kernels/ptx/*.ptx build/corpus/*.sm_80.ptx || failed=1
+    # shellcheck disable=SC2046
+    fuzz fuzz_emulator "the analyses and the emulator" "${PTXVM_EMU_FUZZ_SECONDS:-45}" 16384 20 tests/fuzz/regressions \
+      kernels/ptx/*.ptx tests/gpu/barrier-table/*.ptx $(find build/corpus -name '*.sm_80.ptx' -size -16k 2>/dev/null) ||
+      failed=1
+    return $failed
+  }
+  lane_b() {
+    local failed=0
+    fuzz fuzz_fatbin "the fatbin reader" "${PTXVM_FATBIN_FUZZ_SECONDS:-30}" 16384 10 tests/fuzz/fatbin \
+      tests/runtime/fatbin/*.fatbin tests/runtime/fatbin/*.bin || failed=1
+    fuzz fuzz_emulator_edges "the emulator at state-space edges" "${PTXVM_EDGE_FUZZ_SECONDS:-30}" 16384 20 \
+      tests/fuzz/regressions kernels/ptx/*.ptx tests/gpu/barrier-table/*.ptx || failed=1
+    fuzz fuzz_run_args "ptxvm run's argument specs" "${PTXVM_API_FUZZ_SECONDS:-20}" 4096 10 tests/fuzz/run_args ||
+      failed=1
+    fuzz fuzz_cudart "CUDA runtime call sequences" "${PTXVM_API_FUZZ_SECONDS:-20}" 4096 10 tests/fuzz/cudart || failed=1
+    return $failed
+  }
+  lane_a_log=$(mktemp) lane_b_log=$(mktemp)
+  lane_a > "$lane_a_log" 2>&1 &
+  lane_a_pid=$!
+  lane_b > "$lane_b_log" 2>&1 &
+  lane_b_pid=$!
+  wait "$lane_a_pid" || status=1
+  wait "$lane_b_pid" || status=1
+  cat "$lane_a_log" "$lane_b_log"
+  rm -f "$lane_a_log" "$lane_b_log"
+else
+  echo "fuzzing FAILED: the fuzz targets do not build"
+  status=1
+fi
 
 echo "== summary"
 [[ $main_status -eq 0 ]] && echo "main suite (build/): ok" || echo "main suite (build/): FAILED (see above)"

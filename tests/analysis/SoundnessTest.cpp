@@ -337,7 +337,17 @@ TEST(Soundness, TheAnalysisAgreesWithEveryCorpusRun) {
   Tally values[2], branches[2], debugValues, debugBranches;
   size_t ran = 0, skipped = 0, debugRan = 0;
   std::vector<std::string> disagreements;
+#ifdef PTXVM_SANITIZED
+  // Under the sanitizers (the main suite runs all of it): the analyses and
+  // the recorder on every case at its launch shape, the unknown shape and
+  // the -G build of every third case - 45% of the work, the same code paths.
+  constexpr size_t kSample = 3;
+#else
+  constexpr size_t kSample = 1;
+#endif
+  size_t index = 0;
   for (const std::string &path : caseFiles()) {
+    const bool sampled = index++ % kSample == 0;
     gpucase::Case c;
     try {
       c = gpucase::parseCase(path);
@@ -346,7 +356,7 @@ TEST(Soundness, TheAnalysisAgreesWithEveryCorpusRun) {
       continue;
     }
     bool any = false;
-    for (int shaped = 0; shaped < 2; ++shaped) {
+    for (int shaped = sampled ? 0 : 1; shaped < 2; ++shaped) {
       CaseOutcome o = checkCase(c, shaped == 1, values[shaped], branches[shaped]);
       any |= o.ran;
       disagreements.insert(disagreements.end(), o.disagreements.begin(), o.disagreements.end());
@@ -355,14 +365,14 @@ TEST(Soundness, TheAnalysisAgreesWithEveryCorpusRun) {
     skipped += !any;
     // The same kernel compiled with -G: unoptimised, values through local
     // memory, many labels per block.
-    if (gpucase::Case debug = c; debugBuildOf(debug)) {
+    if (gpucase::Case debug = c; sampled && debugBuildOf(debug)) {
       CaseOutcome o = checkCase(debug, true, debugValues, debugBranches);
       debugRan += o.ran;
       disagreements.insert(disagreements.end(), o.disagreements.begin(), o.disagreements.end());
     }
   }
   EXPECT_GT(ran, 50u) << "too few corpus cases ran";
-  EXPECT_GT(debugRan, 50u) << "too few -G builds of corpus cases ran";
+  EXPECT_GT(debugRan, 50u / kSample) << "too few -G builds of corpus cases ran";
   std::string list;
   for (size_t i = 0; i < disagreements.size() && i < 50; ++i) list += "  " + disagreements[i] + "\n";
   EXPECT_TRUE(disagreements.empty()) << disagreements.size() << " disagreements:\n" << list;
