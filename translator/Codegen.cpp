@@ -109,7 +109,6 @@ void Gen::beginFunction(const std::string &name, const emu::CodeRegion &region, 
   scratch->setAlignment(llvm::Align(64));
   scratch_ = scratch;
   divergeSlot_ = b.CreateAlloca(i32, nullptr, "diverging");
-  b.CreateStore(b.getInt32(0), divergeSlot_);
   b.CreateStore(b.CreateLoad(i64, frameField(frame::kBudget)), budgetSlot_);
   b.CreateStore(b.CreateLoad(i64, frameField(frame::kThreads)), threadsSlot_);
   live_.emplace(k_, region);
@@ -154,6 +153,11 @@ void Gen::beginFunction(const std::string &name, const emu::CodeRegion &region, 
   // so that LLVM does not reason about lanes nobody reads.)
   for (llvm::AllocaInst *a : value_)
     if (a) b.CreateStore(llvm::Constant::getNullValue(a->getAllocatedType()), a);
+  // No branch of the next group has diverged yet. Set here, on every way
+  // into compiled blocks, so that the slot is 0 on every path that reaches a
+  // stop block without splitting (and mem2reg leaves no phi cycle through
+  // dispatch for it).
+  b.CreateStore(b.getInt32(0), divergeSlot_);
   llvm::Value *pc = b.CreateLoad(i32, frameField(frame::kPc), "pc");
   llvm::Value *reconverge = b.CreateLoad(i32, frameField(frame::kReconverge));
   llvm::BasicBlock *select = newBlock("select"), *none = newBlock("interpreted");
@@ -458,10 +462,7 @@ llvm::BasicBlock *Gen::stopAt(uint32_t pc) {
   // At a branch, the group may also stop because it diverges there: then
   // divergeSlot_ holds the lanes that take it (never 0), else 0.
   llvm::Value *taken = nullptr;
-  if (k_.code[pc].control == Control::Branch) {
-    taken = b.CreateLoad(b.getInt32Ty(), divergeSlot_);
-    b.CreateStore(b.getInt32(0), divergeSlot_);
-  }
+  if (k_.code[pc].control == Control::Branch) taken = b.CreateLoad(b.getInt32Ty(), divergeSlot_);
   if (promoted_) {
     // The running group's lanes, as every path here has them in the frame.
     writeBack(neededAt({pc}),

@@ -16,9 +16,12 @@
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
+#include <llvm/IR/PassTimingInfo.h>
+#include <llvm/Pass.h>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/StringSaver.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Support/xxhash.h>
@@ -101,6 +104,16 @@ private:
       auto &options = llvm::cl::getRegisteredOptions();
       if (auto it = options.find("enable-misched"); it != options.end())
         it->second->addOccurrence(0, "enable-misched", "false");
+    }
+    // PTXVM_LLVM_ARGS="-time-passes ...": LLVM's own options, for looking at
+    // where compile time goes. Not part of the cache key: for diagnosis only.
+    if (const char *args = std::getenv("PTXVM_LLVM_ARGS"); args && *args) {
+      std::string line = std::string("ptxvm ") + args;
+      llvm::SmallVector<const char *, 8> argv;
+      llvm::BumpPtrAllocator strings;
+      llvm::StringSaver saver(strings);
+      llvm::cl::TokenizeGNUCommandLine(line, saver, argv);
+      llvm::cl::ParseCommandLineOptions(static_cast<int>(argv.size()), argv.data(), "", &llvm::errs());
     }
     auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
     if (!builder) {
@@ -312,6 +325,9 @@ std::shared_ptr<const CompiledCode> link(Jit &jit, Prepared &p, const JitOptions
   }
   llvm::orc::SimpleCompiler compiler(*jit.target);
   auto object = compiler(*p.module);
+  // With PTXVM_LLVM_ARGS=-time-passes: this kernel's pass timings, now (the
+  // JIT lives until exit, past where LLVM would print them).
+  if (llvm::TimePassesIsEnabled) llvm::reportAndResetTimings(&llvm::errs());
   if (!object) {
     report.error = llvm::toString(object.takeError());
     return nullptr;
