@@ -485,8 +485,10 @@ int main(int argc, char **argv) {
     if (!profile.empty()) {
       const Measured run =
           measure(c, *m, 1, repeat, profile != "interp", compileSeconds, true, profile != "cpu-unchecked");
-      std::printf("%-26s %s: %s %.3g thread-instructions/s\n", c.name, profile.c_str(),
-                  run.ok ? "ok" : run.why.c_str(), run.ok ? run.threadInstructions / run.seconds : 0.0);
+      std::printf("%-26s %s: %s %.3g thread-instructions/s (%llu in %.3g ms, the best launch)\n", c.name,
+                  profile.c_str(), run.ok ? "ok" : run.why.c_str(),
+                  run.ok ? run.threadInstructions / run.seconds : 0.0,
+                  static_cast<unsigned long long>(run.threadInstructions), run.seconds * 1e3);
       continue;
     }
     // Interpreter and compiled code (--device cpu's engine), on one host
