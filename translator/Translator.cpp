@@ -106,8 +106,9 @@ private:
         it->second->addOccurrence(0, "enable-misched", "false");
     }
     // PTXVM_LLVM_ARGS="-time-passes ...": LLVM's own options, for looking at
-    // where compile time goes. Not part of the cache key: for diagnosis only.
-    if (const char *args = std::getenv("PTXVM_LLVM_ARGS"); args && *args) {
+    // where compile time goes (part of the cache key: they may change code).
+    const char *args = std::getenv("PTXVM_LLVM_ARGS");
+    if (args && *args) {
       std::string line = std::string("ptxvm ") + args;
       llvm::SmallVector<const char *, 8> argv;
       llvm::BumpPtrAllocator strings;
@@ -132,7 +133,8 @@ private:
     target = std::move(*machine);
     targetId = builder->getTargetTriple().str() + " " + builder->getCPU() + " " +
                builder->getFeatures().getString() + (misched ? " O1" : " O1 no-misched") +
-               " LLVM " LLVM_VERSION_STRING " ptxvm " PTXVM_VERSION;
+               " LLVM " LLVM_VERSION_STRING " ptxvm " PTXVM_VERSION +
+               (args && *args ? std::string(" ") + args : "");
     auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(*builder).create();
     if (!jit) {
       error = llvm::toString(jit.takeError());
