@@ -15,17 +15,27 @@ cd "$(dirname "$0")/.." || exit 1
 jobs=$(nproc 2>/dev/null || echo 2)
 fuzz_seconds=${PTXVM_FUZZ_SECONDS:-60}
 status=0
+# Each phase's wall time, for the summary (where CI's minutes go).
+timings=""
+phase_start=$SECONDS
+phase_done() {
+  timings+="  $1: $((SECONDS - phase_start)) s"$'\n'
+  phase_start=$SECONDS
+}
 log=$(mktemp)
 
 bash scripts/setup.sh --tests || exit 1
+phase_done "set-up"
 
 echo "== build (build/)"
 bash scripts/build.sh || exit 1
 
+phase_done "main build"
 echo "== tests (build/)"
 (cd build && ctest --output-on-failure -j"$jobs" --timeout 600) 2>&1 | tee "$log"
 main_status=${PIPESTATUS[0]}
 
+phase_done "main suite"
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/)"
 # One clang build serves the sanitizer suite and the fuzzers (PTXVM_FUZZ adds
 # libFuzzer's coverage instrumentation and the fuzz targets): CI compiles the
@@ -41,9 +51,11 @@ fi
 # suites, its lit tests and EngineFuzz still run its host code under the
 # sanitizers.
 if ninja -C build-asan -j"$jobs"; then
+  phase_done "sanitizer build"
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --output-on-failure -j"$jobs" -E 'Ptxas|^cpu:' \
       --timeout 900) || status=1
+  phase_done "sanitizer suite"
 else
   status=1
 fi
@@ -117,7 +129,9 @@ else
   status=1
 fi
 
+phase_done "fuzzing"
 echo "== summary"
+printf "wall time by phase:\n%s  total: %d s\n" "$timings" "$SECONDS"
 [[ $main_status -eq 0 ]] && echo "main suite (build/): ok" || echo "main suite (build/): FAILED (see above)"
 [[ $status -eq 0 ]] && echo "sanitizer build and fuzzing: ok" || echo "sanitizer build or fuzzing: FAILED (see above)"
 [[ $main_status -eq 0 ]] || status=1
