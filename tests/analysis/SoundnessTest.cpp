@@ -340,7 +340,7 @@ TEST(Soundness, TheAnalysisAgreesWithEveryCorpusRun) {
 #ifdef PTXVM_SANITIZED
   // Under the sanitizers (the main suite runs all of it): the analyses and
   // the recorder on every case at its launch shape, the unknown shape and
-  // the -G build of every third case - 45% of the work, the same code paths.
+  // the -G build of every third case: 60% of the runs, the same code paths.
   constexpr size_t kSample = 3;
 #else
   constexpr size_t kSample = 1;
