@@ -81,6 +81,59 @@ bool hasUniformThreadTerm(const Affine &a) {
 // Signed or unsigned view of a w-bit pattern.
 int64_t asSigned(uint64_t v, unsigned w) { return wrap(static_cast<int64_t>(v), w); }
 
+// Ranges of a constant term: [lo, hi] of unsigned w-bit numbers, lo <= hi.
+// Arithmetic on them is modular; a result that would wrap around 2^w in the
+// middle is no interval any more and is dropped.
+using Range = std::optional<std::pair<uint64_t, uint64_t>>;
+using Wide = unsigned __int128;
+
+Range addRanges(const Range &x, const Range &y, unsigned w) {
+  if (!x || !y) return std::nullopt;
+  const uint64_t mask = widthMask(w);
+  const Wide length = Wide{x->second - x->first} + (y->second - y->first);
+  const uint64_t lo = (x->first + y->first) & mask;
+  if (Wide{lo} + length > mask) return std::nullopt;
+  return std::pair(lo, static_cast<uint64_t>(lo + length));
+}
+
+Range negRange(const Range &x, unsigned w) {
+  if (!x) return std::nullopt;
+  if (x->first == 0) return x->second == 0 ? x : std::nullopt; // 0 stays, the rest wraps to the top
+  const uint64_t mask = widthMask(w);
+  return std::pair((0 - x->second) & mask, (0 - x->first) & mask);
+}
+
+Range mulRanges(const Range &x, const Range &y, unsigned w) {
+  if (!x || !y || Wide{x->second} * y->second > widthMask(w)) return std::nullopt;
+  return std::pair(x->first * y->first, x->second * y->second);
+}
+
+/// The range of c·k for a range of c: through -(c·|k|) for a negative k.
+Range scaleRange(const Range &x, int64_t k, unsigned w) {
+  const int64_t kw = wrap(k, w);
+  if (kw >= 0) return mulRanges(x, std::pair(uint64_t(kw), uint64_t(kw)), w);
+  const uint64_t magnitude = 0 - static_cast<uint64_t>(kw);
+  return negRange(mulRanges(x, std::pair(magnitude, magnitude), w), w);
+}
+
+/// The most values of an unknown constant term tried one by one, times the
+/// threads of the block.
+constexpr uint64_t kMaxEnumerated = uint64_t{1} << 20;
+
+/// Calls f(u) for every number u the constant term of `a` can be - the
+/// multiples of 2^align in a bounded unknown's range - and returns true;
+/// false, calling nothing, when that is not known or too many to try.
+template <class F> bool forEachConstantTerm(const Affine &a, const ThreadSpace &space, F f) {
+  const Range range = a.constantTermRange();
+  if (!range || !space.known()) return false;
+  const Coef &c0 = a.coef(0);
+  const uint64_t step = uint64_t{1} << (c0.isConst() ? 0 : std::min<unsigned>(c0.align, 63));
+  const uint64_t count = (range->second - range->first) / step + 1;
+  if (count > kMaxEnumerated / space.size()) return false;
+  for (uint64_t i = 0; i < count; ++i) f(range->first + i * step);
+  return true;
+}
+
 } // namespace
 
 // ---- Launch shapes ------------------------------------------------------------
@@ -143,6 +196,44 @@ Affine Affine::unknown(Uniformity level, unsigned width, unsigned align) {
   return a;
 }
 
+Affine Affine::unknownIn(Uniformity level, unsigned width, uint64_t lo, uint64_t hi, unsigned align) {
+  Affine a = unknown(level, width, align);
+  a.bound(std::pair(lo, hi));
+  return a;
+}
+
+std::optional<std::pair<uint64_t, uint64_t>> Affine::constantTermRange() const {
+  if (!known()) return std::nullopt;
+  if (c_[0].isConst()) {
+    const uint64_t v = static_cast<uint64_t>(c_[0].value) & widthMask(width_);
+    return std::pair(v, v);
+  }
+  if (!bounded_) return std::nullopt;
+  return std::pair(lo_, hi_);
+}
+
+void Affine::bound(std::optional<std::pair<uint64_t, uint64_t>> range) {
+  bounded_ = false;
+  lo_ = hi_ = 0;
+  if (!range || !known() || c_[0].isConst()) return;
+  auto [lo, hi] = *range;
+  // Only the multiples of 2^align in it: a range the factor rules out
+  // entirely says nothing usable.
+  const uint64_t step = uint64_t{1} << std::min<unsigned>(c_[0].align, 63);
+  const Wide first = (Wide{lo} + step - 1) / step * step;
+  hi = hi / step * step;
+  if (lo > hi || hi > widthMask(width_) || first > hi) return;
+  lo = static_cast<uint64_t>(first);
+  if (lo == hi) {
+    // One number: the term is that constant, the same in every thread.
+    c_[0] = constCoef(static_cast<int64_t>(lo), width_);
+    return;
+  }
+  bounded_ = true;
+  lo_ = lo;
+  hi_ = hi;
+}
+
 Affine Affine::threadId(unsigned component, unsigned width) {
   Affine a(State::Known, width);
   a.c_[component] = constCoef(1, width);
@@ -170,6 +261,7 @@ void Affine::normalize() {
     else if (c.align >= width_)
       c = constCoef(0, width_);
   }
+  if (bounded_) bound(std::pair(lo_, hi_)); // dropped when no longer the width's numbers
 }
 
 std::string Affine::str() const {
@@ -204,6 +296,7 @@ std::string Affine::str() const {
   const Coef &c0 = c_[0];
   if (!c0.isConst()) {
     std::string u = unknownName(c0);
+    if (bounded_) u = "(" + u + ": " + std::to_string(lo_) + ".." + std::to_string(hi_) + ")";
     out = out.empty() ? u : u + (out[0] == '-' ? " - " + out.substr(1) : " + " + out);
   } else if (c0.value != 0 || out.empty()) {
     std::string k = std::to_string(c0.value);
@@ -217,6 +310,7 @@ Affine add(const Affine &a, const Affine &b) {
   if (a.isBottom() || b.isBottom()) return Affine::bottom();
   Affine r(Affine::State::Known, a.width_);
   for (unsigned i = 0; i < 4; ++i) r.c_[i] = addCoef(a.c_[i], b.c_[i], a.width_);
+  r.bound(addRanges(a.constantTermRange(), b.constantTermRange(), a.width_));
   return r;
 }
 
@@ -225,6 +319,7 @@ Affine neg(const Affine &a) {
   Affine r = a;
   for (Coef &c : r.c_)
     if (c.isConst()) c.value = wrap(static_cast<int64_t>(0 - static_cast<uint64_t>(c.value)), a.width_);
+  r.bound(negRange(a.constantTermRange(), a.width_));
   return r;
 }
 
@@ -234,6 +329,7 @@ Affine scale(const Affine &a, int64_t k) {
   if (!a.known()) return a;
   Affine r = a;
   for (Coef &c : r.c_) c = scaleCoef(c, k, a.width_);
+  r.bound(scaleRange(a.constantTermRange(), k, a.width_));
   return r;
 }
 
@@ -245,6 +341,7 @@ Affine mul(const Affine &a, const Affine &b) {
   const Affine &other = factor == &a ? b : a;
   Affine r(Affine::State::Known, a.width_);
   for (unsigned i = 0; i < 4; ++i) r.c_[i] = mulCoef(factor->c_[0], other.c_[i], a.width_);
+  r.bound(mulRanges(factor->constantTermRange(), other.constantTermRange(), a.width_));
   return r;
 }
 
@@ -257,16 +354,30 @@ Affine convert(const Affine &a, unsigned toWidth, bool signedSource) {
     return r;
   }
   const unsigned w = a.width_;
+  const uint64_t toMask = widthMask(toWidth);
+  // The constant term's bounds as numbers of the source's signedness; the
+  // widened term has them, extended, unless they straddle its sign.
+  auto extend = [&](uint64_t bits) {
+    return signedSource ? static_cast<__int128>(asSigned(bits, w)) : static_cast<__int128>(bits);
+  };
+  const Range range = a.constantTermRange();
+  const __int128 first = range ? extend(range->first) : 0, last = range ? extend(range->second) : 0;
+  auto keepBounds = [&](Affine &widened) {
+    if (range && first <= last)
+      widened.bound(std::pair(static_cast<uint64_t>(first) & toMask, static_cast<uint64_t>(last) & toMask));
+    else
+      widened.bound(std::nullopt);
+  };
   if (a.threadInvariant()) {
-    if (!a.c_[0].isConst()) return r; // an unknown keeps its uniformity and factor
-    uint64_t bits = static_cast<uint64_t>(a.c_[0].value) & widthMask(w);
-    return Affine::constant(signedSource ? asSigned(bits, w) : static_cast<int64_t>(bits), toWidth);
+    if (a.c_[0].isConst()) return Affine::constant(static_cast<int64_t>(first), toWidth);
+    keepBounds(r); // an unknown keeps its uniformity and factor
+    return r;
   }
-  if (!a.allConst()) return Affine::top();
+  if (hasUniformThreadTerm(a) || !range || first > last) return Affine::top();
   // Widening is exact when no thread's value wraps in the source width;
   // thread ids are below the hardware limits 1024, 1024, 64.
   static constexpr int64_t kMaxTid[] = {0, 1023, 1023, 63};
-  __int128 lo = a.c_[0].value, hi = a.c_[0].value;
+  __int128 lo = first, hi = last;
   for (unsigned i = 1; i <= 3; ++i) {
     __int128 term = static_cast<__int128>(a.c_[i].value) * kMaxTid[i];
     lo += std::min<__int128>(0, term);
@@ -276,6 +387,10 @@ Affine convert(const Affine &a, unsigned toWidth, bool signedSource) {
   __int128 maxOk =
       signedSource ? (static_cast<__int128>(1) << (w - 1)) - 1 : (static_cast<__int128>(1) << w) - 1;
   if (lo < minOk || hi > maxOk) return Affine::top();
+  if (a.c_[0].isConst())
+    r.c_[0] = constCoef(static_cast<int64_t>(first), toWidth);
+  else
+    keepBounds(r);
   return r;
 }
 
@@ -295,6 +410,9 @@ Affine merge(const Affine &a, const Affine &b, Uniformity gate) {
     Uniformity level = join(join(levelOfCoef(x), levelOfCoef(y)), gate);
     r.c_[i] = uniformCoef(level, std::min(alignOf(x, a.width_), alignOf(y, a.width_)), a.width_);
   }
+  // Bounds survive only when both sides have the same: the hull would
+  // climb by a stride per round around a loop.
+  if (const Range range = a.constantTermRange(); range == b.constantTermRange()) r.bound(range);
   return r;
 }
 
@@ -344,6 +462,19 @@ namespace {
 /// then value = U + t with U's low `align` bits zero, so the bits of the
 /// value at and above `align` are (U >> align) + (t >> align), carry-free,
 /// and the bits below are those of t.
+/// How key(u, thread) varies when the constant term of `a` is each number
+/// u it can be in turn (a bounded unknown: a CTA of a launch whose grid is
+/// known has one of them): uniform only when it is for every u.
+template <class Key> Uniformity classifyEachConstantTerm(const Affine &a, const ThreadSpace &space, Key key) {
+  Uniformity level = Uniformity::CtaUniform;
+  const bool tried = forEachConstantTerm(a, space, [&](uint64_t u) {
+    if (level != Uniformity::Divergent)
+      level = join(level, space.classify([&](uint32_t t) { return key(u, t); }));
+  });
+  if (!tried) return Uniformity::Divergent;
+  return a.coef(0).isConst() ? level : join(level, a.coef(0).level);
+}
+
 template <class Exact, class Split>
 Uniformity classifyValue(const Affine &a, const ThreadSpace &space, Exact exact, Split split) {
   if (!a.known() || hasUniformThreadTerm(a)) return Uniformity::Divergent;
@@ -354,10 +485,14 @@ Uniformity classifyValue(const Affine &a, const ThreadSpace &space, Exact exact,
       return exact((static_cast<uint64_t>(c0.value) + threadTerms(a, space.tid(t))) & widthMask(w));
     });
   const unsigned align = std::min<unsigned>(c0.align, w);
-  return join(c0.level, space.classify([&](uint32_t t) {
+  const Uniformity bySplit = join(c0.level, space.classify([&](uint32_t t) {
     uint64_t v = threadTerms(a, space.tid(t));
     return split(align >= 64 ? 0 : v >> align, v & widthMask(align));
   }));
+  if (bySplit == Uniformity::CtaUniform) return bySplit;
+  return meet(bySplit, classifyEachConstantTerm(a, space, [&](uint64_t u, uint32_t t) {
+                return exact((u + threadTerms(a, space.tid(t))) & widthMask(w));
+              }));
 }
 
 } // namespace
@@ -427,7 +562,7 @@ Affine maskedForm(const Affine &a, uint64_t mask, Uniformity level, const Thread
     const Uniformity high = refineAnd(a, ~mask & widthMask(w), space);
     if (high != Uniformity::Divergent) return sub(a, Affine::unknown(high, w, j));
   }
-  return Affine::unknown(level, w, zeros);
+  return Affine::unknownIn(level, w, 0, mask, zeros); // no bit outside the mask
 }
 
 unsigned knownAlignment(const Affine &a) {
@@ -522,12 +657,19 @@ Uniformity refineCompare(const Affine &a, const Affine &b, ptx::Mod cmp, bool is
   if (hasUniformThreadTerm(a) || hasUniformThreadTerm(b)) return Uniformity::Divergent;
   const unsigned w = a.width();
   if (!compareIntegers(cmp, 0, 0, w, isSigned)) return Uniformity::Divergent; // not an integer comparison
-  // An unknown multiple of a power of two against a constant, either side.
+  // An unknown multiple of a power of two against a constant, either side;
+  // a bounded unknown also value by value.
+  auto unknownAgainst = [&](const Affine &x, uint64_t k, ptx::Mod c) {
+    const Uniformity aligned = compareAlignedUnknown(x, k, c, space);
+    if (aligned == Uniformity::CtaUniform) return aligned;
+    return meet(aligned, classifyEachConstantTerm(x, space, [&](uint64_t u, uint32_t t) {
+                  return *compareIntegers(c, u + threadTerms(x, space.tid(t)), k, w, isSigned);
+                }));
+  };
   if (!a.coef(0).isConst() && b.allConst() && b.threadInvariant())
-    return compareAlignedUnknown(a, static_cast<uint64_t>(b.coef(0).value) & widthMask(w), cmp, space);
+    return unknownAgainst(a, static_cast<uint64_t>(b.coef(0).value) & widthMask(w), cmp);
   if (!b.coef(0).isConst() && a.allConst() && a.threadInvariant())
-    return compareAlignedUnknown(b, static_cast<uint64_t>(a.coef(0).value) & widthMask(w), mirrored(cmp),
-                                 space);
+    return unknownAgainst(b, static_cast<uint64_t>(a.coef(0).value) & widthMask(w), mirrored(cmp));
   if (!a.coef(0).isConst() || !b.coef(0).isConst()) return Uniformity::Divergent;
   return space.classify([&](uint32_t t) {
     auto tid = space.tid(t);

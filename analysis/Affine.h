@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace analysis {
 
@@ -103,6 +104,9 @@ public:
   static Affine top() { return Affine(State::Top, 0); }
   static Affine constant(int64_t v, unsigned width);
   static Affine unknown(Uniformity level, unsigned width, unsigned align = 0);
+  /// An unknown uniform value known to lie in [lo, hi] (unsigned numbers of
+  /// the width): a launch's %ctaid.x is in [0, grid.x - 1].
+  static Affine unknownIn(Uniformity level, unsigned width, uint64_t lo, uint64_t hi, unsigned align = 0);
   /// tid.x, tid.y or tid.z (component 1, 2, 3).
   static Affine threadId(unsigned component, unsigned width);
 
@@ -116,6 +120,9 @@ public:
   bool allConst() const;
   /// No thread-id term.
   bool threadInvariant() const;
+  /// The numbers the constant term can be (unsigned, of the width): [c, c]
+  /// for a constant, the bounds of a bounded unknown, nothing otherwise.
+  std::optional<std::pair<uint64_t, uint64_t>> constantTermRange() const;
 
   /// "3 + 1*tid.x", "u(cta,×128) + tid.x", "top".
   std::string str() const;
@@ -134,9 +141,15 @@ private:
   Affine(State s, unsigned width) : state_(s), width_(static_cast<uint8_t>(width)) {}
   void normalize();
 
+  /// Sets the bounds of an unknown constant term (dropped when the range
+  /// is not one of the width's numbers).
+  void bound(std::optional<std::pair<uint64_t, uint64_t>> range);
+
   State state_;
   uint8_t width_;
+  bool bounded_ = false; // an unknown constant term lies in [lo_, hi_]
   std::array<Coef, 4> c_{};
+  uint64_t lo_ = 0, hi_ = 0;
 };
 
 /// a + b, a - b, -a, a·k, a·b (when one side has no thread-id term).

@@ -134,6 +134,7 @@ size_t ModuleDivergenceSolver::stateOf(const ptx::Function &fn) {
     st.ctx.callResults.assign(du.totalDefs(), Uniformity::Divergent);
     if (wholeWarps_)
       if (auto w = wholeWarps_->find(&fn); w != wholeWarps_->end()) st.ctx.wholeWarps = w->second;
+    st.ctx.grid = options_.grid;
     states_.push_back(std::move(st));
   }
   return it->second;
@@ -231,6 +232,9 @@ void ModuleDivergenceSolver::solve(size_t s) {
     }
   }
   auto result = std::make_unique<FunctionDivergence>();
+  result->grid_ = st.ctx.grid;
+  if (st.ctx.arguments)
+    for (const std::vector<uint8_t> &a : *st.ctx.arguments) result->knownArguments_ += !a.empty();
   DivergenceSolver(m_, *st.gated, st.shape, st.ctx, *result).run();
   st.result = std::move(result);
   markPartial(s);
@@ -369,6 +373,8 @@ DivergenceResult ModuleDivergenceSolver::run(std::span<const ptx::Function *cons
   if (wholeModule)
     for (const ptx::Function &fn : m_.functions)
       if (fn.isKernel && fn.hasBody) roots.push_back(&fn);
+  if (roots.size() == 1 && !wholeModule && roots[0]->isKernel && !options_.arguments.empty())
+    states_[stateOf(*roots[0])].ctx.arguments = &options_.arguments;
 
   // The call graph from the roots; each function takes the launch shape of
   // the kernels that reach it, or any shape when they disagree.

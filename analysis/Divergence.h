@@ -35,6 +35,8 @@
 #include "analysis/PassManager.h"
 #include "analysis/Uniformity.h"
 
+#include <array>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
@@ -48,6 +50,13 @@ struct DivergenceOptions {
   /// The block shape of the launch; when absent, each kernel's .reqntid or
   /// one-dimensional .maxntid, else any shape.
   std::optional<LaunchShape> block;
+  /// The grid of the launch, 0 where unknown: %nctaid is then a constant and
+  /// %ctaid lies in [0, %nctaid - 1].
+  std::array<uint32_t, 3> grid{};
+  /// The arguments of one launch, parameter by parameter: the bytes passed,
+  /// empty where unknown (a buffer's address, say). They apply when a
+  /// single kernel is analysed; what `ld.param` reads of them is a constant.
+  std::vector<std::vector<uint8_t>> arguments;
 };
 
 /// The results for one function (in the context of the kernels analysed).
@@ -56,6 +65,10 @@ public:
   const ptx::Function &function() const { return gated_->cfg().function(); }
   const GatedSSA &gated() const { return *gated_; }
   const LaunchShape &shape() const { return shape_; }
+  /// What the analysis knew of the launch: "block 128x1x1", and the grid and
+  /// the number of arguments known when it had them ("..., grid 4x1x1, 2
+  /// arguments").
+  std::string launch() const;
 
   /// The k-th register instruction `instr` writes (see the file comment).
   Uniformity value(uint32_t instr, uint32_t k) const;
@@ -97,6 +110,8 @@ private:
   friend class ModuleDivergenceSolver;
   const GatedSSA *gated_ = nullptr;
   LaunchShape shape_;
+  std::array<uint32_t, 3> grid_{};
+  size_t knownArguments_ = 0;
   std::vector<Uniformity> levels_;
   std::vector<Affine> forms_;
   std::vector<Uniformity> branchLevels_, returns_;

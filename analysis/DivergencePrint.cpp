@@ -10,7 +10,7 @@ namespace {
 
 /// The form worth showing: constants and thread-id forms (a bare uniform
 /// unknown says no more than the uniformity).
-bool informative(const Affine &a) { return a.known() && !(a.threadInvariant() && !a.coef(0).isConst()); }
+bool informative(const Affine &a) { return a.known() && !(a.threadInvariant() && !a.constantTermRange()); }
 
 std::string flat(std::string s) {
   std::string out;
@@ -21,14 +21,26 @@ std::string flat(std::string s) {
 
 } // namespace
 
+std::string FunctionDivergence::launch() const {
+  std::string out = "block " + shape_.str();
+  if (grid_[0] || grid_[1] || grid_[2]) {
+    out += ", grid ";
+    for (unsigned i = 0; i < 3; ++i)
+      out += (i ? "x" : "") + (grid_[i] ? std::to_string(grid_[i]) : std::string("?"));
+  }
+  if (knownArguments_)
+    out += ", " + std::to_string(knownArguments_) + (knownArguments_ == 1 ? " argument" : " arguments");
+  return out;
+}
+
 std::string FunctionDivergence::print(const ptx::Module &m) const {
   const GatedSSA &g = *gated_;
   const Cfg &cfg = g.cfg();
   const SSA &ssa = g.ssa();
   const DefUse &du = ssa.defUse();
   const ptx::Function &fn = function();
-  std::string out = std::string(fn.isKernel ? "kernel " : "function ") + std::string(m.str(fn.name)) +
-                    " (block " + shape_.str() + ")\n";
+  std::string out = std::string(fn.isKernel ? "kernel " : "function ") + std::string(m.str(fn.name)) + " (" +
+                    launch() + ")\n";
   auto phiLine = [&](uint32_t p) {
     const Phi &phi = ssa.phis()[p];
     std::string line =

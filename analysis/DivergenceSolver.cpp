@@ -242,6 +242,10 @@ DivergenceSolver::Operand DivergenceSolver::operand(uint32_t i, uint32_t positio
       r.form = Affine::constant(component == 1 ? shape.x : component == 2 ? shape.y : shape.z, width);
     } else if (reg == ptx::SpecialReg::Ntid && component > 1 && shape.kind == LaunchShape::Kind::Linear) {
       r.form = Affine::constant(1, width);
+    } else if (reg == ptx::SpecialReg::NCtaId && component && ctx_.grid[component - 1]) {
+      r.form = Affine::constant(ctx_.grid[component - 1], width);
+    } else if (reg == ptx::SpecialReg::CtaId && component && ctx_.grid[component - 1]) {
+      r.form = Affine::unknownIn(r.level, width, 0, ctx_.grid[component - 1] - 1);
     } else {
       r.form = Affine::unknown(r.level, width);
     }
@@ -339,6 +343,34 @@ ptx::Mod DivergenceSolver::spaceOf(ValueId v) {
   return result;
 }
 
+std::optional<uint64_t> DivergenceSolver::argumentLoaded(uint32_t i) {
+  if (!ctx_.arguments || !fn_.isKernel) return std::nullopt;
+  const ptx::Instruction &in = fn_.instrs[i];
+  const ptx::InstrDesc &desc = m_.desc(in);
+  auto defs = du_.defs(i);
+  auto ops = fn_.operandsOf(in);
+  if (in.hasGuard || defs.size() != 1 || defs[0].partial || defs[0].registerIndex == Def::kNotRegister ||
+      desc.firstOfKind(ptx::ModKind::Vector) != ptx::Mod::None || ops.size() != 2 ||
+      ops[1].kind != ptx::OperandKind::Address || ops[1].base != ptx::AddressBase::Symbol || ops[1].value < 0)
+    return std::nullopt;
+  const ptx::Type type = desc.lastType();
+  const unsigned bytes = ptx::bitWidth(type) / 8, regWidth = ptx::bitWidth(fn_.registerType(defs[0].var));
+  if (!isIntegerType(type) || bytes == 0 || bytes > 8 || regWidth < 8 * bytes) return std::nullopt;
+  for (size_t p = 0; p < fn_.params.size() && p < ctx_.arguments->size(); ++p) {
+    if (fn_.params[p].name != ops[1].id) continue;
+    const std::vector<uint8_t> &argument = (*ctx_.arguments)[p];
+    const uint64_t offset = static_cast<uint64_t>(ops[1].value);
+    if (offset > argument.size() || argument.size() - offset < bytes) return std::nullopt;
+    uint64_t v = 0;
+    for (unsigned k = 0; k < bytes; ++k) v |= uint64_t{argument[offset + k]} << (8 * k); // little-endian
+    // Narrower than its register: extended as the type says.
+    if (bytes < 8 && ptx::typeClass(type) == ptx::TypeClass::Signed && (v >> (8 * bytes - 1)) & 1)
+      v |= ~uint64_t{0} << (8 * bytes);
+    return v & widthMask(regWidth);
+  }
+  return std::nullopt;
+}
+
 std::pair<Uniformity, Affine> DivergenceSolver::loadRule(uint32_t i) {
   const ptx::InstrDesc &desc = m_.desc(fn_.instrs[i]);
   ptx::Mod space = desc.firstOfKind(ptx::ModKind::Space);
@@ -368,6 +400,9 @@ std::pair<Uniformity, Affine> DivergenceSolver::loadRule(uint32_t i) {
       level = join(address, useLevel(i, UseRole::Param));
     else if (fn_.isKernel)
       level = address;
+    if (std::optional<uint64_t> value = argumentLoaded(i))
+      return {Uniformity::CtaUniform, Affine::constant(static_cast<int64_t>(*value),
+                                                       ptx::bitWidth(fn_.registerType(du_.defs(i)[0].var)))};
   } else if (space == ptx::Mod::Const || desc.has(ptx::Mod::Nc) || facts(i).readOnly) {
     // Memory that cannot change during the kernel.
     level = address;

@@ -8,6 +8,7 @@
 #include "analysis/Divergence.h"
 #include "analysis/ThreadValues.h"
 
+#include <array>
 #include <bitset>
 #include <deque>
 #include <optional>
@@ -26,6 +27,10 @@ struct FunctionContext {
   /// earlier solve found; empty when nothing is known. Butterfly reductions
   /// over shfl.sync.bfly are warp-uniform there.
   std::vector<char> wholeWarps;
+  /// The launch's grid (0 where unknown), and for a kernel analysed for one
+  /// launch its arguments (DivergenceOptions).
+  std::array<uint32_t, 3> grid{};
+  const std::vector<std::vector<uint8_t>> *arguments = nullptr;
 };
 
 /// The constant an affine form stands for, when it is one.
@@ -63,6 +68,9 @@ private:
   /// (uniformity, form) of one write of instruction i, before guards and floors.
   std::pair<Uniformity, Affine> transfer(uint32_t i, uint32_t slot);
   std::pair<Uniformity, Affine> loadRule(uint32_t i);
+  /// The launch's argument bytes that `ld.param` instruction i of a kernel
+  /// reads, as its destination holds them; nothing when unknown.
+  std::optional<uint64_t> argumentLoaded(uint32_t i);
   /// The space a generic address points into when it is made from a shared,
   /// global or constant one (cvta, add/sub of an offset, a kernel's pointer
   /// parameter); Mod::None when it may be anything, local memory included.

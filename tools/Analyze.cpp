@@ -1,5 +1,6 @@
 #include "tools/Analyze.h"
 
+#include "tools/ArgumentSpec.h"
 #include "tools/CfgGraph.h"
 
 #include "analysis/BarrierCheck.h"
@@ -8,6 +9,7 @@
 #include "ptx/Writer.h"
 
 #include <boost/json/serialize.hpp>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -115,6 +117,7 @@ boost::json::object functionJson(const ptx::Module &m, const Analysed &a) {
   return {{"name", m.str(fn.name)},
           {"kernel", fn.isKernel},
           {"block", fd.shape().str()},
+          {"launch", fd.launch()},
           {"instructions", std::move(instructions)},
           {"barriers", std::move(barriers)},
           {"roles", std::move(roles)},
@@ -129,17 +132,54 @@ std::string renderJson(const ptx::Module &m, const std::vector<Analysed> &fns) {
          "\n";
 }
 
+/// The bytes of each of `kernel`'s parameters that `specs` give (ptxvm run's syntax): a scalar's,
+/// zero-padded to its parameter's size as ptxvm run passes it; none for a buffer; false with
+/// `error` for a malformed spec, one too many or one larger than its parameter.
+bool launchArguments(const ptx::Function &kernel, const std::vector<std::string> &specs,
+                     std::vector<std::vector<uint8_t>> &out, std::string &error) {
+  if (specs.size() != kernel.params.size()) {
+    error = fmt::format("the kernel takes {} arguments, {} given", kernel.params.size(), specs.size());
+    return false;
+  }
+  out.assign(specs.size(), {});
+  for (size_t i = 0; i < specs.size(); ++i) {
+    std::vector<uint8_t> bytes;
+    switch (scalarArgument(specs[i], bytes, error)) {
+    case ScalarSpec::Malformed: return false;
+    case ScalarSpec::NotScalar:
+      if (specs[i] == "buf" || specs[i].starts_with("buf:")) continue;
+      error = "unknown argument kind in '" + specs[i] + "' (see ptxvm run --help)";
+      return false;
+    case ScalarSpec::Scalar: break;
+    }
+    const ptx::Variable &p = kernel.params[i];
+    const bool scalar = p.dims.empty() && p.vectorWidth <= 1;
+    const size_t size = scalar ? ptx::bitWidth(p.type) / 8 : bytes.size();
+    if (bytes.size() > size) {
+      error = fmt::format("argument {} ('{}') is {} bytes; the parameter is {}", i + 1, specs[i],
+                          bytes.size(), size);
+      return false;
+    }
+    bytes.resize(size, 0);
+    out[i] = std::move(bytes);
+  }
+  return true;
+}
+
 } // namespace
 
 std::unique_ptr<ModuleAnalysis> analyseModule(const ptx::Module &m,
                                               const std::vector<const ptx::Function *> &roots,
-                                              const std::optional<std::array<uint32_t, 3>> &block) {
+                                              const std::optional<std::array<uint32_t, 3>> &block,
+                                              const LaunchValues &values) {
   auto a = std::make_unique<ModuleAnalysis>();
   analysis::LaunchOptions launch;
   if (block) std::copy(block->begin(), block->end(), launch.block);
   a->manager = std::make_unique<analysis::AnalysisManager>(m, launch);
   analysis::DivergenceOptions options;
   if (block) options.block = analysis::LaunchShape::exact((*block)[0], (*block)[1], (*block)[2]);
+  options.grid = values.grid;
+  options.arguments = values.arguments;
   a->divergence = analysis::analyzeDivergence(*a->manager, roots, options);
   a->barriers = analysis::checkBarriers(m, a->divergence);
   for (const ptx::Function &fn : m.functions) {
@@ -174,6 +214,17 @@ Command addAnalyzeCommand(CLI::App &ptxvm) {
                   "the launch's block shape (default: .reqntid, a one-dimensional .maxntid, or any shape)")
       ->type_name("X[,Y,Z]")
       ->check(dimensions(1024));
+  cmd->add_option("--grid", o->grid,
+                  "the launch's grid: %nctaid is then a constant and %ctaid bounded (default: unknown)")
+      ->type_name("X[,Y,Z]")
+      ->check(dimensions(0));
+  cmd->add_option(
+         "--arg", o->args,
+         "one argument of the launch, in parameter order, as ptxvm run takes it: what ld.param reads "
+         "of a scalar (u32:, s32:, u64:, s64:, f32:, f64:) is then a constant; a buf: spec stands "
+         "for a pointer not known (needs --kernel)")
+      ->allow_extra_args(false)
+      ->type_name("SPEC");
   cmd->add_option(
          "--format", o->format,
          "text (annotated listing, default), json, or the CFG with blocks coloured by the uniformity of "
@@ -204,7 +255,14 @@ int analyze(const AnalyzeOptions &o, const CLI::App &command) {
       return usageError(command, "no kernel '" + kernelName + "' in " + in.file);
     roots.push_back(k);
   }
-  std::unique_ptr<ModuleAnalysis> analysed = analyseModule(*m, roots, block);
+  LaunchValues values;
+  if (!o.grid.empty()) values.grid = parseDimensions(o.grid);
+  if (!o.args.empty()) {
+    if (roots.empty()) return usageError(command, "--arg needs --kernel: the arguments are one kernel's");
+    std::string error;
+    if (!launchArguments(*roots[0], o.args, values.arguments, error)) return usageError(command, error);
+  }
+  std::unique_ptr<ModuleAnalysis> analysed = analyseModule(*m, roots, block, values);
   const std::vector<Analysed> &fns = analysed->functions;
   std::string text;
   if (format == "json") {

@@ -20,9 +20,11 @@ namespace ptxvm {
 /// What `ptxvm analyze` was asked to do, as parsed.
 struct AnalyzeOptions {
   InputOptions in;
-  std::string kernel;          // empty: every kernel
-  std::string block;           // X[,Y,Z]; empty: from the kernel's directives
-  std::string format = "text"; // text, json, dot, svg or html
+  std::string kernel;            // empty: every kernel
+  std::string block;             // X[,Y,Z]; empty: from the kernel's directives
+  std::string grid;              // X[,Y,Z]; empty: unknown
+  std::vector<std::string> args; // --arg specs (ptxvm run's), in parameter order; needs --kernel
+  std::string format = "text";   // text, json, dot, svg or html
 };
 
 /// A module's divergence analysis and barrier checks as `ptxvm analyze` computes them; `functions`
@@ -34,11 +36,19 @@ struct ModuleAnalysis {
   std::vector<AnalysedFunction> functions;
 };
 
+/// What is known of a launch beyond its block shape: its grid (0 where unknown) and, for a single
+/// kernel, its arguments' bytes by parameter (empty where unknown).
+struct LaunchValues {
+  std::array<uint32_t, 3> grid{};
+  std::vector<std::vector<uint8_t>> arguments;
+};
+
 /// Analyses `roots` (empty: every kernel) and what they call, under `block` when the launch's
-/// block shape is known.
+/// block shape is known, and what else `values` knows of the launch.
 std::unique_ptr<ModuleAnalysis> analyseModule(const ptx::Module &m,
                                               const std::vector<const ptx::Function *> &roots,
-                                              const std::optional<std::array<uint32_t, 3>> &block);
+                                              const std::optional<std::array<uint32_t, 3>> &block,
+                                              const LaunchValues &values = {});
 
 /// Adds `analyze` to `ptxvm`.
 Command addAnalyzeCommand(CLI::App &ptxvm);

@@ -8,6 +8,9 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace ptxvm {
 
@@ -59,6 +62,16 @@ bool parseBufferSize(std::string text, uint64_t &out) {
   return true;
 }
 
+/// KIND:REST.
+std::pair<std::string, std::string> splitSpec(const std::string &spec) {
+  const size_t colon = spec.find(':');
+  return {spec.substr(0, colon), colon == std::string::npos ? "" : spec.substr(colon + 1)};
+}
+
+void putBytes(std::vector<uint8_t> &bytes, const void *p, size_t n) {
+  bytes.assign(static_cast<const uint8_t *>(p), static_cast<const uint8_t *>(p) + n);
+}
+
 } // namespace
 
 bool writable(const std::string &path) {
@@ -68,33 +81,28 @@ bool writable(const std::string &path) {
   return true;
 }
 
-/// Builds one argument's bytes (and its buffer); false with `error`.
-bool buildArgument(const std::string &spec, runtime::Device &dev, std::vector<uint8_t> &bytes,
-                   std::vector<Buffer> &buffers, std::string &error) {
-  size_t colon = spec.find(':');
-  std::string kind = spec.substr(0, colon), rest = colon == std::string::npos ? "" : spec.substr(colon + 1);
-  auto put = [&](const void *p, size_t n) {
-    bytes.assign(static_cast<const uint8_t *>(p), static_cast<const uint8_t *>(p) + n);
-  };
+ScalarSpec scalarArgument(const std::string &spec, std::vector<uint8_t> &bytes, std::string &error) {
+  auto [kind, rest] = splitSpec(spec);
+  auto put = [&](const void *p, size_t n) { putBytes(bytes, p, n); };
   // Every value must fit its type: a number that does not is a usage error,
   // not a silently truncated argument.
   if (kind == "u32" || kind == "u64") {
     uint64_t v = 0;
     if (!parseUnsigned(rest, v) || (kind == "u32" && v > UINT32_MAX)) {
       error = "'" + spec + "': not a " + kind + " value (0 to " + (kind == "u32" ? "2^32-1" : "2^64-1") + ")";
-      return false;
+      return ScalarSpec::Malformed;
     }
     put(&v, kind == "u32" ? 4 : 8); // little-endian: the low bytes first
-    return true;
+    return ScalarSpec::Scalar;
   }
   if (kind == "s32" || kind == "s64") {
     int64_t v = 0;
     if (!parseSigned(rest, v) || (kind == "s32" && (v < INT32_MIN || v > INT32_MAX))) {
       error = "'" + spec + "': not an " + kind + " value";
-      return false;
+      return ScalarSpec::Malformed;
     }
     put(&v, kind == "s32" ? 4 : 8);
-    return true;
+    return ScalarSpec::Scalar;
   }
   if (kind == "f32" || kind == "f64") {
     char *end = nullptr;
@@ -105,14 +113,27 @@ bool buildArgument(const std::string &spec, runtime::Device &dev, std::vector<ui
     if (rest.empty() || !end || *end || errno == ERANGE || !finiteInput ||
         (kind == "f32" && std::isfinite(v) && !std::isfinite(f))) {
       error = "'" + spec + "': not an " + kind + " value (or out of its range)";
-      return false;
+      return ScalarSpec::Malformed;
     }
     if (kind == "f32")
       put(&f, 4);
     else
       put(&v, 8);
-    return true;
+    return ScalarSpec::Scalar;
   }
+  return ScalarSpec::NotScalar;
+}
+
+/// Builds one argument's bytes (and its buffer); false with `error`.
+bool buildArgument(const std::string &spec, runtime::Device &dev, std::vector<uint8_t> &bytes,
+                   std::vector<Buffer> &buffers, std::string &error) {
+  switch (scalarArgument(spec, bytes, error)) {
+  case ScalarSpec::Scalar: return true;
+  case ScalarSpec::Malformed: return false;
+  case ScalarSpec::NotScalar: break;
+  }
+  auto [kind, rest] = splitSpec(spec);
+  auto put = [&](const void *p, size_t n) { putBytes(bytes, p, n); };
   if (kind != "buf") {
     error = "unknown argument kind '" + kind + "' in '" + spec + "' (see ptxvm run --help)";
     return false;

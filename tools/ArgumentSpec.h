@@ -19,6 +19,14 @@ struct Buffer {
   std::string out;
 };
 
+/// What scalarArgument made of a spec.
+enum class ScalarSpec { Scalar, NotScalar, Malformed };
+
+/// The bytes of a scalar spec (`u32:`, `s32:`, `u64:`, `s64:`, `f32:`, `f64:`), little-endian;
+/// NotScalar for any other kind (a buffer), Malformed with `error` for a value out of its type's
+/// range. Needs no device: `ptxvm analyze --arg` reads the same specs.
+ScalarSpec scalarArgument(const std::string &spec, std::vector<uint8_t> &bytes, std::string &error);
+
 /// Builds one argument's bytes (and its buffer, allocated on `dev`); false
 /// with `error` on a malformed spec, a value out of its type's range, an
 /// unreadable or unwritable file, or memory `dev` cannot give.

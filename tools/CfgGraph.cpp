@@ -61,8 +61,8 @@ std::string barrierText(const analysis::BarrierOp &op) {
 
 std::string functionTitle(const ptx::Module &m, const analysis::FunctionDivergence &fd) {
   const ptx::Function &fn = fd.function();
-  return std::string(fn.isKernel ? "kernel " : "function ") + std::string(m.str(fn.name)) + " (block " +
-         fd.shape().str() + ")";
+  return std::string(fn.isKernel ? "kernel " : "function ") + std::string(m.str(fn.name)) + " (" +
+         fd.launch() + ")";
 }
 
 /// The blocks and edges of one function, node names starting with `prefix`.

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+#include <vector>
+
 namespace analysis::test {
 namespace {
 
@@ -290,6 +293,223 @@ TEST(Affine, AlignedUnknownsAgainstEveryValue) {
   EXPECT_EQ(maskedForm(Affine::threadId(1, 32), 31, U::Divergent, linear).str(), "32*W + tid.x");
   EXPECT_TRUE(
       maskedForm(Affine::threadId(1, 32), 31, U::Divergent, ThreadSpace(LaunchShape::exact(48, 2))).isTop());
+}
+
+// ---- Bounded unknowns: a launch's %ctaid, arithmetic on it -------------------------------
+
+TEST(Affine, BoundedUnknownsKeepTheirRangeThroughArithmetic) {
+  const Affine cta = Affine::unknownIn(U::CtaUniform, 32, 0, 3), tx = Affine::threadId(1, 32);
+  EXPECT_EQ(cta.str(), "(U: 0..3)");
+  const Affine base = scale(cta, 128);
+  EXPECT_EQ(base.str(), "(128*U: 0..384)");
+  EXPECT_EQ(add(base, tx).str(), "(128*U: 0..384) + tid.x");
+  EXPECT_EQ(mul(cta, Affine::constant(128, 32)).str(), "(128*U: 0..384)");
+  EXPECT_EQ(mul(cta, Affine::unknownIn(U::CtaUniform, 32, 1, 5)).constantTermRange(), std::pair(0ul, 15ul));
+  // One number is a constant, the same in every thread.
+  EXPECT_EQ(Affine::unknownIn(U::WarpUniform, 32, 5, 5).str(), "5");
+  EXPECT_EQ(Affine::unknownIn(U::CtaUniform, 32, 0, 100, 5).constantTermRange(), std::pair(0ul, 96ul));
+  // Modular: a shift that stays one interval keeps it, one that wraps
+  // around 2^32 in the middle drops it.
+  EXPECT_EQ(sub(base, Affine::constant(1000, 32)).constantTermRange(), std::pair(4294966296ul, 4294966680ul));
+  EXPECT_FALSE(add(Affine::unknownIn(U::CtaUniform, 32, 0xFFFFFF00u, 0xFFFFFFF0u), Affine::constant(0x80, 32))
+                   .constantTermRange());
+  EXPECT_EQ(neg(Affine::unknownIn(U::CtaUniform, 32, 1, 3)).constantTermRange(),
+            std::pair(4294967293ul, 4294967295ul));
+  EXPECT_FALSE(neg(cta).constantTermRange()); // 0 and 2^32 - 3 .. 2^32 - 1
+  EXPECT_EQ(scale(Affine::unknownIn(U::CtaUniform, 32, 1, 3), -2).constantTermRange(),
+            std::pair(4294967290ul, 4294967294ul));
+  EXPECT_FALSE(scale(Affine::unknownIn(U::CtaUniform, 32, 0, 1u << 30), 8).constantTermRange());
+  // Widening: unsigned bounds stay, signed ones extend unless they straddle the sign.
+  EXPECT_EQ(convert(add(base, tx), 64, false).str(), "(128*U: 0..384) + tid.x");
+  EXPECT_EQ(
+      convert(Affine::unknownIn(U::CtaUniform, 32, 0xFFFFFFF0u, 0xFFFFFFFFu), 64, true).constantTermRange(),
+      std::pair(0xFFFFFFFFFFFFFFF0ul, 0xFFFFFFFFFFFFFFFFul));
+  EXPECT_FALSE(
+      convert(Affine::unknownIn(U::CtaUniform, 32, 0x7FFFFFF0u, 0x80000010u), 64, true).constantTermRange());
+  // ... and with thread terms only when no thread's value can wrap.
+  EXPECT_TRUE(convert(add(Affine::unknownIn(U::CtaUniform, 32, 0, 0xFFFFFF00u), tx), 64, false).isTop());
+  EXPECT_TRUE(convert(add(Affine::unknown(U::CtaUniform, 32, 7), tx), 64, false).isTop());
+  // Narrowing keeps bounds that fit.
+  EXPECT_EQ(convert(Affine::unknownIn(U::CtaUniform, 64, 0, 100), 32, false).constantTermRange(),
+            std::pair(0ul, 100ul));
+  EXPECT_FALSE(
+      convert(Affine::unknownIn(U::CtaUniform, 64, 0, uint64_t{1} << 33), 32, false).constantTermRange());
+  // Merges keep equal bounds only (a loop would climb by a stride a round).
+  EXPECT_EQ(merge(base, base, U::CtaUniform).constantTermRange(), std::pair(0ul, 384ul));
+  EXPECT_FALSE(merge(base, add(base, Affine::constant(512, 32)), U::CtaUniform).constantTermRange());
+  // a & mask of a uniform a is at most the mask.
+  EXPECT_EQ(maskedForm(Affine::unknown(U::CtaUniform, 32), 0xFF, U::CtaUniform, ThreadSpace(LaunchShape{}))
+                .constantTermRange(),
+            std::pair(0ul, 255ul));
+}
+
+// Every operation's result range holds every result of operands in their
+// ranges, over small widths exhaustively.
+TEST(Affine, BoundedArithmeticHoldsEveryResult) {
+  const unsigned w = 8;
+  const uint64_t mask = 0xFF;
+  const std::pair<uint64_t, uint64_t> ranges[] = {{0, 3},     {1, 3},     {5, 9},     {0, 200},
+                                                  {250, 255}, {120, 136}, {100, 100}, {0, 255}};
+  size_t checked = 0, bounded = 0;
+  auto inRange = [](const Affine &r, uint64_t v) {
+    auto range = r.constantTermRange();
+    return !range || (range->first <= v && v <= range->second);
+  };
+  for (auto [alo, ahi] : ranges)
+    for (auto [blo, bhi] : ranges) {
+      const Affine a = Affine::unknownIn(U::CtaUniform, w, alo, ahi),
+                   b = Affine::unknownIn(U::CtaUniform, w, blo, bhi);
+      const Affine sum = add(a, b), product = mul(a, b), negated = neg(a),
+                   scaled = scale(a, int64_t(blo) - 4), signedWide = convert(a, 16, true),
+                   unsignedWide = convert(a, 16, false);
+      for (const Affine *r : {&sum, &product, &negated, &scaled, &signedWide, &unsignedWide})
+        bounded += r->constantTermRange().has_value();
+      for (uint64_t x = alo; x <= ahi; ++x) {
+        ASSERT_TRUE(inRange(negated, (0 - x) & mask)) << a.str() << " " << negated.str();
+        ASSERT_TRUE(inRange(scaled, (x * static_cast<uint64_t>(int64_t(blo) - 4)) & mask)) << scaled.str();
+        ASSERT_TRUE(inRange(signedWide, static_cast<uint64_t>(static_cast<int8_t>(x)) & 0xFFFF))
+            << signedWide.str();
+        ASSERT_TRUE(inRange(unsignedWide, x)) << unsignedWide.str();
+        for (uint64_t y = blo; y <= bhi; ++y, ++checked) {
+          ASSERT_TRUE(inRange(sum, (x + y) & mask)) << a.str() << " + " << b.str() << " = " << sum.str();
+          ASSERT_TRUE(inRange(product, (x * y) & mask))
+              << a.str() << " * " << b.str() << " = " << product.str();
+        }
+      }
+    }
+  EXPECT_GT(checked, 10000u);
+  EXPECT_GT(bounded, 200u); // of 384 results: most keep a range
+}
+
+// Comparisons and shifts of (bounded unknown + thread terms) against every
+// constant: what is claimed holds for every number in the range.
+TEST(Affine, BoundedUnknownsAgainstEveryValue) {
+  const ptx::Mod cmps[] = {ptx::Mod::Eq, ptx::Mod::Ne, ptx::Mod::Lt,
+                           ptx::Mod::Le, ptx::Mod::Gt, ptx::Mod::Ge};
+  const unsigned w = 12;
+  const uint64_t mask = 0xFFF;
+  size_t claims = 0, exact = 0;
+  for (const LaunchShape &shape :
+       {LaunchShape::exact(128), LaunchShape::exact(48, 2), LaunchShape::exact(96)}) {
+    const ThreadSpace space(shape);
+    for (auto [lo, hi, align] : {std::tuple(0u, 3u, 0u), std::tuple(0u, 384u, 7u), std::tuple(64u, 200u, 3u),
+                                 std::tuple(4000u, 4095u, 0u), std::tuple(0u, 4095u, 5u)})
+      for (int64_t c : {1, 2, -1}) {
+        const Affine u = Affine::unknownIn(U::CtaUniform, w, lo, hi, align);
+        const Affine a = add(u, scale(Affine::threadId(1, w), c));
+        const auto range = u.constantTermRange();
+        ASSERT_TRUE(range);
+        auto forEach = [&](auto key, Uniformity level) {
+          for (uint64_t v = range->first; v <= range->second; v += uint64_t{1} << align)
+            for (uint32_t t = 0; t < space.size(); ++t) {
+              const uint32_t lead = level == U::CtaUniform ? 0 : t / 32 * 32;
+              if (key(v, t) != key(v, lead)) return false;
+            }
+          return true;
+        };
+        auto value = [&](uint64_t v, uint32_t t) {
+          return (v + static_cast<uint64_t>(c) * space.tid(t)[0]) & mask;
+        };
+        for (uint64_t k : {0ul, 100ul, 300ul, 320ul, 1000ul, 2048ul, 4000ul, 4095ul})
+          for (ptx::Mod cmp : cmps)
+            for (bool isSigned : {false, true}) {
+              const Uniformity level =
+                  refineCompare(a, Affine::constant(asSignedBits(k, w), w), cmp, isSigned, space);
+              if (level == U::Divergent) continue;
+              ++claims;
+              ASSERT_TRUE(forEach(
+                  [&](uint64_t v, uint32_t t) { return *compareIntegers(cmp, value(v, t), k, w, isSigned); },
+                  level))
+                  << shape.str() << " " << a.str() << " cmp " << k;
+            }
+        for (unsigned shift : {5u, 7u, 9u}) {
+          const Uniformity level = refineShiftRight(a, shift, false, space);
+          if (level == U::Divergent) continue;
+          ++exact;
+          ASSERT_TRUE(forEach([&](uint64_t v, uint32_t t) { return value(v, t) >> shift; }, level))
+              << shape.str() << " " << a.str() << " >> " << shift;
+        }
+      }
+  }
+  EXPECT_GT(claims, 200u);
+  EXPECT_GT(exact, 10u);
+  // What the range decides that alignment alone does not: ctaid in [0, 3]
+  // with 128 threads against n = 1000 (no thread reaches it) and n = 300
+  // (a warp of CTA 2 holds 288..319).
+  const ThreadSpace linear(LaunchShape::exact(128));
+  const Affine i = add(scale(Affine::unknownIn(U::CtaUniform, 32, 0, 3), 128), Affine::threadId(1, 32));
+  EXPECT_EQ(refineCompare(i, Affine::constant(1000, 32), ptx::Mod::Ge, true, linear), U::CtaUniform);
+  EXPECT_EQ(refineCompare(i, Affine::constant(300, 32), ptx::Mod::Ge, true, linear), U::Divergent);
+  EXPECT_EQ(refineCompare(i, Affine::constant(320, 32), ptx::Mod::Ge, true, linear), U::WarpUniform);
+  EXPECT_EQ(refineShiftRight(add(Affine::unknownIn(U::CtaUniform, 32, 0, 2), Affine::threadId(1, 32)), 10,
+                             false, linear),
+            U::CtaUniform);
+  // Too many numbers to try: nothing is claimed from the range.
+  const Affine wide = add(Affine::unknownIn(U::CtaUniform, 32, 0, 1u << 30), Affine::threadId(1, 32));
+  EXPECT_EQ(refineCompare(wide, Affine::constant(1000, 32), ptx::Mod::Ge, true, linear), U::Divergent);
+}
+
+const char kLaunchKernel[] = R"(
+.visible .entry k(.param .u64 k_buf, .param .u32 k_n, .param .s16 k_small)
+{
+  .reg .pred %p<4>;
+  .reg .b16 %rs<4>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [k_buf];
+  ld.param.u32 %r1, [k_n];
+  ld.param.s16 %rs1, [k_small];
+  ld.param.u16 %rs2, [k_small];
+  ld.param.u32 %r9, [k_n+4];
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mov.u32 %r4, %tid.x;
+  mov.u32 %r6, %nctaid.x;
+  mov.u32 %r7, %ctaid.y;
+  mad.lo.s32 %r5, %r2, %r3, %r4;
+  setp.ge.s32 %p1, %r5, %r1;
+  @%p1 bra DONE;
+  add.s32 %r8, %r5, 1;
+DONE:
+  ret;
+}
+)";
+
+std::vector<uint8_t> bytesOf(uint64_t v, size_t n) {
+  std::vector<uint8_t> b(n);
+  for (size_t i = 0; i < n; ++i) b[i] = static_cast<uint8_t>(v >> (8 * i));
+  return b;
+}
+
+TEST(AffineDivergence, TheLaunchsGridAndArguments) {
+  auto launch = [](uint32_t n, uint32_t grid) {
+    DivergenceOptions o;
+    o.block = LaunchShape::exact(128);
+    o.grid = {grid, 0, 0};
+    o.arguments = {{}, bytesOf(n, 4), bytesOf(0xFFFE, 2)};
+    return o;
+  };
+  Kernel k(kLaunchKernel, "sm_80", launch(1000, 4));
+  EXPECT_EQ(k.formAt("ld.param.u32 %r1"), "1000");
+  EXPECT_EQ(k.formAt("ld.param.s16"), "-2");
+  EXPECT_EQ(k.formAt("ld.param.u16"), "-2"); // 0xFFFE: the same 16 bits
+  EXPECT_EQ(k.formAt("ld.param.u64"), "U");  // a buffer: no bytes given
+  EXPECT_EQ(k.formAt("[k_n+4]"), "U");       // past the argument's bytes
+  EXPECT_EQ(k.formAt("%nctaid.x"), "4");
+  EXPECT_EQ(k.formAt("%ctaid.x"), "(U: 0..3)");
+  EXPECT_EQ(k.formAt("%ctaid.y"), "U"); // grid.y unknown
+  EXPECT_EQ(k.formAt("mad.lo.s32"), "(128*U: 0..384) + tid.x");
+  // No thread of the 512 reaches element 1000.
+  EXPECT_EQ(k.at("setp.ge.s32"), U::CtaUniform);
+  EXPECT_EQ(k.branchAt("@%p1 bra"), U::CtaUniform);
+  // 300: a warp of CTA 2 holds 288..319.
+  EXPECT_EQ(Kernel(kLaunchKernel, "sm_80", launch(300, 4)).branchAt("@%p1 bra"), U::Divergent);
+  // 320: every warp on one side, whatever the grid.
+  EXPECT_EQ(Kernel(kLaunchKernel, "sm_80", launch(320, 0)).branchAt("@%p1 bra"), U::WarpUniform);
+  // Without the launch: the bound is unknown.
+  DivergenceOptions shapeOnly;
+  shapeOnly.block = LaunchShape::exact(128);
+  EXPECT_EQ(Kernel(kLaunchKernel, "sm_80", shapeOnly).branchAt("@%p1 bra"), U::Divergent);
 }
 
 } // namespace

@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 
 namespace {
 
@@ -235,7 +236,36 @@ std::string topCauses(const Tally &t, size_t n) {
   return out;
 }
 
-CaseOutcome checkCase(const gpucase::Case &c, bool withShape, Tally &values, Tally &branches) {
+/// What the analysis is told of the launch: nothing, its block shape, or
+/// the whole launch (block, grid and the scalar arguments).
+enum class Knowing { Nothing, Shape, Launch };
+
+/// One analysis of a case's run: what it knows, and where its counts go.
+struct Analysis {
+  Knowing knowing;
+  Tally *values, *branches;
+};
+
+/// The bytes of each scalar argument of a case's launch (buffers' addresses
+/// left unknown), as `ptxvm analyze --arg` gives them.
+std::vector<std::vector<uint8_t>> scalarArguments(const gpucase::Case &c, const emu::Kernel &kernel,
+                                                  const emu::LaunchConfig &config) {
+  std::vector<std::vector<uint8_t>> out(kernel.paramOffsets.size());
+  for (size_t i = 0; i < c.args.size() && i < out.size(); ++i) {
+    if (c.args[i].isBuffer || c.args[i].object != gpucase::Object::None) continue;
+    const auto begin = config.params.begin() + kernel.paramOffsets[i];
+    out[i].assign(begin, begin + kernel.paramSizes[i]);
+  }
+  return out;
+}
+
+void analyseRun(const gpucase::Case &c, const ptx::Module &m, const emu::Kernel &k,
+                const emu::LaunchConfig &config, const emu::UniformityRecorder &recorder, const Analysis &a,
+                CaseOutcome &out);
+
+/// Runs case `c` once, recording what execution saw, and checks each
+/// analysis against the recording.
+CaseOutcome checkCase(const gpucase::Case &c, std::span<const Analysis> analyses) {
   CaseOutcome out;
   std::string text;
   ptx::DiagnosticList diags;
@@ -274,16 +304,34 @@ CaseOutcome checkCase(const gpucase::Case &c, bool withShape, Tally &values, Tal
   device.launch(*kernel, config, runDiags);
   out.ran = true;
 
+  for (const Analysis &a : analyses) analyseRun(c, *module, *kernel, config, recorder, a, out);
+  return out;
+}
+
+/// Checks one analysis of a case against what its run recorded.
+void analyseRun(const gpucase::Case &c, const ptx::Module &m, const emu::Kernel &k,
+                const emu::LaunchConfig &config, const emu::UniformityRecorder &recorder, const Analysis &a,
+                CaseOutcome &out) {
+  const ptx::Module *module = &m;
+  const emu::Kernel *kernel = &k;
+  Tally &values = *a.values, &branches = *a.branches;
   analysis::DivergenceOptions options;
-  if (withShape) options.block = analysis::LaunchShape::exact(c.block[0], c.block[1], c.block[2]);
+  if (a.knowing != Knowing::Nothing)
+    options.block = analysis::LaunchShape::exact(c.block[0], c.block[1], c.block[2]);
+  if (a.knowing == Knowing::Launch) {
+    options.grid = {c.grid[0], c.grid[1], c.grid[2]};
+    options.arguments = scalarArguments(c, k, config);
+  }
   analysis::DivergenceResult result = analysis::analyzeDivergence(*module, *kernel->function, options);
+  const std::string block = "block " + std::to_string(c.block[0]) + "x" + std::to_string(c.block[1]) + "x" +
+                            std::to_string(c.block[2]);
+  const std::string knowing = a.knowing == Knowing::Nothing ? std::string("any shape")
+                              : a.knowing == Knowing::Shape ? block
+                                                            : "the launch: " + block + ", grid and arguments";
   auto where = [&](const emu::DInstr &in) {
-    return c.name + " (" +
-           (withShape ? "block " + std::to_string(c.block[0]) + "x" + std::to_string(c.block[1]) + "x" +
-                            std::to_string(c.block[2])
-                      : std::string("any shape")) +
-           "): line " + std::to_string(kernel->line(static_cast<uint32_t>(&in - kernel->code.data()))) +
-           " '" + ptx::instructionName(*module, kernel->instr(in)) + "'";
+    return c.name + " (" + knowing + "): line " +
+           std::to_string(kernel->line(static_cast<uint32_t>(&in - kernel->code.data()))) + " '" +
+           ptx::instructionName(*module, kernel->instr(in)) + "'";
   };
   auto check = [&](const emu::UniformityRecorder::Observation &o, Uniformity u, const std::string &what) {
     if (!o.executed) return;
@@ -330,17 +378,17 @@ CaseOutcome checkCase(const gpucase::Case &c, bool withShape, Tally &values, Tal
       }
     }
   }
-  return out;
 }
 
 TEST(Soundness, TheAnalysisAgreesWithEveryCorpusRun) {
-  Tally values[2], branches[2], debugValues, debugBranches;
+  // By Knowing: nothing, the block shape, the whole launch.
+  Tally values[3], branches[3], debugValues[2], debugBranches[2];
   size_t ran = 0, skipped = 0, debugRan = 0;
   std::vector<std::string> disagreements;
 #ifdef PTXVM_SANITIZED
   // Under the sanitizers (the main suite runs all of it): the analyses and
-  // the recorder on every case at its launch shape, the unknown shape and
-  // the -G build of every third case: 60% of the runs, the same code paths.
+  // the recorder on every case at its launch shape and launch, the unknown
+  // shape and the -G build of every third case: the same code paths.
   constexpr size_t kSample = 3;
 #else
   constexpr size_t kSample = 1;
@@ -355,20 +403,21 @@ TEST(Soundness, TheAnalysisAgreesWithEveryCorpusRun) {
       ADD_FAILURE() << e.what();
       continue;
     }
-    bool any = false;
-    for (int shaped = sampled ? 0 : 1; shaped < 2; ++shaped) {
-      CaseOutcome o = checkCase(c, shaped == 1, values[shaped], branches[shaped]);
-      any |= o.ran;
-      disagreements.insert(disagreements.end(), o.disagreements.begin(), o.disagreements.end());
-    }
-    ran += any;
-    skipped += !any;
+    std::vector<Analysis> analyses = {{Knowing::Shape, &values[1], &branches[1]},
+                                      {Knowing::Launch, &values[2], &branches[2]}};
+    if (sampled) analyses.push_back({Knowing::Nothing, &values[0], &branches[0]});
+    CaseOutcome o = checkCase(c, analyses);
+    disagreements.insert(disagreements.end(), o.disagreements.begin(), o.disagreements.end());
+    ran += o.ran;
+    skipped += !o.ran;
     // The same kernel compiled with -G: unoptimised, values through local
     // memory, many labels per block.
     if (gpucase::Case debug = c; sampled && debugBuildOf(debug)) {
-      CaseOutcome o = checkCase(debug, true, debugValues, debugBranches);
-      debugRan += o.ran;
-      disagreements.insert(disagreements.end(), o.disagreements.begin(), o.disagreements.end());
+      const Analysis debugAnalyses[] = {{Knowing::Shape, &debugValues[0], &debugBranches[0]},
+                                        {Knowing::Launch, &debugValues[1], &debugBranches[1]}};
+      CaseOutcome d = checkCase(debug, debugAnalyses);
+      debugRan += d.ran;
+      disagreements.insert(disagreements.end(), d.disagreements.begin(), d.disagreements.end());
     }
   }
   EXPECT_GT(ran, 50u) << "too few corpus cases ran";
@@ -382,15 +431,19 @@ TEST(Soundness, TheAnalysisAgreesWithEveryCorpusRun) {
               branches[0].row("branches").c_str());
   std::printf("precision, block shape of the launch:\n  %s\n  %s\n", values[1].row("values").c_str(),
               branches[1].row("branches").c_str());
+  std::printf("precision, the whole launch (block shape, grid and scalar arguments):\n  %s\n  %s\n",
+              values[2].row("values").c_str(), branches[2].row("branches").c_str());
   std::printf("precision, -G builds (%zu cases), block shape of the launch:\n  %s\n  %s\n", debugRan,
-              debugValues.row("values").c_str(), debugBranches.row("branches").c_str());
+              debugValues[0].row("values").c_str(), debugBranches[0].row("branches").c_str());
+  std::printf("precision, -G builds, the whole launch:\n  %s\n  %s\n", debugValues[1].row("values").c_str(),
+              debugBranches[1].row("branches").c_str());
   // Where the rest is lost: the source of the divergence the analysis
   // believes in, for values execution saw warp-uniform (PTXVM_SOUNDNESS_MISSES=1
   // lists them one by one).
   std::printf("values observed warp-uniform, not proven, by the source of their divergence "
               "(launch shape):\n%s",
               topCauses(values[1], 10).c_str());
-  std::printf("the same, -G builds:\n%s", topCauses(debugValues, 10).c_str());
+  std::printf("the same, -G builds:\n%s", topCauses(debugValues[0], 10).c_str());
 }
 
 } // namespace
