@@ -90,6 +90,12 @@ void DivergenceSolver::buildUsers() {
         if (v != kNoValue) pairs.emplace_back(v, kInstr | i);
     }
   }
+  // maskedLevel looks through and/or/xor operands of an `and`: it reads
+  // their operands' levels and forms too.
+  for (uint32_t i = 0; i < fn_.instrs.size(); ++i)
+    if (fn_.instrs[i].opcode == ptx::Opcode::And && cfg_.reachable(cfg_.blockOf(i)))
+      for (ValueId v : ssa_.useValues(i))
+        forEachBitwiseSource(v, kBitwiseDepth, [&](ValueId w) { pairs.emplace_back(w, kInstr | i); });
   for (uint32_t p = 0; p < ssa_.phis().size(); ++p)
     for (ValueId v : ssa_.incoming(p))
       if (v != kNoValue) pairs.emplace_back(v, kPhi | p);
@@ -518,7 +524,7 @@ std::pair<Uniformity, Affine> DivergenceSolver::transfer(uint32_t i, uint32_t sl
         andMask = static_cast<uint64_t>(*k2);
         std::swap(a, b);
       }
-      if (andMask) refined = refineAnd(a.form, *andMask, space_);
+      if (andMask) refined = maskedLevel(i, b.form.known() && constantOf(b.form) ? 1 : 2, *andMask, width);
       break;
     case RefineOp::Div:
     case RefineOp::Rem:
@@ -584,6 +590,50 @@ std::pair<Uniformity, Affine> DivergenceSolver::transfer(uint32_t i, uint32_t sl
   const unsigned resultWidth =
       f.affine == AffineOp::MulWide || f.affine == AffineOp::MadWide ? 2 * width : width;
   return {data, form.isBottom() || form.known() ? form : Affine::unknown(data, resultWidth)};
+}
+
+uint32_t DivergenceSolver::bitwiseDefinition(ValueId v) const {
+  const Value &val = ssa_.value(v);
+  if (val.kind != ValueKind::Def || val.slot != 0) return kNone;
+  const ptx::Instruction &in = fn_.instrs[val.index];
+  const bool bitwise =
+      in.opcode == ptx::Opcode::And || in.opcode == ptx::Opcode::Or || in.opcode == ptx::Opcode::Xor;
+  if (!bitwise || in.hasGuard || du_.defs(val.index).size() != 1 || du_.defs(val.index)[0].partial ||
+      !isIntegerType(m_.desc(in).lastType()))
+    return kNone;
+  return val.index;
+}
+
+template <class F> void DivergenceSolver::forEachBitwiseSource(ValueId v, unsigned depth, F f) const {
+  const uint32_t j = bitwiseDefinition(v);
+  if (j == kNone || depth == 0) return;
+  for (ValueId w : ssa_.useValues(j))
+    if (w != kNoValue) {
+      f(w);
+      forEachBitwiseSource(w, depth - 1, f);
+    }
+}
+
+Uniformity DivergenceSolver::maskedLevel(uint32_t i, uint32_t position, uint64_t mask, unsigned width,
+                                         unsigned depth) {
+  const Operand a = operand(i, position, width);
+  const Uniformity level = meet(a.level, refineAnd(a.form, mask, space_));
+  if (level != Uniformity::Divergent || depth == 0) return level;
+  // (x | y) & m = (x & m) | (y & m), and so for xor and and: uniform when
+  // both sides are under the mask (`(i | n) & 0xFFFFFFFF00000000`, the test
+  // of a 64-bit division's 32-bit fast path, with n uniform and i's high
+  // word uniform).
+  const ptx::Operand &op = fn_.operandsOf(fn_.instrs[i])[position];
+  if (op.kind != ptx::OperandKind::Register || op.selector != ptx::Selector::None) return level;
+  auto uses = du_.uses(i);
+  auto values = ssa_.useValues(i);
+  for (size_t u = 0; u < uses.size(); ++u) {
+    if (uses[u].operand != position || uses[u].role != UseRole::Source || values[u] == kNoValue) continue;
+    const uint32_t j = bitwiseDefinition(values[u]);
+    if (j == kNone || ptx::bitWidth(m_.desc(fn_.instrs[j]).lastType()) != width) return level;
+    return join(maskedLevel(j, 1, mask, width, depth - 1), maskedLevel(j, 2, mask, width, depth - 1));
+  }
+  return level;
 }
 
 Affine DivergenceSolver::orForm(uint32_t i, unsigned width) {

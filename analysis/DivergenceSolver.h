@@ -77,6 +77,17 @@ private:
   ptx::Mod spaceOf(ValueId v);
   Operand operand(uint32_t i, uint32_t position, unsigned width);
   Affine formOf(ValueId v, unsigned width) const;
+  /// How uniform operand `position` of instruction i is under `mask` (its
+  /// value & mask), looking through up to `depth` and/or/xor definitions.
+  Uniformity maskedLevel(uint32_t i, uint32_t position, uint64_t mask, unsigned width,
+                         unsigned depth = kBitwiseDepth);
+  /// The and/or/xor instruction that defines v alone (not guarded, one
+  /// integer result); kNone otherwise.
+  uint32_t bitwiseDefinition(ValueId v) const;
+  /// f(w) for the operands w of v's and/or/xor definitions, `depth` deep:
+  /// the values maskedLevel reads besides the instruction's own.
+  template <class F> void forEachBitwiseSource(ValueId v, unsigned depth, F f) const;
+  static constexpr unsigned kBitwiseDepth = 2;
   /// The form of `or` (instruction i) when it is an addition in disguise.
   Affine orForm(uint32_t i, unsigned width);
   /// The largest value operand `position` of instruction i (of `form`)

@@ -512,5 +512,44 @@ TEST(AffineDivergence, TheLaunchsGridAndArguments) {
   EXPECT_EQ(Kernel(kLaunchKernel, "sm_80", shapeOnly).branchAt("@%p1 bra"), U::Divergent);
 }
 
+// (x | y) & m is (x & m) | (y & m): uniform when both sides are, as in the
+// test of a 64-bit division's 32-bit fast path, `(i | n) >> 32 == 0`.
+const char kMaskKernel[] = R"(
+.visible .entry k(.param .u64 k_n)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<12>;
+  ld.param.u64 %rd1, [k_n];
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, %ntid.x;
+  mul.wide.u32 %rd2, %r1, %r2;
+  mov.u32 %r3, %tid.x;
+  cvt.u64.u32 %rd3, %r3;
+  add.s64 %rd4, %rd2, %rd3;
+  add.s64 %rd5, %rd4, 1000000;
+  or.b64 %rd6, %rd5, %rd1;
+  and.b64 %rd7, %rd6, -4294967296;
+  setp.eq.s64 %p1, %rd7, 0;
+  xor.b64 %rd8, %rd5, %rd1;
+  and.b64 %rd9, %rd8, 16;
+  and.b64 %rd10, %rd8, -64;
+  ret;
+}
+)";
+
+TEST(AffineDivergence, MasksLookThroughBitwiseOperands) {
+  DivergenceOptions block256;
+  block256.block = LaunchShape::exact(256);
+  Kernel k(kMaskKernel, "sm_80", block256);
+  EXPECT_EQ(k.formAt("add.s64 %rd5"), "64*U + tid.x");
+  EXPECT_EQ(k.at("and.b64 %rd7"), U::WarpUniform);
+  EXPECT_EQ(k.at("setp.eq.s64 %p1"), U::WarpUniform);
+  EXPECT_EQ(k.at("and.b64 %rd9"), U::Divergent); // bit 4 of tid.x
+  EXPECT_EQ(k.at("and.b64 %rd10"), U::WarpUniform);
+  // Without the shape the high part of 64*U + tid.x may differ in a warp.
+  EXPECT_EQ(Kernel(kMaskKernel).at("and.b64 %rd7"), U::Divergent);
+}
+
 } // namespace
 } // namespace analysis::test
