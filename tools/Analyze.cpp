@@ -132,9 +132,31 @@ std::string renderJson(const ptx::Module &m, const std::vector<Analysed> &fns) {
          "\n";
 }
 
-/// The bytes of each of `kernel`'s parameters that `specs` give (ptxvm run's syntax): a scalar's,
-/// zero-padded to its parameter's size as ptxvm run passes it; none for a buffer; false with
-/// `error` for a malformed spec, one too many or one larger than its parameter.
+} // namespace
+
+std::unique_ptr<ModuleAnalysis> analyseModule(const ptx::Module &m,
+                                              const std::vector<const ptx::Function *> &roots,
+                                              const std::optional<std::array<uint32_t, 3>> &block,
+                                              const LaunchValues &values) {
+  auto a = std::make_unique<ModuleAnalysis>();
+  analysis::LaunchOptions launch;
+  if (block) std::copy(block->begin(), block->end(), launch.block);
+  a->manager = std::make_unique<analysis::AnalysisManager>(m, launch);
+  analysis::DivergenceOptions options;
+  if (block) options.block = analysis::LaunchShape::exact((*block)[0], (*block)[1], (*block)[2]);
+  options.grid = values.grid;
+  options.arguments = values.arguments;
+  a->divergence = analysis::analyzeDivergence(*a->manager, roots, options);
+  a->barriers = analysis::checkBarriers(m, a->divergence);
+  for (const ptx::Function &fn : m.functions) {
+    const analysis::FunctionDivergence *fd = a->divergence.find(fn);
+    if (!fd) continue;
+    for (const analysis::BarrierReport &r : a->barriers)
+      if (r.function == &fn) a->functions.push_back({fd, &r});
+  }
+  return a;
+}
+
 bool launchArguments(const ptx::Function &kernel, const std::vector<std::string> &specs,
                      std::vector<std::vector<uint8_t>> &out, std::string &error) {
   if (specs.size() != kernel.params.size()) {
@@ -164,31 +186,6 @@ bool launchArguments(const ptx::Function &kernel, const std::vector<std::string>
     out[i] = std::move(bytes);
   }
   return true;
-}
-
-} // namespace
-
-std::unique_ptr<ModuleAnalysis> analyseModule(const ptx::Module &m,
-                                              const std::vector<const ptx::Function *> &roots,
-                                              const std::optional<std::array<uint32_t, 3>> &block,
-                                              const LaunchValues &values) {
-  auto a = std::make_unique<ModuleAnalysis>();
-  analysis::LaunchOptions launch;
-  if (block) std::copy(block->begin(), block->end(), launch.block);
-  a->manager = std::make_unique<analysis::AnalysisManager>(m, launch);
-  analysis::DivergenceOptions options;
-  if (block) options.block = analysis::LaunchShape::exact((*block)[0], (*block)[1], (*block)[2]);
-  options.grid = values.grid;
-  options.arguments = values.arguments;
-  a->divergence = analysis::analyzeDivergence(*a->manager, roots, options);
-  a->barriers = analysis::checkBarriers(m, a->divergence);
-  for (const ptx::Function &fn : m.functions) {
-    const analysis::FunctionDivergence *fd = a->divergence.find(fn);
-    if (!fd) continue;
-    for (const analysis::BarrierReport &r : a->barriers)
-      if (r.function == &fn) a->functions.push_back({fd, &r});
-  }
-  return a;
 }
 
 Command addAnalyzeCommand(CLI::App &ptxvm) {

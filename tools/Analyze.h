@@ -50,6 +50,12 @@ std::unique_ptr<ModuleAnalysis> analyseModule(const ptx::Module &m,
                                               const std::optional<std::array<uint32_t, 3>> &block,
                                               const LaunchValues &values = {});
 
+/// The bytes of each of `kernel`'s parameters that `specs` give (ptxvm run's syntax): a scalar's,
+/// zero-padded to its parameter's size as ptxvm run passes it; none for a buffer; false with
+/// `error` for a malformed spec, the wrong number of them or one larger than its parameter.
+bool launchArguments(const ptx::Function &kernel, const std::vector<std::string> &specs,
+                     std::vector<std::vector<uint8_t>> &out, std::string &error);
+
 /// Adds `analyze` to `ptxvm`.
 Command addAnalyzeCommand(CLI::App &ptxvm);
 

@@ -469,8 +469,9 @@ std::string renderReportHtml(const HtmlReportInputs &in) {
 
 std::string writeCfgPage(const std::string &dir, const ptx::Module &m, const std::string &name,
                          const std::vector<const ptx::Function *> &kernels,
-                         const std::optional<std::array<uint32_t, 3>> &block, std::string &error) {
-  std::unique_ptr<ModuleAnalysis> analysed = analyseModule(m, kernels, block);
+                         const std::optional<std::array<uint32_t, 3>> &block, std::string &error,
+                         const LaunchValues &values) {
+  std::unique_ptr<ModuleAnalysis> analysed = analyseModule(m, kernels, block, values);
   std::string graphError;
   const std::string page = renderCfgHtml(m, analysed->functions, graphError);
   std::error_code ec;

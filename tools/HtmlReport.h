@@ -6,6 +6,7 @@
 #pragma once
 
 #include "ptx/IR.h"
+#include "tools/Analyze.h"
 
 #include <boost/json/object.hpp>
 
@@ -40,12 +41,14 @@ struct HtmlReportInputs {
 std::string renderReportHtml(const HtmlReportInputs &in);
 
 /// A module's CFG page (renderCfgHtml of `kernels` and what they call — every kernel when
-/// empty — under `block` when known) written to DIR/cfg/NAME.html; its link relative to DIR, or
+/// empty — under `block` when known, and what `values` knows of the launch) written to DIR/cfg/NAME.html; its
+/// link relative to DIR, or
 /// "" when it cannot be written. `error` says why, or (with a link) that Graphviz could not draw
 /// and the page holds DOT text.
 std::string writeCfgPage(const std::string &dir, const ptx::Module &m, const std::string &name,
                          const std::vector<const ptx::Function *> &kernels,
-                         const std::optional<std::array<uint32_t, 3>> &block, std::string &error);
+                         const std::optional<std::array<uint32_t, 3>> &block, std::string &error,
+                         const LaunchValues &values = {});
 
 /// Writes `text` to `path`; false when it cannot.
 bool writeTextFile(const std::string &path, const std::string &text);

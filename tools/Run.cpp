@@ -8,6 +8,7 @@
 #include "ptx/Verifier.h"
 #include "runtime/Device.h"
 #include "runtime/cudart/LaunchReport.h"
+#include "tools/Analyze.h"
 #include "tools/ArgumentSpec.h"
 #include "tools/HtmlReport.h"
 
@@ -41,8 +42,8 @@ bool checkLaunchShape(const runtime::Dim3 &grid, const runtime::Dim3 &block, std
 }
 
 /// `--report-html DIR` after the launch: the JSON report, a copy of the PTX, its CFG page (under
-/// the launch's block shape) and the page itself. Without a module that parsed and verified (`m`
-/// null) or a launch, the page has the diagnostics that stopped the run.
+/// the launch's block shape, grid and scalar arguments) and the page itself. Without a module that parsed and
+/// verified (`m` null) or a launch, the page has the diagnostics that stopped the run.
 bool writeRunHtmlReport(const RunOptions &o, const ptx::Module *m,
                         const std::vector<boost::json::object> &launches, const ptx::DiagnosticList &diags,
                         const std::string &tracePath) {
@@ -76,8 +77,14 @@ bool writeRunHtmlReport(const RunOptions &o, const ptx::Module *m,
     module.ptxLink = "ptx/" + name + ".ptx";
   auto block = parseDimensions(o.block);
   const ptx::Function *kernel = m ? m->findFunction(o.kernel) : nullptr;
-  if (kernel && kernel->isKernel && kernel->hasBody)
-    module.cfgLink = writeCfgPage(dir, *m, name, {kernel}, block, error);
+  if (kernel && kernel->isKernel && kernel->hasBody) {
+    // Coloured for this launch: its grid and scalar arguments too.
+    LaunchValues values;
+    values.grid = parseDimensions(o.grid);
+    std::string unused;
+    if (!launchArguments(*kernel, o.args, values.arguments, unused)) values.arguments.clear();
+    module.cfgLink = writeCfgPage(dir, *m, name, {kernel}, block, error, values);
+  }
   if (!error.empty()) fmt::print(stderr, "ptxvm run: --report-html: {}\n", error);
   page.modules.push_back(std::move(module));
   ok = writeTextFile(dir + "/index.html", renderReportHtml(page)) && ok;

@@ -1,5 +1,6 @@
 // libFuzzer target for everything after the front end: any PTX that parses
-// and verifies is analysed (divergence, affine, barrier checks) and each of
+// and verifies is analysed (divergence, affine, barrier checks; also for the
+// launch below, with its grid and arguments) and each of
 // its kernels runs on the emulator (two CTAs, buffers for pointer
 // parameters, a small instruction limit). Nothing may crash, hang or leak:
 // a faulting, deadlocking or unsupported kernel ends with diagnostics.
@@ -45,6 +46,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       std::memcpy(config.params.data() + kernel->paramOffsets[i], &value,
                   std::min<size_t>(8, kernel->paramSizes[i]));
     }
+    // The analysis again for this launch: its block, grid and arguments
+    // (bounded %ctaid, constant parameters).
+    analysis::DivergenceOptions launch;
+    launch.block = analysis::LaunchShape::exact(config.block.x, config.block.y, config.block.z);
+    launch.grid = {config.grid.x, config.grid.y, config.grid.z};
+    for (size_t i = 0; i < kernel->paramOffsets.size(); ++i) {
+      const auto begin = config.params.begin() + kernel->paramOffsets[i];
+      launch.arguments.emplace_back(begin, begin + kernel->paramSizes[i]);
+    }
+    (void)analysis::checkBarriers(*m, analysis::analyzeDivergence(*m, f, launch));
     device.launch(*kernel, config, run);
     for (const ptx::Diagnostic &d : run.all()) (void)d.renderText();
   }
