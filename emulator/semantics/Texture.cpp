@@ -34,12 +34,37 @@ struct Texel {
   float value[4] = {};
 };
 
-/// An sRGB channel's linear value as the texture unit gives it: the
-/// standard curve rounded to 8 significant bits, a bfloat16 (as measured on
-/// an H200 for 11 of 12 channels; 68/255 reads 2^-8 of a unit lower).
-float srgbToLinear(float c) {
-  const double linear = c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4);
-  return static_cast<float>(fp::toDouble(fp::fromDouble(linear, fp::kBF16, fp::Round::Nearest), fp::kBF16));
+/// An 8-bit sRGB channel's linear value as the texture unit gives it: a
+/// table of 256 bfloat16 values, measured on an H200 (tests/gpu/apps/
+/// texture-fits/srgb_probe.h200.txt; every colour channel reads the same).
+/// It is not the standard curve rounded to 8 significant bits: the linear
+/// segment is n/3276.8 (n = 1..10) where the curve has n/3294.6, and 19
+/// values above it are one unit in the 8th bit off the rounded curve.
+constexpr uint16_t kSrgbToLinearBf16[256] = {
+    0x0000, 0x39a0, 0x3a20, 0x3a70, 0x3aa0, 0x3ac8, 0x3af0, 0x3b0c, 0x3b20, 0x3b34, 0x3b48, 0x3b5c, 0x3b70,
+    0x3b84, 0x3b90, 0x3b9c, 0x3baa, 0x3bb8, 0x3bc6, 0x3bd6, 0x3be6, 0x3bf6, 0x3c03, 0x3c0c, 0x3c16, 0x3c1f,
+    0x3c29, 0x3c34, 0x3c3e, 0x3c49, 0x3c55, 0x3c60, 0x3c6c, 0x3c7a, 0x3c83, 0x3c8a, 0x3c91, 0x3c98, 0x3c9f,
+    0x3ca6, 0x3cae, 0x3cb6, 0x3cbe, 0x3cc6, 0x3cce, 0x3cd7, 0x3ce0, 0x3ce9, 0x3cf2, 0x3cfc, 0x3d03, 0x3d08,
+    0x3d0d, 0x3d12, 0x3d17, 0x3d1c, 0x3d22, 0x3d28, 0x3d2d, 0x3d33, 0x3d39, 0x3d3f, 0x3d45, 0x3d4c, 0x3d52,
+    0x3d58, 0x3d60, 0x3d66, 0x3d6c, 0x3d74, 0x3d7a, 0x3d81, 0x3d85, 0x3d88, 0x3d8c, 0x3d90, 0x3d94, 0x3d98,
+    0x3d9c, 0x3da0, 0x3da4, 0x3da9, 0x3dad, 0x3db1, 0x3db6, 0x3dba, 0x3dbf, 0x3dc3, 0x3dc8, 0x3dcd, 0x3dd1,
+    0x3dd6, 0x3ddb, 0x3de0, 0x3de5, 0x3dea, 0x3df0, 0x3df4, 0x3dfa, 0x3e00, 0x3e02, 0x3e05, 0x3e08, 0x3e0b,
+    0x3e0e, 0x3e11, 0x3e14, 0x3e17, 0x3e1a, 0x3e1d, 0x3e20, 0x3e23, 0x3e26, 0x3e29, 0x3e2c, 0x3e30, 0x3e33,
+    0x3e36, 0x3e3a, 0x3e3d, 0x3e40, 0x3e44, 0x3e47, 0x3e4b, 0x3e4e, 0x3e52, 0x3e56, 0x3e59, 0x3e5d, 0x3e61,
+    0x3e65, 0x3e68, 0x3e6c, 0x3e70, 0x3e74, 0x3e78, 0x3e7c, 0x3e80, 0x3e82, 0x3e84, 0x3e86, 0x3e88, 0x3e8a,
+    0x3e8d, 0x3e8f, 0x3e91, 0x3e93, 0x3e95, 0x3e98, 0x3e9a, 0x3e9c, 0x3e9e, 0x3ea1, 0x3ea3, 0x3ea5, 0x3ea8,
+    0x3eaa, 0x3ead, 0x3eaf, 0x3eb2, 0x3eb4, 0x3eb6, 0x3eb9, 0x3ebc, 0x3ebe, 0x3ec1, 0x3ec3, 0x3ec6, 0x3ec8,
+    0x3ecb, 0x3ece, 0x3ed1, 0x3ed3, 0x3ed6, 0x3ed9, 0x3edb, 0x3ede, 0x3ee1, 0x3ee4, 0x3ee7, 0x3eea, 0x3eed,
+    0x3ef0, 0x3ef2, 0x3ef6, 0x3ef8, 0x3efc, 0x3efe, 0x3f01, 0x3f02, 0x3f04, 0x3f05, 0x3f07, 0x3f09, 0x3f0a,
+    0x3f0c, 0x3f0d, 0x3f0f, 0x3f11, 0x3f12, 0x3f14, 0x3f16, 0x3f17, 0x3f19, 0x3f1b, 0x3f1c, 0x3f1e, 0x3f20,
+    0x3f21, 0x3f23, 0x3f25, 0x3f27, 0x3f29, 0x3f2a, 0x3f2c, 0x3f2e, 0x3f30, 0x3f32, 0x3f33, 0x3f35, 0x3f37,
+    0x3f39, 0x3f3b, 0x3f3d, 0x3f3f, 0x3f41, 0x3f43, 0x3f45, 0x3f47, 0x3f49, 0x3f4b, 0x3f4d, 0x3f4f, 0x3f51,
+    0x3f53, 0x3f55, 0x3f57, 0x3f59, 0x3f5b, 0x3f5d, 0x3f5f, 0x3f61, 0x3f63, 0x3f65, 0x3f68, 0x3f6a, 0x3f6c,
+    0x3f6e, 0x3f70, 0x3f72, 0x3f74, 0x3f76, 0x3f7a, 0x3f7c, 0x3f7e, 0x3f80,
+};
+
+float srgbToLinear(uint32_t byte) {
+  return std::bit_cast<float>(uint32_t{kSrgbToLinearBf16[byte & 0xFF]} << 16);
 }
 
 /// The channels of a texel stored as `bytes`, as the read mode gives them.
@@ -65,7 +90,7 @@ Texel decodeTexel(const TextureObject &o, const uint8_t *bytes) {
       t.raw[c] = bits;
       if (o.sampler.normalizedFloat && f.bits < 32) {
         v = static_cast<float>(bits) / static_cast<float>((1u << f.bits) - 1);
-        if (o.sampler.srgb && f.bits == 8 && c < 3) v = srgbToLinear(v);
+        if (o.sampler.srgb && f.bits == 8 && c < 3) v = srgbToLinear(bits);
       } else {
         v = static_cast<float>(bits);
       }
@@ -231,9 +256,12 @@ bool tap(Exec &x, const TextureObject &o, const Footprint &fp, const Coordinates
 /// The weighted sum of `n` texel values (weights in 1/256) as the texture
 /// unit forms it (measured on an H200): the values aligned to the largest
 /// exponent among them and truncated to 28 bits there, the sum exact, then
-/// rounded to a float once, ties away from zero. Non-finite values take the
-/// plain float sum.
-float filterSum(const uint32_t *weights, const float *values, unsigned n) {
+/// rounded once, ties away from zero, to `significant` bits and no finer
+/// than 2^lowest: a float's 24 bits, or for the colour channels of sRGB
+/// textures a half's grid (11 bits, 2^-24; srgb_probe.h200.txt: 1,799 of
+/// 1,799 filtered fetches). Non-finite values take the plain float sum.
+float filterSum(const uint32_t *weights, const float *values, unsigned n, int significant = 24,
+                int lowest = INT_MIN) {
   int top = INT_MIN;
   bool finite = true;
   for (unsigned t = 0; t < n; ++t) {
@@ -265,8 +293,10 @@ float filterSum(const uint32_t *weights, const float *values, unsigned n) {
   uint64_t magnitude = sum < 0 ? uint64_t(-sum) : uint64_t(sum);
   int exponent = top - kBits - 8; // the value is sum * 2^exponent
   const int bits = 64 - std::countl_zero(magnitude);
-  if (bits > 24) {
-    const int shift = bits - 24;
+  int shift = bits - significant;
+  if (lowest != INT_MIN) shift = std::max(shift, lowest - exponent);
+  if (shift >= 64) return zero(); // below half of the finest step
+  if (shift > 0) {
     magnitude = (magnitude + (uint64_t{1} << (shift - 1))) >> shift; // ties away from zero
     exponent += shift;
   }
@@ -314,16 +344,21 @@ bool sample(Exec &x, const TextureObject &o, const Coordinates &c, unsigned dims
         weights[n++] = w;
       }
   const bool half = r.format.kind == ChannelKind::Float && r.format.bits == 16;
-  const bool unorm8 = r.format.kind == ChannelKind::Unsigned && r.format.bits == 8 &&
-                      o.sampler.normalizedFloat && !o.sampler.srgb;
+  const bool unorm8 =
+      r.format.kind == ChannelKind::Unsigned && r.format.bits == 8 && o.sampler.normalizedFloat;
   out = Texel();
   for (unsigned ch = 0; ch < 4; ++ch) {
     float values[8];
     for (unsigned t = 0; t < n; ++t) values[t] = texels[t].value[ch];
     float v = 0;
-    if (unorm8 && ch < r.format.channels) {
+    const bool srgbColour = o.sampler.srgb && unorm8 && ch < 3;
+    if (srgbColour) {
+      // sRGB colours filter as their linear values, the sum on a half's grid.
+      v = filterSum(weights, values, n, 11, -24);
+    } else if (unorm8 && ch < r.format.channels) {
       // 8-bit unsigned normalized texels filter as 16-bit ones (v * 257),
-      // the sum rounded (half up) to 16 bits, then scaled to [0, 1].
+      // the sum rounded (half up) to 16 bits, then scaled to [0, 1]; so does
+      // an sRGB texture's alpha.
       uint64_t sum = 0;
       for (unsigned t = 0; t < n; ++t) sum += uint64_t{weights[t]} * (texels[t].raw[ch] & 0xFF) * 257;
       v = static_cast<float>((sum + 128) >> 8) / 65535.0f;

@@ -12,6 +12,8 @@
 
 #include <bit>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -305,6 +307,80 @@ TEST(Texture, LinearFilteringArithmeticAsMeasuredOnAnH200) {
   r = t.run("tex2d", t.device.textures.create(n), Fixture::at({{1.0f, 1.0f}}));
   ASSERT_TRUE(r.ok) << r.diagnostics;
   EXPECT_EQ(r.out[0], 0x3f000080u) << f(r.out[0]);
+}
+
+// Every fetch of tests/gpu/apps/texture-fits/srgb_probe.h200.txt: a 256x1
+// sRGB uchar4 texture whose texel i is (i, 255 - i, 37 i mod 256, i), read
+// with point sampling and with linear filtering between neighbours.
+TEST(Texture, SrgbAsMeasuredOnAnH200) {
+  std::ifstream in(std::string(PTXVM_SOURCE_DIR) + "/tests/gpu/apps/texture-fits/srgb_probe.h200.txt");
+  ASSERT_TRUE(in) << "the recording is missing";
+  struct Fetch {
+    float x;
+    uint32_t r, g, b, a;
+    bool all; // point lines give four channels, linear ones red and alpha
+  };
+  std::vector<Fetch> fetches;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::string kind, colon;
+    words >> kind;
+    Fetch f{};
+    if (kind == "point") {
+      int i;
+      words >> i >> colon >> std::hex >> f.r >> f.g >> f.b >> f.a;
+      f.x = i + 0.5f, f.all = true;
+    } else if (kind == "linear") {
+      int a, b, j;
+      words >> a >> b >> j >> colon >> std::hex >> f.r >> f.a;
+      f.x = a + 0.5f + j / 256.0f;
+    } else {
+      continue;
+    }
+    ASSERT_TRUE(words) << line;
+    fetches.push_back(f);
+  }
+  ASSERT_EQ(fetches.size(), 256u + 7 * 257);
+  Fixture t;
+  std::vector<uint8_t> texels;
+  for (int i = 0; i < 256; ++i)
+    texels.insert(texels.end(), {uint8_t(i), uint8_t(255 - i), uint8_t(37 * i), uint8_t(i)});
+  const uint64_t at = t.device.global.allocate(texels.size());
+  t.device.global.write(at, texels.data(), texels.size());
+  for (bool linear : {false, true}) {
+    emu::TextureObject o = t.array2d(emu::AddressMode::Clamp, linear);
+    o.resource.address = at;
+    o.resource.format = {4, 8, emu::ChannelKind::Unsigned};
+    o.resource.width = 256, o.resource.height = 1, o.resource.rowPitch = 256 * 4;
+    o.sampler.normalizedFloat = true;
+    o.sampler.srgb = true;
+    const uint64_t handle = t.device.textures.create(o);
+    // One launch per 256 fetches (a CTA's worth).
+    std::vector<const Fetch *> batch;
+    size_t checked = 0;
+    auto flush = [&] {
+      std::vector<uint32_t> coords;
+      for (const Fetch *f : batch) coords.insert(coords.end(), {b(f->x), b(0.5f), 0, 0});
+      auto r = t.run("tex2d", handle, coords);
+      ASSERT_TRUE(r.ok) << r.diagnostics;
+      for (size_t k = 0; k < batch.size(); ++k, ++checked) {
+        const Fetch &f = *batch[k];
+        EXPECT_EQ(r.out[4 * k], f.r) << "x = " << f.x;
+        EXPECT_EQ(r.out[4 * k + 3], f.a) << "x = " << f.x;
+        if (f.all) {
+          EXPECT_EQ(std::tie(r.out[4 * k + 1], r.out[4 * k + 2]), std::tie(f.g, f.b)) << "x = " << f.x;
+        }
+      }
+      batch.clear();
+    };
+    for (const Fetch &f : fetches)
+      if (f.all != linear) {
+        batch.push_back(&f);
+        if (batch.size() == 256) flush();
+      }
+    if (!batch.empty()) flush();
+    EXPECT_EQ(checked, linear ? 7u * 257 : 256u);
+  }
 }
 
 TEST(Texture, Tld4GathersCounterClockwiseFromLowerLeft) {
