@@ -381,6 +381,37 @@ TEST(Affine, BoundedArithmeticHoldsEveryResult) {
   EXPECT_GT(bounded, 200u); // of 384 results: most keep a range
 }
 
+// Widening U + c·tid.x keeps the form only when no thread's value wraps in
+// the source width: then every thread's value, extended, is the bounded
+// term's extension plus c·tid.x.
+TEST(Affine, BoundedWideningHoldsEveryThread) {
+  const unsigned w = 12;
+  size_t kept = 0;
+  for (auto [lo, hi] : {std::pair(0ul, 3ul), std::pair(0ul, 2000ul), std::pair(2000ul, 3000ul),
+                        std::pair(3000ul, 4095ul), std::pair(1500ul, 2100ul)})
+    for (int64_t c : {1, 2, -1})
+      for (bool isSigned : {false, true}) {
+        const Affine a = add(Affine::unknownIn(U::CtaUniform, w, lo, hi), scale(Affine::threadId(1, w), c));
+        const Affine wide = convert(a, 24, isSigned);
+        if (!wide.known()) continue;
+        ++kept;
+        const auto range = wide.constantTermRange();
+        ASSERT_TRUE(range) << a.str() << " -> " << wide.str();
+        auto extend = [&](uint64_t v) {
+          v &= 0xFFF;
+          return isSigned && (v & 0x800) ? (v | ~uint64_t{0xFFF}) & 0xFFFFFF : v;
+        };
+        for (uint64_t u = lo; u <= hi; ++u) {
+          ASSERT_TRUE(range->first <= extend(u) && extend(u) <= range->second) << wide.str() << " u " << u;
+          for (uint64_t t = 0; t < 1024; t += 7)
+            ASSERT_EQ(extend(u + static_cast<uint64_t>(c) * t),
+                      (extend(u) + static_cast<uint64_t>(c) * t) & 0xFFFFFF)
+                << a.str() << " -> " << wide.str() << " u " << u << " tid " << t;
+        }
+      }
+  EXPECT_GT(kept, 3u);
+}
+
 // Comparisons and shifts of (bounded unknown + thread terms) against every
 // constant: what is claimed holds for every number in the range.
 TEST(Affine, BoundedUnknownsAgainstEveryValue) {
