@@ -629,8 +629,12 @@ Uniformity DivergenceSolver::maskedLevel(uint32_t i, uint32_t position, uint64_t
   auto values = ssa_.useValues(i);
   for (size_t u = 0; u < uses.size(); ++u) {
     if (uses[u].operand != position || uses[u].role != UseRole::Source || values[u] == kNoValue) continue;
+    // Only definitions in the same block: what they compute there is what
+    // the `and` reads, under the same floor (which processInstr joins).
     const uint32_t j = bitwiseDefinition(values[u]);
-    if (j == kNone || ptx::bitWidth(m_.desc(fn_.instrs[j]).lastType()) != width) return level;
+    if (j == kNone || cfg_.blockOf(j) != cfg_.blockOf(i) ||
+        ptx::bitWidth(m_.desc(fn_.instrs[j]).lastType()) != width)
+      return level;
     return join(maskedLevel(j, 1, mask, width, depth - 1), maskedLevel(j, 2, mask, width, depth - 1));
   }
   return level;

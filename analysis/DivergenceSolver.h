@@ -78,7 +78,8 @@ private:
   Operand operand(uint32_t i, uint32_t position, unsigned width);
   Affine formOf(ValueId v, unsigned width) const;
   /// How uniform operand `position` of instruction i is under `mask` (its
-  /// value & mask), looking through up to `depth` and/or/xor definitions.
+  /// value & mask), looking through up to `depth` and/or/xor definitions in
+  /// i's block.
   Uniformity maskedLevel(uint32_t i, uint32_t position, uint64_t mask, unsigned width,
                          unsigned depth = kBitwiseDepth);
   /// The and/or/xor instruction that defines v alone (not guarded, one
