@@ -10,7 +10,9 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <bit>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -53,6 +55,9 @@ std::string kernels() {
          fetch("texgrad",
                "mov.b32 %r9, 0;\n  tex.grad.2d.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%d0, {%r1, %r2}], "
                "{%r3, %r9}, {%r4, %r9}") +
+         // Both gradients whole (r1, r2) and (r3, r4), at (0.5, 0.5).
+         fetch("texgrad2", "mov.b32 %r10, 0f3F000000;\n  tex.grad.2d.v4.f32.f32 {%r5, %r6, %r7, %r8}, "
+                           "[%d0, {%r10, %r10}], {%r1, %r2}, {%r3, %r4}") +
          fetch("texcube", "tex.cube.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%d0, {%r1, %r2, %r3, %r3}]") +
          fetch("tld4g", "tld4.g.2d.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%d0, {%r1, %r2}]") +
          // Texel offsets (r3, r4), a depth-compare value (r3), gathers on cubemaps.
@@ -381,6 +386,57 @@ TEST(Texture, SrgbAsMeasuredOnAnH200) {
     if (!batch.empty()) flush();
     EXPECT_EQ(checked, linear ? 7u * 257 : 256u);
   }
+}
+
+// The levels of detail of tests/gpu/apps/texture-fits/lod_probe.h200.txt: a
+// 256x256 mipmapped texture whose level l reads 256 l, point-sampled and
+// linearly filtered between levels, so each fetch returns its level of
+// detail times 256. Not every one is reproduced (the texture unit's log2 is
+// not): the counts are those measured when the model was fitted, and the
+// test fails when either gets worse.
+TEST(Texture, LevelsOfDetailAsMeasuredOnAnH200) {
+  std::ifstream in(std::string(PTXVM_SOURCE_DIR) + "/tests/gpu/apps/texture-fits/lod_probe.h200.txt");
+  ASSERT_TRUE(in) << "the recording is missing";
+  std::vector<std::array<uint32_t, 5>> fetches; // the gradients' bits, the result's
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::array<uint32_t, 5> f{};
+    std::string colon;
+    words >> std::hex >> f[0] >> f[1] >> f[2] >> f[3] >> colon >> f[4];
+    ASSERT_TRUE(words && colon == ":") << line;
+    fetches.push_back(f);
+  }
+  ASSERT_EQ(fetches.size(), 594u);
+  Fixture t;
+  emu::TextureObject o = t.array2d(emu::AddressMode::Clamp, false, true);
+  o.resource.levels = 9;
+  for (unsigned l = 0; l < 9; ++l) {
+    const uint64_t n = 256u >> l;
+    const std::vector<float> texels(n * n, 256.0f * l);
+    const uint64_t at = t.device.global.allocate(texels.size() * 4);
+    t.device.global.write(at, texels.data(), texels.size() * 4);
+    o.resource.level[l] = {at, n, n, 1, n * 4, n * n * 4};
+  }
+  o.resource.address = o.resource.level[0].address;
+  o.resource.width = o.resource.height = 256, o.resource.rowPitch = 1024;
+  o.sampler.mipmapLinear = true;
+  o.sampler.maxLevel = 8;
+  const uint64_t handle = t.device.textures.create(o);
+  size_t oneGradient = 0, twoGradients = 0; // rows 0-449 vary one component, 450-593 several
+  for (size_t first = 0; first < fetches.size(); first += 256) {
+    const size_t count = std::min<size_t>(256, fetches.size() - first);
+    std::vector<uint32_t> coords;
+    for (size_t k = 0; k < count; ++k)
+      coords.insert(coords.end(), fetches[first + k].begin(), fetches[first + k].begin() + 4);
+    auto r = t.run("texgrad2", handle, coords);
+    ASSERT_TRUE(r.ok) << r.diagnostics;
+    for (size_t k = 0; k < count; ++k)
+      if (r.out[4 * k] == fetches[first + k][4]) ++(first + k < 450 ? oneGradient : twoGradients);
+  }
+  EXPECT_GE(oneGradient, 414u);
+  EXPECT_GE(twoGradients, 138u);
+  std::printf("levels of detail as the H200's: %zu of 450 (one gradient), %zu of 144 (two)\n", oneGradient,
+              twoGradients);
 }
 
 TEST(Texture, Tld4GathersCounterClockwiseFromLowerLeft) {
