@@ -509,6 +509,35 @@ TextureObject atLevel(const TextureObject &o, unsigned l) {
   return at;
 }
 
+/// The texture unit's log2 of a footprint extent, in 1/256ths: the
+/// exponent plus a table of the top 8 bits of the significand (measured on
+/// an H200, tests/gpu/apps/texture-fits/log2_probe.h200.txt: every 32nd of
+/// 8,192 significands from 1 to 2 reads the same; the table is close to
+/// 256 log2 of each bucket's middle, rounded, off by one in 14 of 256).
+constexpr uint8_t kLog2Significand[256] = {
+    0,   2,   4,   5,   6,   8,   9,   11,  12,  13,  15,  16,  18,  19,  20,  22,  23,  24,  26,  27,
+    28,  30,  31,  32,  34,  35,  36,  38,  39,  40,  42,  43,  44,  45,  47,  48,  49,  50,  52,  53,
+    54,  55,  57,  58,  59,  60,  62,  63,  64,  65,  66,  68,  69,  70,  71,  72,  74,  75,  76,  77,
+    78,  79,  81,  82,  83,  84,  85,  86,  88,  89,  90,  91,  92,  93,  94,  95,  97,  98,  99,  100,
+    101, 102, 103, 104, 105, 106, 107, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118, 119, 120, 121,
+    122, 123, 124, 125, 126, 127, 128, 129, 130, 131, 132, 133, 135, 136, 137, 137, 138, 139, 140, 141,
+    142, 143, 144, 145, 146, 147, 148, 149, 150, 151, 152, 153, 154, 155, 156, 157, 158, 159, 160, 161,
+    162, 162, 163, 164, 165, 166, 167, 168, 169, 170, 171, 172, 173, 173, 174, 175, 176, 177, 178, 179,
+    180, 181, 181, 182, 183, 184, 185, 186, 187, 188, 188, 189, 190, 191, 192, 193, 194, 195, 195, 196,
+    197, 198, 199, 200, 200, 201, 202, 203, 204, 205, 205, 206, 207, 208, 209, 210, 210, 211, 212, 213,
+    214, 214, 215, 216, 217, 218, 218, 219, 220, 221, 222, 222, 223, 224, 225, 226, 226, 227, 228, 229,
+    229, 230, 231, 232, 233, 233, 234, 235, 236, 236, 237, 238, 239, 239, 240, 241, 242, 242, 243, 244,
+    245, 245, 246, 247, 248, 248, 249, 250, 251, 251, 252, 253, 253, 254, 255, 255,
+};
+
+float unitLog2(float extent) {
+  if (!(extent > 0.0f) || !std::isfinite(extent)) return std::log2(extent); // -inf, inf, NaN
+  int exponent = 0;
+  const float significand = std::frexp(extent, &exponent) * 2.0f; // [1, 2)
+  const unsigned top = static_cast<unsigned>((significand - 1.0f) * 256.0f);
+  return static_cast<float>(256 * (exponent - 1) + kLog2Significand[top]) / 256.0f;
+}
+
 /// The level of detail of lane `lane`'s fetch: tex.level's operand, or
 /// tex.grad's from its gradients (log2 of the footprint's extent in
 /// texels); 0 for a plain tex (compute code has no implicit derivatives).
@@ -532,14 +561,14 @@ float levelOfDetail(Exec &x, const DInstr &in, const TexOperands &ops, const Tex
   float longest = 0;
   if (dims <= 2) {
     // The footprint's extent as the texture unit estimates it (measured on
-    // an H200, tests/gpu/apps/texture-fits/lod_probe: 138 of 144 fetches
-    // with two gradients or two components, all 450 of one): the longest of
-    // the two gradients and of their sum and difference times 11/16 (about
+    // an H200, tests/gpu/apps/texture-fits/lod_probe: all 594 fetches, with
+    // one gradient, two, or two components): the longest of the two
+    // gradients and of their sum and difference times 11/16 (about
     // 1/sqrt(2): the footprint's diagonals), each vector's length taken as
-    // its longer component plus 0.342 times the shorter one.
+    // its longer component plus 11/32 of the shorter one.
     auto length = [](float x, float y) {
       x = std::fabs(x), y = std::fabs(y);
-      return std::max(x, y) + 0.342f * std::min(x, y);
+      return std::max(x, y) + 0.34375f * std::min(x, y);
     };
     longest = std::max({length(grad[0][0], grad[0][1]), length(grad[1][0], grad[1][1]),
                         0.6875f * length(grad[0][0] + grad[1][0], grad[0][1] + grad[1][1]),
@@ -547,10 +576,10 @@ float levelOfDetail(Exec &x, const DInstr &in, const TexOperands &ops, const Tex
   } else {
     // 3-D: the longer gradient (not measured).
     for (unsigned g = 0; g < 2; ++g)
-      longest = std::max(longest, std::sqrt(grad[g][0] * grad[g][0] + grad[g][1] * grad[g][1] +
-                                            grad[g][2] * grad[g][2]));
+      longest = std::max(
+          longest, std::sqrt(grad[g][0] * grad[g][0] + grad[g][1] * grad[g][1] + grad[g][2] * grad[g][2]));
   }
-  return std::ceil(std::log2(longest) * 256.0f - 0.03f) / 256.0f;
+  return unitLog2(longest);
 }
 
 /// A fetch from a mipmapped texture: the level(s) its level of detail

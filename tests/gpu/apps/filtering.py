@@ -4,7 +4,7 @@
 kernels/apps/texture_probe --filtering (linear filtering and sRGB) and kernels/apps/
 texture_ptx_probe (texel offsets, depth compare, cubemap gathers): ptxvm reproduces the texture
 unit's tap weights and arithmetic as measured (emulator/semantics/Texture.cpp: sample, filterSum),
-not its approximate log2 (two levels of detail), or one 3-D filter whose tap weights tie (texture_probe's "volume" line): fetches are compared bit for bit where they agree,
+not one 3-D filter whose tap weights tie (texture_probe's "volume" line): fetches are compared bit for bit where they agree,
 and every channel within a relative bound of the larger of the two values where they do not. Each line is "LABEL INPUTS... : R G B A". The bound and the number of bit-exact lines
 are what was measured when the recording was made; this test fails when either gets worse.
 
@@ -16,10 +16,10 @@ import struct
 import subprocess
 import sys
 
-BOUND = 1e-2  # worst relative difference of a channel (measured: 0.31%, a level of detail)
-# texture_probe --filtering: 593 lines bit-exact of 596 (the 3 others: one 3-D filter, two levels
-# of detail, where the texture unit's log2 is approximate; sRGB is exact since its table was measured).
-MIN_EXACT = 593
+BOUND = 1e-2  # worst relative difference of a channel (measured: 0.03%, the 3-D filter)
+# texture_probe --filtering: 595 lines bit-exact of 596 (the other: one 3-D filter whose tap weights
+# tie; sRGB and the levels of detail are exact since their tables were measured).
+MIN_EXACT = 595
 
 
 def as_float(word):
