@@ -22,6 +22,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ptx::verifyModule(*m, diags);
   if (diags.hasErrors()) return 0;
   emu::Device device;
+  // Below libFuzzer's 2 GB malloc limit: a module-scope array of gigabytes
+  // is then refused (cudaErrorMemoryAllocation), as on a device without that
+  // much memory, instead of allocated.
+  device.global.setCapacity(uint64_t{1} << 30);
   for (const ptx::Function &f : m->functions) {
     if (!f.isKernel || !f.hasBody) continue;
     analysis::DivergenceResult divergence = analysis::analyzeDivergence(*m, f, analysis::DivergenceOptions{});
