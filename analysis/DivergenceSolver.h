@@ -35,6 +35,8 @@ struct FunctionContext {
 
 /// The constant an affine form stands for, when it is one.
 std::optional<int64_t> constantOf(const Affine &a);
+/// An integer type of 1 to 64 bits (signed, unsigned or untyped bits).
+bool isIntegerType(ptx::Type t);
 
 class DivergenceSolver {
 public:
