@@ -75,14 +75,14 @@ void DivergenceSolver::buildUsers() {
         if (v != kNoValue) pairs.emplace_back(v, kInstr | i);
       for (ValueId v : ssa_.oldValues(i))
         if (v != kNoValue) pairs.emplace_back(v, kInstr | i);
+      // maskedLevel looks through and/or/xor operands of an `and`: it reads
+      // their operands' levels and forms too.
+      if (fn_.instrs[i].opcode == ptx::Opcode::And)
+        for (ValueId v : ssa_.useValues(i))
+          if (v != kNoValue)
+            forEachBitwiseSource(v, kBitwiseDepth, [&](ValueId w) { pairs.emplace_back(w, kInstr | i); });
     }
   }
-  // maskedLevel looks through and/or/xor operands of an `and`: it reads
-  // their operands' levels and forms too.
-  for (uint32_t i = 0; i < fn_.instrs.size(); ++i)
-    if (fn_.instrs[i].opcode == ptx::Opcode::And && cfg_.reachable(cfg_.blockOf(i)))
-      for (ValueId v : ssa_.useValues(i))
-        forEachBitwiseSource(v, kBitwiseDepth, [&](ValueId w) { pairs.emplace_back(w, kInstr | i); });
   for (uint32_t p = 0; p < ssa_.phis().size(); ++p)
     for (ValueId v : ssa_.incoming(p))
       if (v != kNoValue) pairs.emplace_back(v, kPhi | p);
