@@ -152,7 +152,13 @@ private:
     x.hi = g.laneOf(base, last, kLanes - 1);
     x.bits = x.lo; // every lane's address is lo plus a multiple of the size
     x.consecutive = b.getTrue();
-    x.valid = b.CreateICmpULE(x.lo, x.hi); // not wrapped around within the warp
+    // Not wrapped around within the warp: the last lane's address is where
+    // a consecutive run puts it. A 32-bit index widened on the way (Facts.cpp)
+    // that wraps within the warp drops the later lanes by 2^32 times the
+    // stride, which this sees.
+    llvm::Value *run =
+        b.CreateMul(b.CreateZExt(b.CreateSub(last, x.first), b.getInt64Ty()), b.getInt64(size));
+    x.valid = b.CreateAnd(b.CreateICmpULE(x.lo, x.hi), b.CreateICmpEQ(b.CreateSub(x.hi, x.lo), run));
     x.uniform = b.CreateICmpEQ(x.lo, x.hi);
     x.halfRows = x.halfPoints = b.getFalse();
     x.lane0 = x.lane16 = x.lo;
