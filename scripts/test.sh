@@ -45,15 +45,16 @@ if [[ ! -f build-asan/build.ninja ]]; then
     -DPTXVM_FUZZ=ON -DPTXVM_BENCH=OFF -DPTXVM_CORPUS=OFF -DPTXVM_EXTERNAL_CORPUS_DIR="$PWD/build/corpus" \
     >/dev/null || status=1
 fi
-# Left out under the sanitizers (they run in the main suite): ptxas checks and
+# Left out under the sanitizers (they run in the main suite): ptxas checks,
 # the emulator suites repeated on compiled code (cpu:*, 44% of the sanitizer
-# suite's test time): JIT code is not instrumented, and the translator's own
-# suites, its lit tests and EngineFuzz still run its host code under the
-# sanitizers.
+# suite's test time) and the translator's differential tests repeated with
+# registers in the frame and unchecked (100 s): JIT code is not
+# instrumented, and the translator's own suites, its lit tests and
+# EngineFuzz still run its host code under the sanitizers.
 if ninja -C build-asan -j"$jobs"; then
   phase_done "sanitizer build"
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ctest --output-on-failure -j"$jobs" -E 'Ptxas|^cpu:' \
+    ctest --output-on-failure -j"$jobs" -E 'Ptxas|^cpu:|^translator[.](registers_in_file|unchecked)$' \
       --timeout 900) || status=1
   phase_done "sanitizer suite"
 else
