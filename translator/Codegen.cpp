@@ -575,10 +575,9 @@ llvm::Value *Gen::operand(uint32_t pc, unsigned index, unsigned bits) {
 }
 
 /// A special register as the operand service reads it (emulator/Access.cpp,
-/// specialRegister): lane constants and the frame's per-warp fields in
-/// compiled code, %tid too when the block is one-dimensional; the rest
-/// (clocks, clusters, shared memory sizes, a 2-D or 3-D %tid) through the
-/// service.
+/// specialRegister): lane constants, %tid and the frame's per-warp fields in
+/// compiled code; the rest (clocks, clusters, shared memory sizes) through
+/// the service.
 llvm::Value *Gen::specialRegister(uint32_t pc, unsigned index) {
   using ptx::SpecialReg;
   const DOp &op = k_.op(k_.code[pc], index);
@@ -627,7 +626,28 @@ llvm::Value *Gen::specialRegister(uint32_t pc, unsigned index) {
                       lanes([](uint32_t l) { return l; }));
     b.CreateBr(join);
     b.SetInsertPoint(general);
-    llvm::Value *slow = service();
+    // Any other shape: the lanes' linear thread indices t divided by %ntid.x
+    // (and the quotient by %ntid.y) in double. Exact for every t below 2^32:
+    // a quotient that is not an integer lies at least 1/n from the next one,
+    // more than its rounding error (under t/n * 2^-53), so truncating it
+    // gives t / n. (A vector integer division is 32 scalar ones.)
+    llvm::Type *f64 = vec(b.getDoubleTy());
+    auto divide = [&](llvm::Value *num, llvm::Value *den) {
+      return b.CreateFPToUI(b.CreateFDiv(b.CreateUIToFP(num, f64), b.CreateUIToFP(den, f64)), v64);
+    };
+    llvm::Value *t =
+        b.CreateAdd(b.CreateVectorSplat(kLanes, b.CreateMul(field(frame::kWarpIndex), b.getInt64(kLanes))),
+                    lanes([](uint32_t l) { return l; }));
+    llvm::Value *nx = b.CreateVectorSplat(kLanes, field(frame::kNtid));
+    llvm::Value *ny = b.CreateVectorSplat(kLanes, field(frame::kNtid + 4));
+    llvm::Value *row = divide(t, nx); // t / ntid.x = tid.y + ntid.y * tid.z
+    llvm::Value *slow;
+    if (op.selector == ptx::Selector::X) {
+      slow = b.CreateSub(t, b.CreateMul(row, nx));
+    } else {
+      llvm::Value *plane = divide(row, ny);
+      slow = op.selector == ptx::Selector::Y ? b.CreateSub(row, b.CreateMul(plane, ny)) : plane;
+    }
     b.CreateBr(join);
     b.SetInsertPoint(join);
     llvm::PHINode *v = b.CreatePHI(v64, 2);

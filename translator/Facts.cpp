@@ -13,8 +13,8 @@ namespace {
 
 using analysis::ValueId;
 
-/// The stride s for which a value's lanes in a one-dimensional block run
-/// B + s * %tid.x with B warp-uniform, except that a narrower index widened
+/// The stride s for which a value's lanes in a warp that is one row of the
+/// block (Frame.h's warpRows) run B + s * %tid.x with B warp-uniform, except that a narrower index widened
 /// on the way (`mul.wide.s32 %rd, %r, 4` of `%r = U + %tid.x`, the address of
 /// `a[i]` with an int i) may wrap around once within the warp: its lanes then
 /// drop by s * 2^32 (or 2^16) past the wrap, a jump that consecutiveSpan's
@@ -93,11 +93,14 @@ private:
     if (!stride || *stride < -65536 || *stride > 65536 || k < -65536 || k > 65536) return std::nullopt;
     return *stride * k;
   }
-  /// The stride of an affine form exact in its width: U + s * %tid.x.
+  /// The stride of an affine form exact in its width: U + s * %tid.x + V *
+  /// %tid.y + W * %tid.z, U, V and W warp-uniform (%tid.y and %tid.z are the
+  /// same in every lane of a warp that is one row of the block, the shape
+  /// the fact is used in).
   static std::optional<int64_t> exact(const analysis::Affine &form) {
     if (!form.known() || !form.coef(1).isConst()) return std::nullopt;
-    const analysis::Coef &base = form.coef(0);
-    if (!base.isConst() && base.level == analysis::Uniformity::Divergent) return std::nullopt;
+    for (unsigned i : {0u, 2u, 3u})
+      if (!form.coef(i).isConst() && form.coef(i).level == analysis::Uniformity::Divergent) return std::nullopt;
     return form.coef(1).value;
   }
   /// A 32-bit index's stride, positive and small: its lanes wrap around at

@@ -2,7 +2,8 @@
 // about a kernel's memory addresses, in the terms the code generator uses:
 // per pc, whether the base register of its address is the same in every
 // lane of a warp (one address: no per-lane span to compute), or steps by the
-// access size with %tid.x (consecutive lanes in a one-dimensional block).
+// access size with %tid.x (consecutive lanes where each warp is one row of
+// the block: a one-dimensional block, or %ntid.x a multiple of 32).
 // Without facts every access computes its span at run time; with them the
 // checks the facts settle are left out (Sampaio et al.: divergence analysis
 // "improves the translation of SIMD code to non-SIMD CPUs").

@@ -60,10 +60,13 @@ struct JitFrame {
   /// a call, so it stays the same during one call of compiled code.
   uint8_t *callFrame = nullptr;
   /// What special registers read that is the same in every lane: %ntid,
-  /// %ctaid, %nctaid (x, y, z), %warpid, %nwarpid; and whether the block is
-  /// one-dimensional (then %tid.x is warp * 32 + lane, %tid.y = %tid.z = 0).
+  /// %ctaid, %nctaid (x, y, z), %warpid, %nwarpid; whether the block is
+  /// one-dimensional (then %tid.x is warp * 32 + lane, %tid.y = %tid.z = 0);
+  /// and whether every warp's lanes are one row of the block (one-dimensional,
+  /// or %ntid.x a multiple of 32: lane l's %tid.x is the first lane's plus l,
+  /// and %tid.y and %tid.z are the same in every lane).
   uint32_t ntid[3] = {}, ctaid[3] = {}, nctaid[3] = {};
-  uint32_t warpIndex = 0, warps = 0, linearBlock = 0;
+  uint32_t warpIndex = 0, warps = 0, linearBlock = 0, warpRows = 0;
   /// The memory fast path's last answers: device addresses [lo, end) are
   /// host addresses a + delta. Window 0 serves shared-memory offsets,
   /// 1-4 global addresses, 5-7 generic ones (a generic window may map the
@@ -106,6 +109,7 @@ constexpr uint64_t kNctaid = offsetof(JitFrame, nctaid);
 constexpr uint64_t kWarpIndex = offsetof(JitFrame, warpIndex);
 constexpr uint64_t kWarps = offsetof(JitFrame, warps);
 constexpr uint64_t kLinearBlock = offsetof(JitFrame, linearBlock);
+constexpr uint64_t kWarpRows = offsetof(JitFrame, warpRows);
 constexpr uint64_t kCarry = offsetof(JitFrame, carry);
 constexpr uint64_t kWindowBytes = sizeof(JitFrame::Window);
 constexpr unsigned kSharedWindow = 0;

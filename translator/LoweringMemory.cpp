@@ -130,18 +130,20 @@ private:
   }
 
   /// The span of a base that steps by the access size with %tid.x
-  /// (AddressFacts::Consecutive): in a 1-D block, where %tid.x is warp * 32 +
-  /// lane, it runs from the first executing lane's address to the last
-  /// one's, consecutive; in any other shape, Gen::span's. Decided once per
-  /// base value on the straight path, like Gen::span.
+  /// (AddressFacts::Consecutive): where each warp is one row of the block
+  /// (a 1-D block, or %ntid.x a multiple of 32: %tid.x steps by one from lane
+  /// to lane, %tid.y and %tid.z stay), it runs from the first executing
+  /// lane's address to the last one's, consecutive; in any other shape,
+  /// Gen::span's. Decided once per base value on the straight path, like
+  /// Gen::span.
   Gen::Span consecutiveSpan(llvm::Value *base, unsigned size) {
     auto key = std::make_tuple(base, mask, size);
     if (auto it = g.spans_.find(key); it != g.spans_.end()) return it->second;
     llvm::BasicBlock *linear = g.newBlock("linear"), *general = g.newBlock("general"),
                      *join = g.newBlock("planned");
-    llvm::LoadInst *oneD = b.CreateLoad(b.getInt32Ty(), g.frameField(frame::kLinearBlock));
-    g.tagFrame(oneD);
-    b.CreateCondBr(b.CreateICmpNE(oneD, b.getInt32(0)), linear, general);
+    llvm::LoadInst *rows = b.CreateLoad(b.getInt32Ty(), g.frameField(frame::kWarpRows));
+    g.tagFrame(rows);
+    b.CreateCondBr(b.CreateICmpNE(rows, b.getInt32(0)), linear, general);
     b.SetInsertPoint(linear);
     Gen::Span x;
     x.first = b.CreateIntrinsic(llvm::Intrinsic::cttz, {b.getInt32Ty()}, {maskBits, b.getTrue()});

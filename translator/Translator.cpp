@@ -616,6 +616,7 @@ uint64_t CompiledEngine::run(emu::Cta &cta, emu::Warp &w, emu::SimtEntry &top, u
   f.warpIndex = w.index;
   f.warps = static_cast<uint32_t>(cta.warps.size());
   f.linearBlock = cta.ntid.y == 1 && cta.ntid.z == 1;
+  f.warpRows = f.linearBlock || cta.ntid.x % 32 == 0;
   const uint64_t instructions = w.warpInstructions;
   f.instructionsAtStart = instructions;
   f.budgetAtStart = f.budgetNow = budget;

@@ -231,4 +231,76 @@ TEST(Facts, WidenedIndicesThatWrapWithinAWarpRunAsOnTheInterpreter) {
   }
 }
 
+// out[i] = in[i] * 2 + 1 for i = ((ctaid.x * ntid.z + tid.z) * ntid.y + tid.y) *
+// 128 + tid.x (rows 128 words apart), an int widened by mul.wide.s32:
+// consecutive lanes wherever each warp is one row of the block (%ntid.x a
+// multiple of 32), the general path otherwise (a warp over two rows is not
+// consecutive); every shape computes what the interpreter computes.
+const char *kRows = R"(
+.visible .entry rows(.param .u64 in, .param .u64 out)
+{
+  .reg .b32 %r<12>;
+  .reg .b64 %d<8>;
+  ld.param.u64 %d0, [in];
+  ld.param.u64 %d1, [out];
+  mov.u32 %r0, %ctaid.x;
+  mov.u32 %r1, %ntid.z;
+  mov.u32 %r2, %tid.z;
+  mad.lo.s32 %r3, %r0, %r1, %r2;
+  mov.u32 %r4, %ntid.y;
+  mov.u32 %r5, %tid.y;
+  mad.lo.s32 %r6, %r3, %r4, %r5;
+  mov.u32 %r8, %tid.x;
+  mad.lo.s32 %r9, %r6, 128, %r8;
+  mul.wide.s32 %d2, %r9, 4;
+  add.s64 %d3, %d0, %d2;
+  ld.global.u32 %r10, [%d3];
+  mad.lo.s32 %r11, %r10, 2, 1;
+  add.s64 %d4, %d1, %d2;
+  st.global.u32 [%d4], %r11;
+  ret;
+}
+)";
+
+std::vector<uint32_t> runRows(bool compiled, emu::Dim3 block, unsigned ctas) {
+  auto m = ptxvm::test::parseTestModule(ptxvm::test::ptxModule(kRows), "rows.ptx");
+  if (!m) return {};
+  emu::Device device;
+  std::string error;
+  ptxvm::test::TestKernel k = ptxvm::test::decodeForTest(device, *m, "rows", compiled, error);
+  EXPECT_TRUE(k.kernel) << error;
+  if (!k.kernel) return {};
+  const size_t words = size_t{128} * block.y * block.z * ctas;
+  std::vector<uint32_t> input(words);
+  for (size_t i = 0; i < words; ++i) input[i] = static_cast<uint32_t>(i * 7 + 3);
+  const uint64_t in = device.global.allocate(words * 4), out = device.global.allocate(words * 4);
+  device.global.write(in, input.data(), words * 4);
+  emu::LaunchConfig config;
+  config.engine = k.engine.get();
+  config.grid = {ctas, 1, 1};
+  config.block = block;
+  config.threads = 1;
+  config.params.assign(k.kernel->paramBytes, 0);
+  std::memcpy(&config.params[k.kernel->paramOffsets[0]], &in, 8);
+  std::memcpy(&config.params[k.kernel->paramOffsets[1]], &out, 8);
+  ptx::DiagnosticList diags;
+  EXPECT_TRUE(device.launch(*k.kernel, config, diags).ok) << diags.renderText();
+  std::vector<uint32_t> result(words);
+  device.global.read(out, result.data(), words * 4);
+  return result;
+}
+
+TEST(Facts, WarpsThatAreRowsOfTheBlockAccessConsecutiveLanes) {
+  EXPECT_EQ(accessFacts(kRows, "rows"), (std::vector<uint8_t>{kConsecutive, kConsecutive}));
+  const emu::Dim3 shapes[] = {{32, 4, 1}, {64, 2, 2}, {96, 3, 1}, {16, 8, 1}, {48, 2, 1}, {8, 4, 4}, {100, 1, 1}, {3, 5, 70}, {128, 1, 9}};
+  for (const emu::Dim3 &block : shapes) {
+    SCOPED_TRACE(std::to_string(block.x) + "x" + std::to_string(block.y) + "x" + std::to_string(block.z));
+    const std::vector<uint32_t> interpreted = runRows(false, block, 3);
+    EXPECT_EQ(runRows(true, block, 3), interpreted);
+    for (size_t i = 0; i < interpreted.size(); ++i)
+      ASSERT_EQ(interpreted[i], i % 128 < block.x ? static_cast<uint32_t>((i * 7 + 3) * 2 + 1) : 0u)
+          << "word " << i;
+  }
+}
+
 } // namespace
