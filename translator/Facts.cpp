@@ -100,7 +100,8 @@ private:
   static std::optional<int64_t> exact(const analysis::Affine &form) {
     if (!form.known() || !form.coef(1).isConst()) return std::nullopt;
     for (unsigned i : {0u, 2u, 3u})
-      if (!form.coef(i).isConst() && form.coef(i).level == analysis::Uniformity::Divergent) return std::nullopt;
+      if (!form.coef(i).isConst() && form.coef(i).level == analysis::Uniformity::Divergent)
+        return std::nullopt;
     return form.coef(1).value;
   }
   /// A 32-bit index's stride, positive and small: its lanes wrap around at

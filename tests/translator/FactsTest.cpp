@@ -101,12 +101,21 @@ TEST(Facts, WidenedThreadIndicesAreConsecutive) {
   st.global.f32 [%d22], %f3;
   // The uniform base itself.
   st.global.f32 [%d2], %f3;
+  // A uniform value the analyses know nothing of (a shift's result is not
+  // bounded) plus tid.x.
+  ld.global.u32 %r6, [%d2];
+  shr.u32 %r7, %r6, 31;
+  add.s32 %r7, %r7, %r2;
+  mul.wide.s32 %d23, %r7, 4;
+  add.s64 %d23, %d2, %d23;
+  ld.global.f32 %f3, [%d23];
   ret;
 }
 )";
   EXPECT_EQ(accessFacts(body, "k"),
             (std::vector<uint8_t>{kConsecutive, kConsecutive, kConsecutive, kConsecutive, kConsecutive,
-                                  kConsecutive, kConsecutive, kNone, kNone, kConsecutive, kNone, kUniform}));
+                                  kConsecutive, kConsecutive, kNone, kNone, kConsecutive, kNone, kUniform,
+                                  kUniform, kConsecutive}));
 }
 
 // Indices that are not a uniform value plus tid.x: a value loaded per
@@ -292,7 +301,8 @@ std::vector<uint32_t> runRows(bool compiled, emu::Dim3 block, unsigned ctas) {
 
 TEST(Facts, WarpsThatAreRowsOfTheBlockAccessConsecutiveLanes) {
   EXPECT_EQ(accessFacts(kRows, "rows"), (std::vector<uint8_t>{kConsecutive, kConsecutive}));
-  const emu::Dim3 shapes[] = {{32, 4, 1}, {64, 2, 2}, {96, 3, 1}, {16, 8, 1}, {48, 2, 1}, {8, 4, 4}, {100, 1, 1}, {3, 5, 70}, {128, 1, 9}};
+  const emu::Dim3 shapes[] = {{32, 4, 1}, {64, 2, 2},  {96, 3, 1}, {16, 8, 1}, {48, 2, 1},
+                              {8, 4, 4},  {100, 1, 1}, {3, 5, 70}, {128, 1, 9}};
   for (const emu::Dim3 &block : shapes) {
     SCOPED_TRACE(std::to_string(block.x) + "x" + std::to_string(block.y) + "x" + std::to_string(block.z));
     const std::vector<uint32_t> interpreted = runRows(false, block, 3);
