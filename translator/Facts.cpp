@@ -14,12 +14,13 @@ namespace {
 using analysis::ValueId;
 
 /// The stride s for which a value's lanes in a warp that is one row of the
-/// block (Frame.h's warpRows) run B + s * %tid.x with B warp-uniform, except that a narrower index widened
-/// on the way (`mul.wide.s32 %rd, %r, 4` of `%r = U + %tid.x`, the address of
-/// `a[i]` with an int i) may wrap around once within the warp: its lanes then
-/// drop by s * 2^32 (or 2^16) past the wrap, a jump that consecutiveSpan's
-/// check of the last lane's address finds (translator/LoweringMemory.cpp).
-/// 0 for a warp-uniform value; nothing when the value is of no such shape.
+/// block (Frame.h's warpRows) run B + s * %tid.x with B warp-uniform, except
+/// that a 32-bit index widened on the way (`mul.wide.s32 %rd, %r, 4` of
+/// `%r = U + %tid.x`, the address of `a[i]` with an int i) may wrap around
+/// once within the warp: its lanes then drop by 2^32 times the multiplier
+/// past the wrap, a jump that consecutiveSpan's check of the last lane's
+/// address finds (translator/LoweringMemory.cpp). 0 for a warp-uniform
+/// value; nothing when the value is of no such shape.
 class WrappedStrides {
 public:
   WrappedStrides(const ptx::Module &m, const analysis::FunctionDivergence &fd) : m_(m), fd_(fd) {}
