@@ -53,6 +53,19 @@ public:
       if (!a || !b || (*a != 0 && *b != 0)) return std::nullopt;
       return *a + *b;
     }
+    case analysis::AffineOp::Sub: {
+      // x - u (u uniform): x's stride.
+      auto b = immediate(2) ? std::optional<int64_t>(0) : of(operand(2), depth - 1);
+      if (b != 0) return std::nullopt;
+      return of(operand(1), depth - 1);
+    }
+    case analysis::AffineOp::Mad: {
+      // x * k + u (u uniform).
+      if (!immediate(3) && of(operand(3), depth - 1) != 0) return std::nullopt;
+      for (unsigned i = 1; i <= 2; ++i)
+        if (auto k = immediate(3 - i)) return scaled(of(operand(i), depth - 1), *k);
+      return std::nullopt;
+    }
     case analysis::AffineOp::Shl: {
       auto k = immediate(2);
       if (!k || *k < 0 || *k > 16) return std::nullopt;

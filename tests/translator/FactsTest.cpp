@@ -109,13 +109,18 @@ TEST(Facts, WidenedThreadIndicesAreConsecutive) {
   mul.wide.s32 %d23, %r7, 4;
   add.s64 %d23, %d2, %d23;
   ld.global.f32 %f3, [%d23];
+  // A 64-bit multiply-add of the widened index, and a uniform subtracted.
+  cvt.s64.s32 %d22, %r3;
+  mad.lo.s64 %d22, %d22, 4, %d2;
+  sub.s64 %d22, %d22, %d1;
+  st.global.f32 [%d22], %f3;
   ret;
 }
 )";
   EXPECT_EQ(accessFacts(body, "k"),
             (std::vector<uint8_t>{kConsecutive, kConsecutive, kConsecutive, kConsecutive, kConsecutive,
                                   kConsecutive, kConsecutive, kNone, kNone, kConsecutive, kNone, kUniform,
-                                  kUniform, kConsecutive}));
+                                  kUniform, kConsecutive, kConsecutive}));
 }
 
 // Indices that are not a uniform value plus tid.x: a value loaded per
