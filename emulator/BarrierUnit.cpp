@@ -91,6 +91,7 @@ BarrierUnit::Outcome BarrierUnit::execute(const BarrierOp &op) {
                     {{"barrier", std::to_string(id)}});
   } else if (b.expected == 0) {
     b.expected = op.hasCount ? static_cast<uint32_t>(count) : expectedAll();
+    started_ |= 1u << id;
     b.countGiven = op.hasCount;
     b.op = op.kind;
   }
@@ -133,7 +134,8 @@ BarrierUnit::Outcome BarrierUnit::execute(const BarrierOp &op) {
 void BarrierUnit::recountAfterExit(const Warp &w) {
   uint64_t bit = uint64_t{1} << (w.index % 64);
   uint32_t live = w.valid & ~w.exited;
-  for (uint32_t id = 0; id < 16; ++id) {
+  for (uint32_t started = started_; started; started &= started - 1) {
+    const uint32_t id = static_cast<uint32_t>(std::countr_zero(started));
     NamedBarrier &b = barriers_[id];
     if (!b.expected) continue;
     // Waiting on every thread: this warp's exited lanes no longer count.
@@ -166,6 +168,7 @@ void BarrierUnit::release(uint32_t id) {
   uint32_t generation = b.generation + 1;
   b = NamedBarrier{};
   b.generation = generation;
+  started_ &= ~(1u << id);
 }
 
 } // namespace emu

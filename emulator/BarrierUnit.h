@@ -79,6 +79,10 @@ private:
 
   Cta &cta_;
   std::array<NamedBarrier, 16> barriers_{};
+  /// Bit id: barrier id has started a generation since its last release
+  /// (a superset of those with expected != 0), so that a warp's exit looks
+  /// at the barriers in use, not at all 16 (5 KiB) in every CTA.
+  uint32_t started_ = 0;
 };
 
 } // namespace emu
