@@ -42,7 +42,8 @@ public:
       return std::nullopt;
     };
     auto operand = [&](unsigned i) { return operandValue(val.index, i); };
-    switch (analysis::instrFacts(desc).affine) {
+    const analysis::AffineOp op = analysis::instrFacts(desc).affine;
+    switch (op) {
     case analysis::AffineOp::Copy:
       if (ops.size() == 2) return of(operand(1), depth - 1);
       return std::nullopt;
@@ -79,7 +80,7 @@ public:
     case analysis::AffineOp::MulWide:
     case analysis::AffineOp::MadWide: {
       // size * ext(Y) (+ a uniform addend).
-      if (analysis::instrFacts(desc).affine == analysis::AffineOp::MadWide && !immediate(3)) {
+      if (op == analysis::AffineOp::MadWide && !immediate(3)) {
         const ValueId addend = operand(3);
         if (addend == analysis::kNoValue || fd_.valueLevel(addend) == analysis::Uniformity::Divergent)
           return std::nullopt;

@@ -157,6 +157,9 @@ public:
   /// `remember`: keep it for later accesses (false where the code computing
   /// it does not dominate what follows).
   Span span(llvm::Value *base, llvm::Value *mask, llvm::Value *maskBits, unsigned size, bool remember = true);
+  /// At the current block (the join of two paths that computed a span),
+  /// each field as a φ of `a` from `fromA` and `c` from `fromC`.
+  Span joinSpans(const Span &a, llvm::BasicBlock *fromA, const Span &c, llvm::BasicBlock *fromC);
   std::map<std::tuple<llvm::Value *, llvm::Value *, unsigned>, Span> spans_;
   /// Lane `lane` (i32) of vector `v`, at a constant index when it is
   /// `likely` (0 or 31: the first or last lane of a whole warp).

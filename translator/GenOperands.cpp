@@ -277,24 +277,31 @@ Gen::Span Gen::span(llvm::Value *base, llvm::Value *mask, llvm::Value *maskBits,
   b.CreateBr(join);
 
   b.SetInsertPoint(join);
-  auto phi = [&](llvm::Value *onRow, llvm::Value *onOther) {
-    llvm::PHINode *n = b.CreatePHI(onRow->getType(), 2);
-    n->addIncoming(onRow, row);
-    n->addIncoming(onOther, other);
-    return n;
-  };
-  s.lo = phi(firstAddress, lo);
-  s.hi = phi(rowHi, hi);
   // Every lane's address is the first one's plus a multiple of the size:
   // the first one's alignment is theirs.
-  s.bits = phi(firstAddress, bits);
-  s.uniform = phi(rowUniform, uniform);
-  s.valid = phi(rowValid, valid);
-  s.halfRows = phi(b.getFalse(), halfRows);
-  s.halfPoints = phi(b.getFalse(), halfPoints);
-  s.lane0 = phi(firstAddress, lane0);
-  s.lane16 = phi(firstAddress, lane16);
+  const Span onRow{firstAddress, rowHi,        firstAddress, s.first,      s.consecutive, rowUniform,
+                   rowValid,     b.getFalse(), b.getFalse(), firstAddress, firstAddress};
+  const Span onOther{lo,    hi,       bits,       s.first, s.consecutive, uniform,
+                     valid, halfRows, halfPoints, lane0,   lane16};
+  s = joinSpans(onRow, row, onOther, other);
   if (remember) spans_.emplace(key, s);
+  return s;
+}
+
+Gen::Span Gen::joinSpans(const Span &a, llvm::BasicBlock *fromA, const Span &c, llvm::BasicBlock *fromC) {
+  auto phi = [&](llvm::Value *p, llvm::Value *q) -> llvm::Value * {
+    if (p == q) return p;
+    llvm::PHINode *n = b.CreatePHI(p->getType(), 2);
+    n->addIncoming(p, fromA);
+    n->addIncoming(q, fromC);
+    return n;
+  };
+  Span s;
+  s.lo = phi(a.lo, c.lo), s.hi = phi(a.hi, c.hi), s.bits = phi(a.bits, c.bits);
+  s.first = phi(a.first, c.first), s.consecutive = phi(a.consecutive, c.consecutive);
+  s.uniform = phi(a.uniform, c.uniform), s.valid = phi(a.valid, c.valid);
+  s.halfRows = phi(a.halfRows, c.halfRows), s.halfPoints = phi(a.halfPoints, c.halfPoints);
+  s.lane0 = phi(a.lane0, c.lane0), s.lane16 = phi(a.lane16, c.lane16);
   return s;
 }
 

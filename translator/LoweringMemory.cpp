@@ -171,18 +171,7 @@ private:
     llvm::BasicBlock *fromGeneral = b.GetInsertBlock();
     b.CreateBr(join);
     b.SetInsertPoint(join);
-    auto phi = [&](llvm::Value *p, llvm::Value *q) {
-      llvm::PHINode *n = b.CreatePHI(p->getType(), 2);
-      n->addIncoming(p, fromLinear);
-      n->addIncoming(q, fromGeneral);
-      return n;
-    };
-    Gen::Span s;
-    s.lo = phi(x.lo, y.lo), s.hi = phi(x.hi, y.hi), s.bits = phi(x.bits, y.bits);
-    s.first = phi(x.first, y.first), s.consecutive = phi(x.consecutive, y.consecutive);
-    s.valid = phi(x.valid, y.valid), s.uniform = phi(x.uniform, y.uniform);
-    s.halfRows = phi(x.halfRows, y.halfRows), s.halfPoints = phi(x.halfPoints, y.halfPoints);
-    s.lane0 = phi(x.lane0, y.lane0), s.lane16 = phi(x.lane16, y.lane16);
+    const Gen::Span s = g.joinSpans(x, fromLinear, y, fromGeneral);
     return g.spans_.emplace(key, s).first->second;
   }
 
