@@ -11,10 +11,10 @@
 namespace analysis::test {
 namespace {
 
-const char kHeader[] = ".version 8.0\n.target sm_80\n.address_size 64\n";
+const char kGraphHeader[] = ".version 8.0\n.target sm_80\n.address_size 64\n";
 
 TEST(Cfg, GuardedExitHasNoEdgeButReturnsAndEndsDo) {
-  auto m = parse(std::string(kHeader) + R"(
+  auto m = parse(std::string(kGraphHeader) + R"(
 .visible .entry k()
 {
   .reg .pred %p<2>;
@@ -43,7 +43,7 @@ TEST(Cfg, GuardedExitHasNoEdgeButReturnsAndEndsDo) {
 }
 
 TEST(Cfg, InfiniteLoopGetsAFakeEdgeAndDeadCodeIsUnreachable) {
-  auto m = parse(std::string(kHeader) + R"(
+  auto m = parse(std::string(kGraphHeader) + R"(
 .visible .entry k()
 {
   .reg .b32 %r<4>;

@@ -94,14 +94,14 @@ unsigned elementOf(Pattern p, unsigned lane) {
   return 0;
 }
 
-struct Space {
+struct WindowSpace {
   const char *name;
   const char *decl; // kernel-scope declaration of the window `win` when not global
   const char *base; // sets %rd3 to the window's base
   const char *space;
 };
 
-constexpr Space kSpaces[] = {
+constexpr WindowSpace kSpaces[] = {
     {"global", "", "mov.u64 %rd3, %rd1;", ".global"},
     {"generic", "", "mov.u64 %rd3, %rd1;", ""},
     {"shared", ".shared .align 16 .b8 win[512];", "mov.u64 %rd3, win;", ".shared"},
@@ -125,7 +125,7 @@ std::string byteCopy(const std::string &label, const std::string &from, const st
 /// stores (lane + 1) * 0x0101..., truncated, to element elementOf(lane) of
 /// `store`. Non-global spaces copy `in` into the window first and `store`
 /// out of it last.
-std::string kernel(const Element &e, const PatternInfo &p, const Space &s) {
+std::string kernel(const Element &e, const PatternInfo &p, const WindowSpace &s) {
   const bool wide = e.bytes == 8;
   const std::string reg = wide ? "%rd10" : "%r10";
   const std::string cvt = wide ? "mov.b64 %rd11, %rd10;"
@@ -191,7 +191,7 @@ TEST(Coalesced, LoadsAndStoresGiveWhatEachLaneGivesForEveryPatternSizeAndSpace) 
   std::vector<uint8_t> input(512);
   for (unsigned i = 0; i < input.size(); ++i) input[i] = static_cast<uint8_t>(i * 37 + 0x85); // both signs
   const uint32_t masks[] = {0xFFFFFFFFu, 0xFFFFFFF7u, 0x7FFFFFFFu, 0x00010001u};
-  for (const Space &s : kSpaces)
+  for (const WindowSpace &s : kSpaces)
     for (const Element &e : kElements)
       for (const PatternInfo &p : kPatterns)
         for (uint32_t active : masks) {

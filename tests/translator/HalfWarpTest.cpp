@@ -101,15 +101,15 @@ struct Shape {
   uint64_t inBytes; // 0: enough for every row
 };
 
-struct Outcome {
+struct HalfWarpOutcome {
   std::vector<uint8_t> bytes;
   std::string diagnostics;
   bool ok = false;
 };
 
-Outcome launch(const ptx::Module &m, const Shape &shape, unsigned size, bool compiled) {
+HalfWarpOutcome launch(const ptx::Module &m, const Shape &shape, unsigned size, bool compiled) {
   emu::Device device;
-  Outcome out;
+  HalfWarpOutcome out;
   const ptxvm::test::TestKernel t = ptxvm::test::decodeForTest(device, m, "h", compiled, out.diagnostics);
   if (!t.kernel) return out;
   const emu::Kernel *k = t.kernel.get();
@@ -169,8 +169,8 @@ TEST(HalfWarp, TwoRowAndTwoPointAccessesComputeAndReportAsOnTheInterpreter) {
                      std::to_string(shape.block.x) + "x" + std::to_string(shape.block.y) + ", strides " +
                      std::to_string(shape.stride) + "/" + std::to_string(shape.pstride) + "/" +
                      std::to_string(shape.ostride) + (shape.inBytes ? ", short input" : ""));
-        const Outcome interpreted = launch(*m, scaled, type.size, false),
-                      compiled = launch(*m, scaled, type.size, true);
+        const HalfWarpOutcome interpreted = launch(*m, scaled, type.size, false),
+                              compiled = launch(*m, scaled, type.size, true);
         EXPECT_EQ(interpreted.ok, !misalign && !shape.inBytes) << interpreted.diagnostics;
         EXPECT_EQ(interpreted.ok, compiled.ok);
         EXPECT_EQ(interpreted.diagnostics, compiled.diagnostics);

@@ -81,15 +81,16 @@ const char *kKernel = R"(
 
 /// What a launch of kernel `name` (one parameter: a buffer of 96 bytes per
 /// thread) left: the buffer's words, the diagnostics, whether it completed.
-struct Outcome {
+struct LoweringOutcome {
   std::vector<uint32_t> words;
   std::string diagnostics;
   bool ok = false;
 };
 
-Outcome launch(const ptx::Module &m, const char *name, emu::Dim3 grid, emu::Dim3 block, bool compiled) {
+LoweringOutcome launch(const ptx::Module &m, const char *name, emu::Dim3 grid, emu::Dim3 block,
+                       bool compiled) {
   emu::Device device;
-  Outcome out;
+  LoweringOutcome out;
   const ptxvm::test::TestKernel t = ptxvm::test::decodeForTest(device, m, name, compiled, out.diagnostics);
   if (!t.kernel) return out;
   const emu::Kernel *k = t.kernel.get();
@@ -111,7 +112,7 @@ Outcome launch(const ptx::Module &m, const char *name, emu::Dim3 grid, emu::Dim3
 }
 
 /// The two engines' outcomes agree: completion, diagnostics, every word.
-void expectSame(const Outcome &interpreted, const Outcome &compiled) {
+void expectSame(const LoweringOutcome &interpreted, const LoweringOutcome &compiled) {
   EXPECT_EQ(interpreted.ok, compiled.ok);
   EXPECT_EQ(interpreted.diagnostics, compiled.diagnostics);
   ASSERT_EQ(interpreted.words.size(), compiled.words.size());
@@ -127,8 +128,8 @@ std::vector<uint32_t> wordsOnBothEngines(const char *ptx, const char *name) {
   auto m = ptx::parseModule(ptxvm::test::ptxModule(ptx), std::string(name) + ".ptx", diags);
   EXPECT_TRUE(m && !diags.hasErrors()) << diags.renderText();
   if (!m || diags.hasErrors()) return {};
-  const Outcome interpreted = launch(*m, name, {64, 1, 1}, {256, 1, 1}, false),
-                compiled = launch(*m, name, {64, 1, 1}, {256, 1, 1}, true);
+  const LoweringOutcome interpreted = launch(*m, name, {64, 1, 1}, {256, 1, 1}, false),
+                        compiled = launch(*m, name, {64, 1, 1}, {256, 1, 1}, true);
   EXPECT_TRUE(interpreted.ok) << interpreted.diagnostics;
   expectSame(interpreted, compiled);
   return interpreted.ok ? compiled.words : std::vector<uint32_t>{};
@@ -144,8 +145,8 @@ TEST(Lowering, SpecialRegistersAndCvtaReadAsOnTheInterpreter) {
                           emu::Dim3{32, 2, 1}}) {
     SCOPED_TRACE("block " + std::to_string(block.x) + "x" + std::to_string(block.y) + "x" +
                  std::to_string(block.z));
-    const Outcome interpreted = launch(*m, "k", {3, 1, 1}, block, false),
-                  compiled = launch(*m, "k", {3, 1, 1}, block, true);
+    const LoweringOutcome interpreted = launch(*m, "k", {3, 1, 1}, block, false),
+                          compiled = launch(*m, "k", {3, 1, 1}, block, true);
     ASSERT_TRUE(interpreted.ok) << interpreted.diagnostics;
     expectSame(interpreted, compiled);
     // The kernel really read what it claims (thread 1's %tid.x or %tid.y).
@@ -243,8 +244,8 @@ TEST(Lowering, WarpCollectivesComputeAndReportAsOnTheInterpreter) {
     ASSERT_TRUE(m && !diags.hasErrors()) << diags.renderText();
     for (emu::Dim3 block : {emu::Dim3{64, 1, 1}, emu::Dim3{48, 1, 1}}) {
       SCOPED_TRACE(std::string(wrongMask ? "wrong mask, " : "") + "block " + std::to_string(block.x));
-      const Outcome interpreted = launch(*m, "w", {1, 1, 1}, block, false),
-                    compiled = launch(*m, "w", {1, 1, 1}, block, true);
+      const LoweringOutcome interpreted = launch(*m, "w", {1, 1, 1}, block, false),
+                            compiled = launch(*m, "w", {1, 1, 1}, block, true);
       expectSame(interpreted, compiled);
       // A member mask naming lanes elsewhere is reported; full warps run clean.
       EXPECT_EQ(wrongMask, compiled.diagnostics.find("warp-sync-mismatch") != std::string::npos)
@@ -306,8 +307,8 @@ TEST(Lowering, LocalMemoryReadsWritesAndReportsAsOnTheInterpreter) {
     ASSERT_TRUE(m && !diags.hasErrors()) << diags.renderText();
     for (emu::Dim3 block : {emu::Dim3{64, 1, 1}, emu::Dim3{40, 1, 1}}) {
       SCOPED_TRACE(std::string(outOfBounds ? "out of bounds, " : "") + "block " + std::to_string(block.x));
-      const Outcome interpreted = launch(*m, "l", {2, 1, 1}, block, false),
-                    compiled = launch(*m, "l", {2, 1, 1}, block, true);
+      const LoweringOutcome interpreted = launch(*m, "l", {2, 1, 1}, block, false),
+                            compiled = launch(*m, "l", {2, 1, 1}, block, true);
       EXPECT_EQ(interpreted.ok, !outOfBounds);
       expectSame(interpreted, compiled);
     }
@@ -344,8 +345,8 @@ const char *kCopyKernel = R"(
 TEST(Lowering, CopiesOfReloadedRegistersAreWrittenBackAtABarrier) {
   auto m = ptxvm::test::parseTestModule(kCopyKernel, "copy.ptx");
   ASSERT_TRUE(m);
-  const Outcome interpreted = launch(*m, "c", {1, 1, 1}, {64, 1, 1}, false),
-                compiled = launch(*m, "c", {1, 1, 1}, {64, 1, 1}, true);
+  const LoweringOutcome interpreted = launch(*m, "c", {1, 1, 1}, {64, 1, 1}, false),
+                        compiled = launch(*m, "c", {1, 1, 1}, {64, 1, 1}, true);
   ASSERT_TRUE(interpreted.ok) << interpreted.diagnostics;
   EXPECT_EQ(interpreted.words[24 * 5 + 3], 5u + 7 + 100);
   EXPECT_EQ(interpreted.words[24 * 5 + 4], 5u + 7);

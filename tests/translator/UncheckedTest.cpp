@@ -73,16 +73,16 @@ constexpr unsigned kWords = 64;
 
 enum class Engine { Interpreter, Checked, Unchecked };
 
-struct Outcome {
+struct UncheckedOutcome {
   bool ok = false;
   std::string diagnostics;
   std::vector<uint32_t> out, neighbours; // out's words; the words of the allocations around a and out
 };
 
-Outcome run(const ptx::Module &m, Engine engine, const std::vector<int32_t> &idx) {
+UncheckedOutcome run(const ptx::Module &m, Engine engine, const std::vector<int32_t> &idx) {
   emu::Device device;
   ptx::DiagnosticList diags;
-  Outcome o;
+  UncheckedOutcome o;
   auto k = device.decode(m, "g", diags);
   if (!k) {
     o.diagnostics = diags.renderText();
@@ -154,11 +154,12 @@ TEST(Unchecked, InBoundsScatteredAccessesComputeAsChecked) {
   for (unsigned lanes : {32u, 23u}) {
     SCOPED_TRACE("lanes " + std::to_string(lanes));
     const std::vector<int32_t> idx = scattered(lanes);
-    const Outcome interpreted = run(*m, Engine::Interpreter, idx), checked = run(*m, Engine::Checked, idx),
-                  unchecked = run(*m, Engine::Unchecked, idx);
+    const UncheckedOutcome interpreted = run(*m, Engine::Interpreter, idx),
+                           checked = run(*m, Engine::Checked, idx),
+                           unchecked = run(*m, Engine::Unchecked, idx);
     ASSERT_TRUE(interpreted.ok) << interpreted.diagnostics;
     for (unsigned l = 0; l < lanes; ++l) EXPECT_EQ(interpreted.out[idx[l]], 100u + idx[l]);
-    for (const Outcome *o : {&checked, &unchecked}) {
+    for (const UncheckedOutcome *o : {&checked, &unchecked}) {
       EXPECT_TRUE(o->ok) << o->diagnostics;
       EXPECT_EQ(o->out, interpreted.out);
       EXPECT_EQ(o->neighbours, interpreted.neighbours);
@@ -174,8 +175,8 @@ TEST(Unchecked, StrayLanesStayInsideTheirWarpsAllocation) {
   idx[7] = -5;      // before their start
   idx[9] = 1 << 29; // into other allocations' range, were it not clamped
   idx[11] = 64;     // one past the end
-  const Outcome interpreted = run(*m, Engine::Interpreter, idx), checked = run(*m, Engine::Checked, idx),
-                unchecked = run(*m, Engine::Unchecked, idx);
+  const UncheckedOutcome interpreted = run(*m, Engine::Interpreter, idx),
+                         checked = run(*m, Engine::Checked, idx), unchecked = run(*m, Engine::Unchecked, idx);
   // Checked, as on the interpreter: the first stray lane is reported.
   EXPECT_FALSE(interpreted.ok);
   EXPECT_NE(interpreted.diagnostics.find("out-of-bounds"), std::string::npos) << interpreted.diagnostics;
@@ -202,8 +203,8 @@ TEST(Unchecked, AStrayFirstLaneIsReportedAsChecked) {
   for (int32_t stray : {1000, -5}) {
     std::vector<int32_t> idx = scattered(32);
     idx[0] = stray;
-    const Outcome interpreted = run(*m, Engine::Interpreter, idx),
-                  unchecked = run(*m, Engine::Unchecked, idx);
+    const UncheckedOutcome interpreted = run(*m, Engine::Interpreter, idx),
+                           unchecked = run(*m, Engine::Unchecked, idx);
     EXPECT_FALSE(unchecked.ok);
     EXPECT_EQ(unchecked.diagnostics, interpreted.diagnostics);
     EXPECT_NE(unchecked.diagnostics.find("out-of-bounds"), std::string::npos) << unchecked.diagnostics;

@@ -51,10 +51,6 @@ Rounding roundingOf(Mod m) {
   }
 }
 
-bool isSubnormal(uint64_t bits, Format f) {
-  return ((bits >> f.manBits) & ((1ull << f.expBits) - 1)) == 0 && (bits & ((1ull << f.manBits) - 1)) != 0;
-}
-
 /// v rounded to an integral value in mode r (exact in quad for these sizes).
 Quad integral(Quad v, Rounding r) {
   if (isNaN(v) || isInf(v) || absOf(v) >= scale(1, 112)) return v;

@@ -46,11 +46,6 @@ Rounding roundingOf(const Instr &ri) {
   }
 }
 
-bool isSubnormal(uint64_t bits, Format f) {
-  uint64_t e = (bits >> f.manBits) & ((1ull << f.expBits) - 1), m = bits & ((1ull << f.manBits) - 1);
-  return e == 0 && m != 0;
-}
-
 /// An input with .ftz: a subnormal becomes a zero of its sign.
 Quad input(uint64_t bits, Format f, bool ftz) {
   bits &= widthMask(1 + f.expBits + f.manBits);

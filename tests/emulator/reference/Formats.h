@@ -15,6 +15,11 @@ struct Format {
   enum Kind : uint8_t { Ieee, NaNOnly, Finite } kind;
   int expBits, manBits;
 };
+/// A nonzero value with a zero exponent field.
+inline bool isSubnormal(uint64_t bits, Format f) {
+  uint64_t e = (bits >> f.manBits) & ((1ull << f.expBits) - 1), m = bits & ((1ull << f.manBits) - 1);
+  return e == 0 && m != 0;
+}
 inline constexpr Format kF64{Format::Ieee, 11, 52}, kF32{Format::Ieee, 8, 23}, kF16{Format::Ieee, 5, 10},
     kBF16{Format::Ieee, 8, 7}, kTF32{Format::Ieee, 8, 10}, kE5M2{Format::Ieee, 5, 2},
     kE4M3{Format::NaNOnly, 4, 3}, kE3M2{Format::Finite, 3, 2}, kE2M3{Format::Finite, 2, 3},

@@ -24,10 +24,6 @@ void store(std::vector<uint8_t> &m, unsigned at, unsigned bytes, uint64_t v) {
   std::memcpy(m.data() + at, &v, bytes);
 }
 
-bool isSubnormal(uint64_t bits, Format f) {
-  return ((bits >> f.manBits) & ((1ull << f.expBits) - 1)) == 0 && (bits & ((1ull << f.manBits) - 1)) != 0;
-}
-
 /// One element of an atomic operation: the new memory value.
 uint64_t atomicOp(Mod op, Type t, uint64_t old, uint64_t b, uint64_t c, bool global) {
   const unsigned n = typeBits(t);
