@@ -26,7 +26,27 @@ const char *opName(NamedBarrier::Op op) {
   }
 }
 
+/// The barrier state of the last CTA this host thread finished, all fresh.
+thread_local std::unique_ptr<std::array<NamedBarrier, 16>> spareBarriers;
+
 } // namespace
+
+BarrierUnit::~BarrierUnit() {
+  if (!barriers_ || spareBarriers) return;
+  for (uint32_t t = touched_; t; t &= t - 1) (*barriers_)[std::countr_zero(t)] = NamedBarrier{};
+  spareBarriers = std::move(barriers_);
+}
+
+NamedBarrier &BarrierUnit::at(uint32_t id) {
+  if (!barriers_) barriers_ = spareBarriers ? std::move(spareBarriers) : std::make_unique<Barriers>();
+  touched_ |= 1u << id;
+  return (*barriers_)[id];
+}
+
+const NamedBarrier &BarrierUnit::barrier(uint32_t id) const {
+  static const NamedBarrier kFresh{};
+  return barriers_ ? (*barriers_)[id] : kFresh;
+}
 
 uint32_t BarrierUnit::expectedAll() const {
   uint32_t live = 0;
@@ -58,7 +78,7 @@ BarrierUnit::Outcome BarrierUnit::execute(const BarrierOp &op) {
                 std::string("barrier.") + opName(op.kind) + " on barrier " + std::to_string(id) +
                     " is .aligned but only lanes " + laneList(mask) + " of the warp reached it",
                 {{"barrier", std::to_string(id)}});
-  NamedBarrier &b = barriers_[id];
+  NamedBarrier &b = at(static_cast<uint32_t>(id));
   const uint64_t bit = uint64_t{1} << (w.index % 64);
   const unsigned slot = w.index % 64;
   // Two bar.arrive on one barrier with no barrier operation of the warp in
@@ -128,7 +148,7 @@ BarrierUnit::Outcome BarrierUnit::execute(const BarrierOp &op) {
     cta_.park(w, static_cast<uint32_t>(id), generation, pc);
   }
   tryComplete(static_cast<uint32_t>(id));
-  return !isArrive && barriers_[id].generation == generation ? Outcome::Waiting : Outcome::Proceed;
+  return !isArrive && (*barriers_)[id].generation == generation ? Outcome::Waiting : Outcome::Proceed;
 }
 
 void BarrierUnit::recountAfterExit(const Warp &w) {
@@ -136,7 +156,7 @@ void BarrierUnit::recountAfterExit(const Warp &w) {
   uint32_t live = w.valid & ~w.exited;
   for (uint32_t started = started_; started; started &= started - 1) {
     const uint32_t id = static_cast<uint32_t>(std::countr_zero(started));
-    NamedBarrier &b = barriers_[id];
+    NamedBarrier &b = (*barriers_)[id];
     if (!b.expected) continue;
     // Waiting on every thread: this warp's exited lanes no longer count.
     if (!b.countGiven) b.expected = expectedAll();
@@ -150,13 +170,13 @@ void BarrierUnit::recountAfterExit(const Warp &w) {
 }
 
 void BarrierUnit::tryComplete(uint32_t id) {
-  NamedBarrier &b = barriers_[id];
+  NamedBarrier &b = at(id);
   if (b.expected == 0 || b.arrived < b.expected) return;
   release(id);
 }
 
 void BarrierUnit::release(uint32_t id) {
-  NamedBarrier &b = barriers_[id];
+  NamedBarrier &b = (*barriers_)[id];
   uint64_t result = b.redOp == ptx::Mod::Popc ? b.popc : b.redOp == ptx::Mod::And ? b.andAll : b.orAny;
   for (const auto &[warp, reg] : b.redDests) {
     Warp &w = cta_.warps[warp];

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -57,6 +58,9 @@ struct BarrierOp {
 class BarrierUnit {
 public:
   explicit BarrierUnit(Cta &cta) : cta_(cta) {}
+  ~BarrierUnit();
+  BarrierUnit(const BarrierUnit &) = delete;
+  BarrierUnit &operator=(const BarrierUnit &) = delete;
 
   enum class Outcome : uint8_t {
     Proceed,  // the lanes go on: an arrive, or a wait whose generation completed at once
@@ -68,7 +72,8 @@ public:
   /// those lanes, may now be complete.
   void recountAfterExit(const Warp &w);
 
-  const NamedBarrier &barrier(uint32_t id) const { return barriers_[id]; }
+  /// Barrier `id` (0-15) as it stands; one never used is a fresh barrier.
+  const NamedBarrier &barrier(uint32_t id) const;
 
 private:
   /// The thread count of a barrier without an explicit count: every warp
@@ -77,8 +82,17 @@ private:
   void tryComplete(uint32_t id);
   void release(uint32_t id);
 
+  /// Barrier `id`, taking the CTA's barrier state on its first use.
+  NamedBarrier &at(uint32_t id);
+
+  using Barriers = std::array<NamedBarrier, 16>;
   Cta &cta_;
-  std::array<NamedBarrier, 16> barriers_{};
+  /// Taken at the CTA's first barrier operation (5 KiB, a fresh barrier in
+  /// every slot): the CTAs of kernels without barriers neither allocate nor
+  /// clear it, and the ones that use it take the last finished CTA's.
+  std::unique_ptr<Barriers> barriers_;
+  /// Bit id: barrier id may differ from a fresh one (to clear on reuse).
+  uint32_t touched_ = 0;
   /// Bit id: barrier id has started a generation since its last release
   /// (a superset of those with expected != 0), so that a warp's exit looks
   /// at the barriers in use, not at all 16 (5 KiB) in every CTA.

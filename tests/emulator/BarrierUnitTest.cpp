@@ -181,3 +181,43 @@ TEST_F(BarrierUnitTest, DeadlockReportNamesTheBarrier) {
 }
 
 } // namespace
+
+namespace {
+
+/// Every field of a barrier that has never been used.
+void expectFresh(const NamedBarrier &b, uint32_t id) {
+  SCOPED_TRACE("barrier " + std::to_string(id));
+  EXPECT_EQ(b.expected, 0u);
+  EXPECT_EQ(b.arrived, 0u);
+  EXPECT_EQ(b.generation, 0u);
+  EXPECT_EQ(b.arrivedWarps, 0u);
+  EXPECT_EQ(b.countedWarps, 0u);
+  for (uint32_t lanes : b.arrivedLanes) EXPECT_EQ(lanes, 0u);
+  EXPECT_FALSE(b.countGiven);
+  EXPECT_EQ(b.op, NamedBarrier::Op::None);
+  EXPECT_TRUE(b.redDests.empty());
+}
+
+// A host thread's CTAs pass their barrier state on (BarrierUnit keeps the
+// last one's): what a CTA left behind - completed generations, a generation
+// half arrived, a pending arrive - must not reach the next CTA.
+TEST_F(BarrierUnitTest, ANewCtaFindsEveryBarrierFresh) {
+  make(64);
+  for (uint32_t id = 0; id < 16; ++id) expectFresh(cta_->barriers.barrier(id), id);
+  EXPECT_EQ(sync(0, 3, 64), Outcome::Waiting);
+  EXPECT_EQ(sync(1, 3, 64), Outcome::Proceed);   // barrier 3: generation 1
+  EXPECT_EQ(arrive(1, 7, 64), Outcome::Proceed); // barrier 7: half arrived
+  EXPECT_EQ(sync(0, 15, 64), Outcome::Waiting);  // barrier 15: warp 0 waiting
+  EXPECT_EQ(cta_->barriers.barrier(3).generation, 1u);
+  EXPECT_EQ(cta_->barriers.barrier(7).arrived, 32u);
+  make(64); // the next CTA, on the same host thread
+  for (uint32_t id = 0; id < 16; ++id) expectFresh(cta_->barriers.barrier(id), id);
+  EXPECT_EQ(sync(1, 7, 64), Outcome::Waiting) << "the old CTA's arrive on barrier 7 must not count";
+  for (uint32_t id : {3u, 15u}) expectFresh(cta_->barriers.barrier(id), id);
+  EXPECT_EQ(cta_->barriers.barrier(7).arrived, 32u);
+  EXPECT_EQ(sync(0, 7, 64), Outcome::Proceed);
+  EXPECT_EQ(cta_->barriers.barrier(7).generation, 1u);
+  EXPECT_TRUE(diags_.all().empty()) << diags_.renderText();
+}
+
+} // namespace
