@@ -28,23 +28,13 @@ struct CtaStorage {
 };
 thread_local CtaStorage recycled;
 
-/// A warp as new, keeping the capacity of its buffers. (Made again in
-/// place: assigning a temporary Warp{} went through a copy on the stack
-/// whose wide stores and loads stalled on each other, 5% of a vector add's
-/// time on compiled code.)
+/// A warp as new, keeping the capacity of its buffers (its registers and
+/// frame are sized and cleared by the caller).
 void renew(Warp &w) {
-  std::vector<SimtEntry> stack = std::move(w.stack);
-  std::vector<uint64_t> regs = std::move(w.regs);
-  std::vector<uint8_t> frame = std::move(w.frame);
-  std::vector<CallFrame> calls = std::move(w.calls);
-  std::destroy_at(&w);
-  std::construct_at(&w);
-  stack.clear();
-  calls.clear();
-  w.stack = std::move(stack);
-  w.regs = std::move(regs);
-  w.frame = std::move(frame);
-  w.calls = std::move(calls);
+  static const WarpScalars kFresh{};
+  static_cast<WarpScalars &>(w) = kFresh;
+  w.stack.clear();
+  w.calls.clear();
 }
 } // namespace
 

@@ -61,18 +61,16 @@ struct CallFrame {
   std::array<uint32_t, 32> stackPointer{}; // the caller's: a return frees the callee's allocas
 };
 
-struct Warp {
+/// A warp's state apart from its buffers (a new CTA's warps start from a
+/// fresh one, keeping the buffers' capacity).
+struct WarpScalars {
   enum class State : uint8_t { Ready, AtBarrier, Done };
   uint32_t index = 0;
   uint32_t valid = 0;  // lanes that exist (the last warp may be partial)
   uint32_t exited = 0; // lanes that executed exit/ret
   uint32_t carry = 0;  // CC.CF of each lane (add.cc, addc, sub.cc, subc, mad.cc, madc)
   State state = State::Ready;
-  std::vector<SimtEntry> stack;
-  std::vector<uint64_t> regs; // register r of lane l at regs[r * 32 + l], of the running function
-  std::vector<uint8_t> frame; // the running function's .param frame, lane l at l * frameBytes
-  uint32_t region = 0;        // the running function's CodeRegion
-  std::vector<CallFrame> calls;
+  uint32_t region = 0; // the running function's CodeRegion
   // While at a barrier: which one, its generation, and where.
   uint32_t barrier = 0, generation = 0, waitPc = 0;
   uint64_t warpInstructions = 0, threadInstructions = 0;
@@ -83,6 +81,13 @@ struct Warp {
   // The warp's last barrier operation, for the double-arrive check.
   int32_t lastBarrier = -1;
   bool lastBarrierWasArrive = false;
+};
+
+struct Warp : WarpScalars {
+  std::vector<SimtEntry> stack;
+  std::vector<uint64_t> regs; // register r of lane l at regs[r * 32 + l], of the running function
+  std::vector<uint8_t> frame; // the running function's .param frame, lane l at l * frameBytes
+  std::vector<CallFrame> calls;
 };
 
 class Cta;
