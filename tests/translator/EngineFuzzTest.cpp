@@ -294,8 +294,9 @@ TEST(EngineFuzz, CompiledCodeRunsRandomControlFlowAsTheInterpreterDoes) {
 #endif
   // PTXVM_ENGINE_FUZZ_SEEDS=FIRST:COUNT: the re-runs with other JIT settings
   // (tests/CMakeLists.txt) take programs of their own, fewer of them.
-  if (const char *seeds = std::getenv("PTXVM_ENGINE_FUZZ_SEEDS"))
+  if (const char *seeds = std::getenv("PTXVM_ENGINE_FUZZ_SEEDS")) {
     ASSERT_EQ(std::sscanf(seeds, "%u:%u", &first, &programs), 2) << "PTXVM_ENGINE_FUZZ_SEEDS=" << seeds;
+  }
   for (uint32_t seed = first; seed < first + programs; ++seed) {
     std::string text = ptxvm::test::ptxModule(KernelWriter(seed).kernel());
     ptx::DiagnosticList diags;
