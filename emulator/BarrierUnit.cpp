@@ -170,7 +170,7 @@ void BarrierUnit::recountAfterExit(const Warp &w) {
 }
 
 void BarrierUnit::tryComplete(uint32_t id) {
-  NamedBarrier &b = at(id);
+  NamedBarrier &b = (*barriers_)[id]; // called for barriers in use only
   if (b.expected == 0 || b.arrived < b.expected) return;
   release(id);
 }

@@ -83,6 +83,7 @@ struct WarpScalars {
   bool lastBarrierWasArrive = false;
 };
 
+/// A warp: its state and its buffers (SIMT stack, registers, .param frame, calls).
 struct Warp : WarpScalars {
   std::vector<SimtEntry> stack;
   std::vector<uint64_t> regs; // register r of lane l at regs[r * 32 + l], of the running function

@@ -7,8 +7,6 @@ namespace analysis::test {
 
 namespace {
 
-const char kHeader[] = ".version 8.0\n.target sm_80\n.address_size 64\n\n";
-
 std::string terminator(uint32_t b, const std::vector<uint32_t> &succs, const char *indexReg) {
   std::string out;
   if (succs.empty()) return "\tret;\n";
@@ -30,7 +28,7 @@ std::vector<std::vector<uint32_t>> successors(uint32_t n,
 
 std::string graphKernel(uint32_t numBlocks, const std::vector<std::pair<uint32_t, uint32_t>> &edges) {
   auto succs = successors(numBlocks, edges);
-  std::string out = kHeader;
+  std::string out = std::string(kModuleHeader) + "\n";
   out += ".visible .entry g()\n{\n\t.reg .b32 %r<4>;\n";
   for (uint32_t b = 0; b < numBlocks; ++b) {
     out += "L" + std::to_string(b) + ":\n\tadd.u32 %r1, %r1, " + std::to_string(b) + ";\n";
@@ -61,7 +59,7 @@ std::vector<std::pair<uint32_t, uint32_t>> randomEdges(uint32_t n, std::mt19937 
 std::string randomProgram(uint32_t n, std::mt19937 &rng) {
   auto succs = successors(n, randomEdges(n, rng));
   std::uniform_int_distribution<uint32_t> reg(1, 6), count(0, 3), coin(0, 3);
-  std::string out = kHeader;
+  std::string out = std::string(kModuleHeader) + "\n";
   out += ".visible .entry r()\n{\n\t.reg .pred %p<2>;\n\t.reg .b32 %r<8>;\n";
   for (uint32_t b = 0; b < n; ++b) {
     out += "L" + std::to_string(b) + ":\n";
@@ -114,7 +112,7 @@ public:
     for (uint32_t k = 4; k <= 7; ++k)
       emit("st.global.u32 [%rd1+" + std::to_string(4 * (k - 3)) + "], " + r(k) + ";");
     emit("ret;");
-    std::string out = kHeader;
+    std::string out = std::string(kModuleHeader) + "\n";
     out += ".visible .entry irr(.param .u64 out, .param .u32 n)\n{\n";
     out += "\t.reg .pred %p<" + std::to_string(pred_ + 1) + ">;\n";
     out += "\t.reg .b32 %r<" + std::to_string(reg_ + 1) + ">;\n";

@@ -15,6 +15,9 @@
 
 namespace analysis::test {
 
+/// The directives the analysis tests' modules start with.
+inline constexpr char kModuleHeader[] = ".version 8.0\n.target sm_80\n.address_size 64\n";
+
 /// A kernel `g` whose block i is labelled Li and has exactly the given
 /// successors, in order (none: `ret`). Block 0 is the entry.
 std::string graphKernel(uint32_t numBlocks, const std::vector<std::pair<uint32_t, uint32_t>> &edges);

@@ -11,10 +11,8 @@
 namespace analysis::test {
 namespace {
 
-const char kGraphHeader[] = ".version 8.0\n.target sm_80\n.address_size 64\n";
-
 TEST(Cfg, GuardedExitHasNoEdgeButReturnsAndEndsDo) {
-  auto m = parse(std::string(kGraphHeader) + R"(
+  auto m = parse(std::string(kModuleHeader) + R"(
 .visible .entry k()
 {
   .reg .pred %p<2>;
@@ -43,7 +41,7 @@ TEST(Cfg, GuardedExitHasNoEdgeButReturnsAndEndsDo) {
 }
 
 TEST(Cfg, InfiniteLoopGetsAFakeEdgeAndDeadCodeIsUnreachable) {
-  auto m = parse(std::string(kGraphHeader) + R"(
+  auto m = parse(std::string(kModuleHeader) + R"(
 .visible .entry k()
 {
   .reg .b32 %r<4>;

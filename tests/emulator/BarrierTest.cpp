@@ -42,12 +42,6 @@ uint32_t lineOf(const std::string &text, const std::string &needle, const std::s
   return 0;
 }
 
-std::string field(const ptx::Diagnostic &d, const std::string &key) {
-  for (const auto &[k, v] : d.fields)
-    if (k == key) return v;
-  return "<no field '" + key + "'>";
-}
-
 bool contains(const std::string &s, const std::string &part) { return s.find(part) != std::string::npos; }
 
 /// Deterministic pseudo-random words.
@@ -190,11 +184,11 @@ TEST(NamedBarriers, SyncWithAnExitedPartnerDeadlocks) {
     EXPECT_EQ(d->loc.function, "partner_exited_64");
     EXPECT_TRUE(contains(d->message, "barrier 1")) << d->message;
     EXPECT_TRUE(contains(d->message, "32 of 64")) << d->message;
-    EXPECT_EQ(field(*d, "warp"), "0");
-    EXPECT_EQ(field(*d, "lanes"), "0-31");
-    EXPECT_TRUE(contains(field(*d, "warp0"), "waits at barrier 1")) << field(*d, "warp0");
-    EXPECT_TRUE(contains(field(*d, "warp0"), "32 of 64")) << field(*d, "warp0");
-    EXPECT_TRUE(contains(field(*d, "warp1"), "exited")) << field(*d, "warp1");
+    EXPECT_EQ(diagnosticField(*d, "warp"), "0");
+    EXPECT_EQ(diagnosticField(*d, "lanes"), "0-31");
+    EXPECT_TRUE(contains(diagnosticField(*d, "warp0"), "waits at barrier 1")) << diagnosticField(*d, "warp0");
+    EXPECT_TRUE(contains(diagnosticField(*d, "warp0"), "32 of 64")) << diagnosticField(*d, "warp0");
+    EXPECT_TRUE(contains(diagnosticField(*d, "warp1"), "exited")) << diagnosticField(*d, "warp1");
     // The waiting warp never got past the barrier.
     for (uint32_t v : r.buffer<uint32_t>(0)) EXPECT_EQ(v, kUntouched);
   }
@@ -256,11 +250,12 @@ TEST(NamedBarriers, DmaWarpInTheWrongOrderDeadlocks) {
     // The wait-for table: a row per warp. The DMA warp's sync after its own
     // arrive counts twice in one generation (as on hardware), so it runs
     // through its iterations and exits; the compute warp is left waiting.
-    std::string w0 = field(*d, "warp0"), w1 = field(*d, "warp1");
+    std::string w0 = diagnosticField(*d, "warp0"), w1 = diagnosticField(*d, "warp1");
     EXPECT_TRUE((contains(w0, "waits at barrier") && contains(w1, "exited")) ||
                 (contains(w1, "waits at barrier") && contains(w0, "exited")))
         << d->renderText();
-    EXPECT_TRUE(contains(field(*d, "warp" + field(*d, "warp")), "waits at barrier")) << d->renderText();
+    EXPECT_TRUE(contains(diagnosticField(*d, "warp" + diagnosticField(*d, "warp")), "waits at barrier"))
+        << d->renderText();
     EXPECT_TRUE(contains(d->message, "warp 0")) << d->message;
     EXPECT_TRUE(contains(d->message, "warp 1")) << d->message;
   }
@@ -282,8 +277,8 @@ void expectDoubleArrive(const std::string &kernel, const std::string &computeWar
     const ptx::Diagnostic *d = r.first(DiagKind::BarrierDoubleArrive);
     ASSERT_NE(d, nullptr) << r.diags.renderText();
     EXPECT_EQ(d->severity, ptx::Severity::Error);
-    EXPECT_EQ(field(*d, "barrier"), "2");
-    EXPECT_EQ(field(*d, "warp"), computeWarp);
+    EXPECT_EQ(diagnosticField(*d, "barrier"), "2");
+    EXPECT_EQ(diagnosticField(*d, "warp"), computeWarp);
     EXPECT_TRUE(contains(d->message, "barrier 2")) << d->message;
     // Reported at the second of the two arrivals.
     EXPECT_EQ(d->loc.line, line + 1);
@@ -315,7 +310,7 @@ TEST(NamedBarriers, CountMismatchWhileAGenerationIsOpenIsAnIllegalInstruction) {
   EXPECT_EQ(r.result.error, "cudaErrorIllegalInstruction") << r.diags.renderText();
   const ptx::Diagnostic *d = r.first(DiagKind::BarrierCountMismatch);
   ASSERT_NE(d, nullptr) << r.diags.renderText();
-  EXPECT_EQ(field(*d, "barrier"), "1");
+  EXPECT_EQ(diagnosticField(*d, "barrier"), "1");
   EXPECT_TRUE(contains(d->message, "64")) << d->message;
   EXPECT_TRUE(contains(d->message, "96")) << d->message;
 }
@@ -353,7 +348,7 @@ TEST(NamedBarriers, BarrierIdSixteenInARegisterIsReported) {
   ASSERT_TRUE(r.parsed) << r.diags.renderText();
   const ptx::Diagnostic *d = r.first(DiagKind::BarrierInvalidOperand);
   ASSERT_NE(d, nullptr) << r.diags.renderText();
-  EXPECT_EQ(field(*d, "barrier"), "16");
+  EXPECT_EQ(diagnosticField(*d, "barrier"), "16");
   EXPECT_TRUE(contains(d->message, "16")) << d->message;
   EXPECT_EQ(d->loc.line, lineOf(ptx, "bar.sync %r2, 64;"));
   // The same kernel with a valid id completes.
@@ -388,8 +383,8 @@ TEST(NamedBarriers, DivergentSyncthreadsCompletesWithAWarning) {
   EmuRun r = runKernel(readKernel(l.file), l.kernel, {1}, {64}, l.args(1));
   const ptx::Diagnostic *d = r.first(DiagKind::DivergentBarrier);
   ASSERT_NE(d, nullptr) << r.diags.renderText();
-  EXPECT_EQ(field(*d, "barrier"), "0");
-  std::string lanes = field(*d, "lanes");
+  EXPECT_EQ(diagnosticField(*d, "barrier"), "0");
+  std::string lanes = diagnosticField(*d, "lanes");
   EXPECT_TRUE(lanes == "0-15" || lanes == "16-31") << lanes;
 }
 

@@ -95,6 +95,12 @@ std::string readTextFile(const std::string &path) {
   return text;
 }
 
+std::string diagnosticField(const ptx::Diagnostic &d, const std::string &key) {
+  for (const auto &[k, v] : d.fields)
+    if (k == key) return v;
+  return "<no field '" + key + "'>";
+}
+
 std::string ptxModule(const std::string &body, const std::string &target, const std::string &version) {
   return ".version " + version + "\n.target " + target + "\n.address_size 64\n" + body;
 }

@@ -89,6 +89,10 @@ std::unique_ptr<ptx::Module> parseTestModule(const std::string &body, const std:
 /// ptx::readFile.
 std::string readTextFile(const std::string &path);
 
+/// Field `key` of diagnostic `d`, or "<no field 'key'>" (so that an
+/// assertion on a missing field says so).
+std::string diagnosticField(const ptx::Diagnostic &d, const std::string &key);
+
 /// `.version 8.0 / .target sm_80 / .address_size 64` followed by `body`.
 std::string ptxModule(const std::string &body, const std::string &target = "sm_80",
                       const std::string &version = "8.0");

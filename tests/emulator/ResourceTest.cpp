@@ -18,12 +18,6 @@ using ptx::DiagKind;
 
 namespace {
 
-std::string fieldValue(const ptx::Diagnostic &d, const std::string &key) {
-  for (auto &[k, v] : d.fields)
-    if (k == key) return v;
-  return "";
-}
-
 bool verifies(const std::string &text, ptx::DiagnosticList &diags) {
   auto m = ptx::parseModule(text, "test.ptx", diags);
   return m && !diags.hasErrors() && ptx::verifyModule(*m, diags);
@@ -81,7 +75,7 @@ TEST(Resources, SizesBeyondTheDeviceAreLaunchErrors) {
     ASSERT_NE(d, nullptr) << r.diags.renderText();
     // The module or kernel is refused before any launch: the CUDA error is
     // what the runtime returns for the load (runtime tests check that).
-    EXPECT_EQ(fieldValue(*d, "cuda_error"), c.error) << d->renderText();
+    EXPECT_EQ(diagnosticField(*d, "cuda_error"), c.error) << d->renderText();
   }
 }
 
@@ -99,7 +93,7 @@ TEST(Resources, KernelScopeLayoutsPastTheLimitsAreRefused) {
     EXPECT_FALSE(r.result.ok);
     const ptx::Diagnostic *d = r.first(DiagKind::ResourceLimit);
     ASSERT_NE(d, nullptr) << r.diags.renderText();
-    EXPECT_EQ(fieldValue(*d, "cuda_error"), "cudaErrorLaunchOutOfResources");
+    EXPECT_EQ(diagnosticField(*d, "cuda_error"), "cudaErrorLaunchOutOfResources");
   }
 }
 
@@ -175,12 +169,12 @@ DONE:
     ASSERT_EQ(r.diags.all().size(), 100u);
     uint64_t previous = 0;
     for (const ptx::Diagnostic &d : r.diags.all()) {
-      const uint64_t cta = std::stoull(fieldValue(d, "cta"));
+      const uint64_t cta = std::stoull(diagnosticField(d, "cta"));
       EXPECT_LE(previous, cta) << d.renderText();
       EXPECT_LT(cta, 100u) << d.renderText(); // the lowest CTAs
       previous = cta;
     }
-    EXPECT_EQ(fieldValue(r.diags.all().front(), "cta"), "0,0,0");
+    EXPECT_EQ(diagnosticField(r.diags.all().front(), "cta"), "0,0,0");
   }
 }
 
